@@ -1,0 +1,55 @@
+import { BlockList, isIP } from 'node:net';
+
+/**
+ * Addresses an outbound request must never reach unless private networks are allowed: loopback,
+ * private ranges, link-local (cloud metadata at 169.254.169.254), carrier-grade NAT, multicast,
+ * documentation and reserved ranges, and IPv6 forms that embed IPv4 (mapped, NAT64, 6to4, Teredo).
+ */
+const REFUSED = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  REFUSED.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['::', 96],
+  ['::ffff:0:0', 96],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001::', 32],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+] as const) {
+  REFUSED.addSubnet(network, prefix, 'ipv6');
+}
+
+/** True when the address is private, loopback, link-local, metadata, reserved or IPv4-embedding. */
+export function isRefusedAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return true;
+  // BlockList does not look inside IPv4-mapped IPv6 on every Node version: check the IPv4 part too.
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped?.[1] !== undefined) return true;
+  return REFUSED.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}

@@ -1,0 +1,300 @@
+import path from 'node:path';
+
+/** The service's whole configuration, parsed once at start from the environment. */
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  /** `postgres://…` for real PostgreSQL; undefined runs the embedded PGlite in `dataDir`. */
+  readonly databaseUrl: string | undefined;
+  readonly databasePoolSize: number;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** 32-byte key for AES-256-GCM; undefined in embedded mode means "generate one into dataDir". */
+  readonly encryptionKey: Buffer | undefined;
+  readonly registrationSecret: string | undefined;
+  readonly accessTokenTtlSeconds: number;
+  /** log2 of scrypt's N. OWASP: 17. Lower only for tests. */
+  readonly passwordScryptLogN: number;
+  readonly bodyLimitBytes: number;
+  readonly trustProxy: boolean;
+  readonly shutdownTimeoutMs: number;
+  readonly slack: {
+    readonly clientId: string | undefined;
+    readonly clientSecret: string | undefined;
+    readonly redirectUri: string | undefined;
+    readonly signingSecret: string | undefined;
+    readonly apiUrl: string;
+  };
+  readonly wikiBaseUrl: string | undefined;
+  readonly oauthProxy: {
+    readonly allowlist: readonly string[];
+    readonly allowPrivateNetwork: boolean;
+    readonly timeoutMs: number;
+    readonly maxResponseBytes: number;
+    readonly caFile: string | undefined;
+    readonly clientCredentials: Readonly<Record<string, OAuthClientCredentials>>;
+  };
+  readonly chats: {
+    readonly maxMessages: number;
+    readonly maxMessageChars: number;
+  };
+}
+
+export interface OAuthClientCredentials {
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** The only token endpoints these credentials may be sent to. */
+  readonly tokenUrls: readonly string[];
+}
+
+export const DEFAULT_OAUTH_PROXY_ALLOWLIST: readonly string[] = [
+  'https://oauth2.googleapis.com/token',
+  'https://slack.com/api/oauth.v2.access',
+  'https://slack.com/api/openid.connect.token',
+  'https://auth.atlassian.com/oauth/token',
+  'https://api.notion.com/v1/oauth/token',
+  'https://login.microsoftonline.com/common/oauth2/v2.0/token',
+];
+
+/** Token endpoints a connector's server-side client credentials default to. */
+const DEFAULT_TOKEN_URLS: Readonly<Record<string, readonly string[]>> = {
+  googledrive: ['https://oauth2.googleapis.com/token'],
+  chatapp: ['https://slack.com/api/oauth.v2.access', 'https://slack.com/api/openid.connect.token'],
+  wiki: ['https://auth.atlassian.com/oauth/token'],
+  notion: ['https://api.notion.com/v1/oauth/token'],
+  microsoft: ['https://login.microsoftonline.com/common/oauth2/v2.0/token'],
+};
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Reads every setting, collecting all problems before failing once. */
+export function parseConfig(env: Environment): Config {
+  const problems: string[] = [];
+  const read = new SettingReader(env, problems);
+
+  const databaseUrl = read.optionalString('DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const encryptionKey = read.optionalKey('ENCRYPTION_KEY');
+  if (databaseUrl !== undefined && encryptionKey === undefined && env.ENCRYPTION_KEY === undefined) {
+    problems.push(
+      'ENCRYPTION_KEY is required with DATABASE_URL (32 bytes as 64 hex characters or base64), so every process shares it',
+    );
+  }
+  const registrationSecret = read.optionalString('REGISTRATION_SECRET');
+  if (registrationSecret !== undefined && registrationSecret.length < 32) {
+    problems.push('REGISTRATION_SECRET must be at least 32 characters long');
+  }
+  const slackClientId = read.optionalString('SLACK_CLIENT_ID');
+  const slackClientSecret = read.optionalString('SLACK_CLIENT_SECRET');
+  if ((slackClientId === undefined) !== (slackClientSecret === undefined)) {
+    problems.push('SLACK_CLIENT_ID and SLACK_CLIENT_SECRET must be set together');
+  }
+  const allowlist = read.urlList('OAUTH_PROXY_ALLOWLIST', DEFAULT_OAUTH_PROXY_ALLOWLIST);
+
+  const config: Config = {
+    host: read.string('HOST', '127.0.0.1'),
+    port: read.integer('PORT', 8000, 0, 65535),
+    dataDir: path.resolve(read.string('DATA_DIR', './data')),
+    databaseUrl,
+    databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 1000),
+    logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    encryptionKey,
+    registrationSecret,
+    accessTokenTtlSeconds: read.integer('ACCESS_TOKEN_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),
+    passwordScryptLogN: read.integer('PASSWORD_SCRYPT_LOG_N', 17, 10, 20),
+    bodyLimitBytes: read.integer('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    trustProxy: read.boolean('TRUST_PROXY', false),
+    shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    slack: {
+      clientId: slackClientId,
+      clientSecret: slackClientSecret,
+      redirectUri: read.optionalUrl('SLACK_REDIRECT_URI'),
+      signingSecret: read.optionalString('SLACK_SIGNING_SECRET'),
+      apiUrl: withTrailingSlash(read.url('SLACK_API_URL', 'https://slack.com/api/')),
+    },
+    wikiBaseUrl: read.optionalUrl('WIKI_BASE_URL'),
+    oauthProxy: {
+      allowlist,
+      allowPrivateNetwork: read.boolean('OAUTH_PROXY_ALLOW_PRIVATE_NETWORK', false),
+      timeoutMs: read.integer('OAUTH_PROXY_TIMEOUT_MS', 10_000, 100, 120_000),
+      maxResponseBytes: read.integer('OAUTH_PROXY_MAX_RESPONSE_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+      caFile: read.optionalString('OAUTH_PROXY_CA_FILE'),
+      clientCredentials: read.clientCredentials(
+        'OAUTH_PROXY_CLIENT_CREDENTIALS',
+        slackClientId,
+        slackClientSecret,
+      ),
+    },
+    chats: {
+      maxMessages: read.integer('CHAT_MAX_MESSAGES', 1000, 1, 100_000),
+      maxMessageChars: read.integer('CHAT_MAX_MESSAGE_CHARS', 100_000, 1, 10_000_000),
+    },
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function withTrailingSlash(url: string): string {
+  return url.endsWith('/') ? url : `${url}/`;
+}
+
+/** Normalises a URL so that allowlist comparisons are exact but not fooled by case or default ports. */
+export function normaliseUrl(url: string): string {
+  return new URL(url).href;
+}
+
+class SettingReader {
+  constructor(
+    private readonly env: Environment,
+    private readonly problems: string[],
+  ) {}
+
+  private raw(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  }
+
+  string(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback;
+  }
+
+  optionalString(name: string): string | undefined {
+    return this.raw(name);
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^-?\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      this.problems.push(`${name} must be a whole number from ${min} to ${max} (got "${value}")`);
+      return fallback;
+    }
+    return Number(value);
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const value = this.raw(name)?.toLowerCase();
+    if (value === undefined) return fallback;
+    if (['true', '1', 'yes', 'on'].includes(value)) return true;
+    if (['false', '0', 'no', 'off'].includes(value)) return false;
+    this.problems.push(`${name} must be true or false (got "${value}")`);
+    return fallback;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if ((allowed as readonly string[]).includes(value)) return value as T;
+    this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+    return fallback;
+  }
+
+  url(name: string, fallback: string): string {
+    return this.optionalUrl(name) ?? fallback;
+  }
+
+  optionalUrl(name: string): string | undefined {
+    const value = this.raw(name);
+    if (value === undefined) return undefined;
+    if (!isHttpUrl(value)) {
+      this.problems.push(`${name} must be an http(s) URL (got "${value}")`);
+      return undefined;
+    }
+    return value;
+  }
+
+  urlList(name: string, fallback: readonly string[]): readonly string[] {
+    const value = this.raw(name);
+    if (value === undefined) return fallback.map(normaliseUrl);
+    const urls = value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
+    const invalid = urls.filter((item) => !isHttpUrl(item));
+    if (invalid.length > 0) {
+      this.problems.push(`${name} must be a comma-separated list of URLs (invalid: ${invalid.join(', ')})`);
+      return [];
+    }
+    return urls.map(normaliseUrl);
+  }
+
+  optionalKey(name: string): Buffer | undefined {
+    const value = this.raw(name);
+    if (value === undefined) return undefined;
+    const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+    if (key.length !== 32) {
+      this.problems.push(`${name} must be 32 bytes, as 64 hex characters or base64`);
+      return undefined;
+    }
+    return key;
+  }
+
+  clientCredentials(
+    name: string,
+    slackClientId: string | undefined,
+    slackClientSecret: string | undefined,
+  ): Record<string, OAuthClientCredentials> {
+    const credentials: Record<string, OAuthClientCredentials> = {};
+    if (slackClientId !== undefined && slackClientSecret !== undefined) {
+      credentials.chatapp = {
+        clientId: slackClientId,
+        clientSecret: slackClientSecret,
+        tokenUrls: (DEFAULT_TOKEN_URLS.chatapp ?? []).map(normaliseUrl),
+      };
+    }
+    const value = this.raw(name);
+    if (value === undefined) return credentials;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      this.problems.push(
+        `${name} must be JSON: {"<connector>": {"client_id", "client_secret", "token_url"?}}`,
+      );
+      return credentials;
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      this.problems.push(`${name} must be a JSON object keyed by connector name`);
+      return credentials;
+    }
+    for (const [connector, entry] of Object.entries(parsed)) {
+      const item = entry as Record<string, unknown> | null;
+      const tokenUrls = item?.token_url === undefined ? DEFAULT_TOKEN_URLS[connector] : [item.token_url];
+      if (
+        typeof item?.client_id !== 'string' ||
+        typeof item.client_secret !== 'string' ||
+        tokenUrls === undefined ||
+        !tokenUrls.every((url) => typeof url === 'string' && isHttpUrl(url))
+      ) {
+        this.problems.push(
+          `${name}.${connector} needs string client_id and client_secret, and token_url unless the connector is one of ${Object.keys(DEFAULT_TOKEN_URLS).join(', ')}`,
+        );
+        continue;
+      }
+      credentials[connector] = {
+        clientId: item.client_id,
+        clientSecret: item.client_secret,
+        tokenUrls: (tokenUrls as string[]).map(normaliseUrl),
+      };
+    }
+    return credentials;
+  }
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}

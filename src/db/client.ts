@@ -1,0 +1,152 @@
+import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { type SQL, sql } from 'drizzle-orm';
+import { drizzle as drizzleNodePostgres } from 'drizzle-orm/node-postgres';
+import { migrate as migrateNodePostgres } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import * as schema from './schema.js';
+
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type DatabaseKind = 'embedded' | 'postgres';
+
+/** An open database with its schema migrated: PGlite in a folder, or a PostgreSQL pool. */
+export interface DatabaseHandle {
+  readonly db: Database;
+  readonly kind: DatabaseKind;
+  /** Runs a trivial query; rejects when the database does not answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type DatabaseLocation =
+  | { readonly kind: 'postgres'; readonly url: string; readonly poolSize: number }
+  /** `dataDir` undefined keeps the database in memory (tests). */
+  | { readonly kind: 'embedded'; readonly dataDir: string | undefined };
+
+const MIGRATIONS_FOLDER = fileURLToPath(new URL('./migrations', import.meta.url));
+// Any constant works; it only has to be the same in every process of a deployment.
+const MIGRATION_LOCK_KEY = 7_345_112_901;
+
+export async function openDatabase(location: DatabaseLocation): Promise<DatabaseHandle> {
+  return location.kind === 'postgres'
+    ? openPostgres(location.url, location.poolSize)
+    : openEmbedded(location.dataDir);
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000 });
+  // An idle client that loses its server must not crash the process.
+  pool.on('error', () => {});
+  const lockClient = await pool.connect();
+  const db = drizzleNodePostgres(pool, { schema });
+  try {
+    // Several API and worker processes may start at once: one migrates, the others wait.
+    await lockClient.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await lockClient.query('CREATE EXTENSION IF NOT EXISTS vector');
+    await migrateNodePostgres(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  } catch (error) {
+    lockClient.release();
+    await pool.end();
+    throw error;
+  }
+  await lockClient.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+  lockClient.release();
+  return {
+    db,
+    kind: 'postgres',
+    ping: async () => {
+      await pool.query('SELECT 1');
+    },
+    close: () => pool.end(),
+  };
+}
+
+async function openEmbedded(dataDir: string | undefined): Promise<DatabaseHandle> {
+  let releaseLock = () => {};
+  let client: PGlite;
+  if (dataDir === undefined) {
+    client = await PGlite.create({ extensions: { vector } });
+  } else {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    releaseLock = lockDataDir(dataDir);
+    try {
+      client = await PGlite.create(path.join(dataDir, 'pglite'), { extensions: { vector } });
+    } catch (error) {
+      releaseLock();
+      throw error;
+    }
+  }
+  const db = drizzlePglite(client, { schema });
+  try {
+    await client.exec('CREATE EXTENSION IF NOT EXISTS vector');
+    await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  } catch (error) {
+    await client.close();
+    releaseLock();
+    throw error;
+  }
+  return {
+    db: db as unknown as Database,
+    kind: 'embedded',
+    ping: async () => {
+      await db.execute(sql`SELECT 1`);
+    },
+    close: async () => {
+      await client.close();
+      releaseLock();
+    },
+  };
+}
+
+/**
+ * PGlite is single-process: a second process opening the same folder would corrupt it. A lock
+ * file with our pid refuses that, and a stale lock (its process gone) is taken over.
+ */
+function lockDataDir(dataDir: string): () => void {
+  const lockFile = path.join(dataDir, 'pglite.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lockFile, 'wx', 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => {
+        try {
+          unlinkSync(lockFile);
+        } catch {
+          // Already gone: nothing to release.
+        }
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = Number(readFileSync(lockFile, 'utf8').trim());
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
+        throw new Error(
+          `The embedded database in ${dataDir} is in use by process ${owner}. PGlite serves one process: run one, or set DATABASE_URL for several.`,
+        );
+      }
+      unlinkSync(lockFile);
+    }
+  }
+  throw new Error(`Could not lock ${dataDir}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Runs raw SQL and returns its rows; both drivers answer `{ rows }`. */
+export async function queryRows<T>(db: Database, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}

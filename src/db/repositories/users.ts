@@ -1,0 +1,84 @@
+import { and, eq, gt, sql } from 'drizzle-orm';
+import type { Database } from '../client.js';
+import { accessTokens, accounts, teams, users, vectorStores } from '../schema.js';
+
+export type UserRow = typeof users.$inferSelect;
+export type TeamRow = typeof teams.$inferSelect;
+export type AccountRow = typeof accounts.$inferSelect;
+export type VectorStoreRow = typeof vectorStores.$inferSelect;
+
+export async function findUserByEmail(db: Database, email: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.email, email)).limit(1);
+  return row;
+}
+
+export async function findUserByUsername(db: Database, username: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.username, username)).limit(1);
+  return row;
+}
+
+export async function findUserById(db: Database, id: number): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  return row;
+}
+
+export async function findAccount(
+  db: Database,
+  provider: string,
+  providerAccountId: string,
+): Promise<AccountRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(accounts)
+    .where(and(eq(accounts.provider, provider), eq(accounts.providerAccountId, providerAccountId)))
+    .limit(1);
+  return row;
+}
+
+export async function findTeam(db: Database, id: number): Promise<TeamRow | undefined> {
+  const [row] = await db.select().from(teams).where(eq(teams.id, id)).limit(1);
+  return row;
+}
+
+export async function findVectorStore(db: Database, teamId: number): Promise<VectorStoreRow | undefined> {
+  const [row] = await db.select().from(vectorStores).where(eq(vectorStores.teamId, teamId)).limit(1);
+  return row;
+}
+
+/** The signed-in caller behind a bearer token, if the token is known, unexpired and the user active. */
+export interface Caller {
+  readonly userId: number;
+  readonly teamId: number;
+  readonly email: string;
+  readonly tokenHash: string;
+}
+
+export async function findCallerByTokenHash(db: Database, tokenHash: string): Promise<Caller | undefined> {
+  const [row] = await db
+    .select({ userId: users.id, teamId: users.teamId, email: users.email })
+    .from(accessTokens)
+    .innerJoin(users, eq(users.id, accessTokens.userId))
+    .where(
+      and(
+        eq(accessTokens.tokenHash, tokenHash),
+        gt(accessTokens.expiresAt, sql`now()`),
+        eq(users.isActive, true),
+      ),
+    )
+    .limit(1);
+  if (row === undefined || row.teamId === null) return undefined;
+  return { userId: row.userId, teamId: row.teamId, email: row.email, tokenHash };
+}
+
+export async function insertAccessToken(
+  db: Database,
+  userId: number,
+  tokenHash: string,
+  expiresAt: Date,
+): Promise<void> {
+  await db.insert(accessTokens).values({ userId, tokenHash, expiresAt });
+}
+
+export async function deleteAccessToken(db: Database, tokenHash: string): Promise<void> {
+  await db.delete(accessTokens).where(eq(accessTokens.tokenHash, tokenHash));
+}

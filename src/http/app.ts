@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Ajv, type Options as AjvOptions } from 'ajv';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { ServiceError } from '../errors.js';
+import type { ServiceDependencies } from '../services/dependencies.js';
+import { registerAuthentication } from './auth.js';
+import { handleError } from './errors.js';
+import { STRING_FORMATS } from './formats.js';
+import { parseJsonBody } from './json-body.js';
+import { registerRoutes } from './routes/index.js';
+
+export type App = FastifyInstance;
+
+export interface AppOptions {
+  readonly deps: ServiceDependencies;
+  /** Checks that the database answers, for `/readyz`. */
+  readonly ping: () => Promise<void>;
+  readonly logger: FastifyServerOptions['logger'];
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Header names and body fields that must never reach a log line. */
+export const REDACTED_LOG_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-drive-authorization"]',
+  'req.headers.cookie',
+  'req.headers["x-slack-signature"]',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.access_token',
+  '*.refresh_token',
+  '*.id_token',
+  '*.wikiApiToken',
+  '*.token',
+];
+
+/** Builds the HTTP application; it does not listen. */
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { deps } = options;
+  const app = Fastify({
+    logger: options.logger,
+    bodyLimit: deps.config.bodyLimitBytes,
+    trustProxy: deps.config.trustProxy,
+    requestIdHeader: false,
+    requestIdLogLabel: 'request_id',
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    routerOptions: { maxParamLength: 500 },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Bodies and headers are checked strictly (no silent coercion of null to ""); query strings
+  // and path parameters arrive as text, so there numbers are coerced from it.
+  const strict = newAjv({ coerceTypes: false });
+  const coercing = newAjv({ coerceTypes: true });
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'querystring' || httpPart === 'params' ? coercing : strict).compile(schema),
+  );
+
+  app.removeAllContentTypeParsers();
+  const parseJson = (
+    _request: unknown,
+    body: string,
+    done: (error: Error | null, value?: unknown) => void,
+  ) => {
+    if (body.trim() === '') return done(null, undefined);
+    const parsed = parseJsonBody(body);
+    if (parsed.ok) return done(null, parsed.value);
+    done(invalidJson(parsed.offset));
+  };
+  // Any content type is read as JSON, as FastAPI does: a body that is not JSON is a 422.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
+  app.addContentTypeParser('*', { parseAs: 'string' }, parseJson);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }));
+  registerAuthentication(app, deps.db);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Question-answering and indexing service',
+        version: '0.1.0',
+        description:
+          "Indexes a team's Google Drive, Confluence and uploaded documents and answers questions from them with citations.",
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'POST /v1/auth/token or /v2/users/register',
+          },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+
+  await registerRoutes(app, options);
+  return app;
+}
+
+function invalidJson(offset: number): ServiceError {
+  return ServiceError.validation([
+    {
+      type: 'json_invalid',
+      loc: ['body', offset],
+      msg: 'JSON decode error',
+      input: {},
+      ctx: { error: 'Invalid JSON' },
+    },
+  ]);
+}
+
+function newAjv(options: AjvOptions): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    verbose: true,
+    removeAdditional: false,
+    useDefaults: true,
+    strict: false,
+    ...options,
+  });
+  for (const [name, check] of Object.entries(STRING_FORMATS))
+    ajv.addFormat(name, { type: 'string', validate: check });
+  return ajv;
+}

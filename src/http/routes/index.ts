@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppOptions } from '../app.js';
+import { authRoutes } from './auth/auth.route.js';
+import { chatRoutes } from './chats/chats.route.js';
+import { connectorRoutes } from './connectors/connectors.route.js';
+import { healthRoutes } from './health/health.route.js';
+import { oauthProxyRoutes } from './oauth-proxy/oauth-proxy.route.js';
+import { userRoutes } from './users/users.route.js';
+import { wikiRoutes } from './wiki/wiki.route.js';
+
+export async function registerRoutes(app: FastifyInstance, options: AppOptions): Promise<void> {
+  await app.register(healthRoutes, options);
+  await app.register(userRoutes, options);
+  await app.register(authRoutes, options);
+  await app.register(connectorRoutes, options);
+  await app.register(oauthProxyRoutes, options);
+  await app.register(chatRoutes, options);
+  await app.register(wikiRoutes, options);
+}

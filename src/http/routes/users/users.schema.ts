@@ -1,0 +1,78 @@
+import { Type } from 'typebox';
+import { Nullable } from '../../schema-types.js';
+
+/** The user registration record (spec 2.7); required fields as the original service had them. */
+export const RegistrationBody = Type.Object({
+  type: Type.String({ maxLength: 100 }),
+  provider: Type.String({ maxLength: 100 }),
+  provider_account_id: Type.String({ maxLength: 500 }),
+  email: Type.String({ maxLength: 320 }),
+  name: Type.String({ maxLength: 500 }),
+  refresh_token: Nullable.String({ maxLength: 16_384 }),
+  access_token: Nullable.String({ maxLength: 16_384 }),
+  expires_at: Nullable.Integer(),
+  id_token: Nullable.String({ maxLength: 16_384 }),
+  scope: Nullable.String({ maxLength: 4096 }),
+  session_state: Nullable.String({ maxLength: 4096 }),
+  token_type: Nullable.String({ maxLength: 100 }),
+  username: Nullable.String({ maxLength: 100 }),
+  password: Nullable.String({ maxLength: 1024 }),
+  chatappCode: Nullable.String({ maxLength: 1024 }),
+});
+
+const Timestamps = {
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+};
+
+export const VectorStoreView = Type.Object({
+  id: Type.Integer(),
+  index_name: Type.String(),
+  environment: Type.String({ description: '`embedded` (PGlite) or `postgres`' }),
+  namespaces: Type.Array(Type.String()),
+  ...Timestamps,
+  provider: Type.String(),
+});
+
+export const RegistrationResponse = Type.Object({
+  message: Type.String(),
+  user: Type.Object({
+    id: Type.Integer(),
+    email: Type.String(),
+    name: Type.String(),
+    username: Type.Union([Type.String(), Type.Null()]),
+    is_active: Type.Boolean(),
+    team_id: Type.Union([Type.Integer(), Type.Null()]),
+    ...Timestamps,
+  }),
+  team: Type.Object({
+    id: Type.Integer(),
+    name: Type.String(),
+    owner_user_id: Type.Union([Type.Integer(), Type.Null()]),
+    ...Timestamps,
+  }),
+  vector_store: VectorStoreView,
+  access_token: Type.String(),
+  token_type: Type.String(),
+  chatapp: Type.Optional(
+    Type.Object({
+      status: Type.String({ description: '`installed` or `not_configured`' }),
+      detail: Type.Optional(Type.String()),
+      connector_id: Type.Optional(Type.Integer()),
+      slack_team_id: Type.Optional(Type.String()),
+      slack_team_name: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    }),
+  ),
+});
+
+/** The caller's `user_context` (spec 2.1). */
+export const UserContextView = Type.Object({
+  id: Type.Integer(),
+  email: Type.String(),
+  updated_at: Type.String(),
+  is_active: Type.Boolean(),
+  team_id: Type.Integer(),
+  created_at: Type.String({ format: 'date-time' }),
+  connectors: Type.Array(Type.Object({ name: Type.String(), id: Type.Array(Type.Integer()) })),
+  vector_store: VectorStoreView,
+});

@@ -1,0 +1,35 @@
+import { type TSchema, Type } from 'typebox';
+
+/**
+ * Optional fields of the original service accepted null as "not given". A JSON-schema type list
+ * (not `anyOf`) keeps ajv's errors to one per bad field, so the 422 lists each problem once.
+ */
+export const Nullable = {
+  String: (options: Record<string, unknown> = {}) =>
+    Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], ...options })),
+  Integer: (options: Record<string, unknown> = {}) =>
+    Type.Optional(Type.Unsafe<number | null>({ type: ['integer', 'null'], ...options })),
+  Boolean: (options: Record<string, unknown> = {}) =>
+    Type.Optional(Type.Unsafe<boolean | null>({ type: ['boolean', 'null'], ...options })),
+};
+
+/** `{"detail": "<message>"}`, the body of every error but validation. */
+export const ErrorDetail = Type.Object({ detail: Type.String() });
+
+/** FastAPI's validation error body (spec part 7). */
+export const ValidationErrorBody = Type.Object({
+  detail: Type.Array(
+    Type.Object({
+      loc: Type.Array(Type.Unsafe<string | number>({ type: ['string', 'integer'] })),
+      msg: Type.String(),
+      type: Type.String(),
+    }),
+  ),
+});
+
+/** The error responses every authenticated route can give, for the OpenAPI document. */
+export function withErrors<T extends Record<number, TSchema>>(responses: T) {
+  return { ...responses, 401: ErrorDetail, 422: ValidationErrorBody };
+}
+
+export const bearerSecurity = [{ bearerAuth: [] }];

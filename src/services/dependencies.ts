@@ -1,0 +1,17 @@
+import type { SlackOAuth } from '../adapters/slack/slack-oauth.js';
+import type { TokenEndpointClient } from '../adapters/token-endpoint/token-endpoint-client.js';
+import type { Config } from '../config.js';
+import type { Database, DatabaseKind } from '../db/client.js';
+import type { SecretBox } from '../security/secret-box.js';
+
+/** What use cases need from the outside world; built once in `deps.ts`. */
+export interface ServiceDependencies {
+  readonly config: Config;
+  readonly db: Database;
+  readonly databaseKind: DatabaseKind;
+  readonly secrets: SecretBox;
+  /** Undefined when Slack's client id and secret are not configured. */
+  readonly slackOAuth: SlackOAuth | undefined;
+  readonly tokenEndpoint: TokenEndpointClient;
+  readonly now: () => Date;
+}

@@ -1,0 +1,17 @@
+import { and, eq } from 'drizzle-orm';
+import type { Caller } from '../db/repositories/users.js';
+import { chats } from '../db/schema.js';
+import { ServiceError } from '../errors.js';
+import { chatView } from './chat-views.js';
+import type { ServiceDependencies } from './dependencies.js';
+
+/** One of the caller's chats; another user's chat of the same id is not theirs to see. */
+export async function getChat(deps: ServiceDependencies, caller: Caller, chatId: string) {
+  const [row] = await deps.db
+    .select()
+    .from(chats)
+    .where(and(eq(chats.userId, caller.userId), eq(chats.chatId, chatId)))
+    .limit(1);
+  if (row === undefined) throw new ServiceError('not_found', 'Chat not found');
+  return chatView(row);
+}

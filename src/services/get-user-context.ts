@@ -1,0 +1,30 @@
+import { asc, eq } from 'drizzle-orm';
+import { type Caller, findUserById, findVectorStore } from '../db/repositories/users.js';
+import { connectors } from '../db/schema.js';
+import { ServiceError } from '../errors.js';
+import type { ServiceDependencies } from './dependencies.js';
+import { vectorStoreView } from './views.js';
+
+/** The caller's `user_context` (spec 2.1), as clients send it back in drive and chat requests. */
+export async function getUserContext(deps: ServiceDependencies, caller: Caller) {
+  const user = await findUserById(deps.db, caller.userId);
+  const store = await findVectorStore(deps.db, caller.teamId);
+  if (user === undefined || store === undefined) throw new ServiceError('not_found', 'User not found');
+  const rows = await deps.db
+    .select({ id: connectors.id, slug: connectors.slug })
+    .from(connectors)
+    .where(eq(connectors.teamId, caller.teamId))
+    .orderBy(asc(connectors.id));
+  const bySlug = new Map<string, number[]>();
+  for (const row of rows) bySlug.set(row.slug, [...(bySlug.get(row.slug) ?? []), row.id]);
+  return {
+    id: user.id,
+    email: user.email,
+    updated_at: user.updatedAt.toISOString(),
+    is_active: user.isActive,
+    team_id: caller.teamId,
+    created_at: user.createdAt.toISOString(),
+    connectors: [...bySlug].map(([name, ids]) => ({ name, id: ids })),
+    vector_store: vectorStoreView(store),
+  };
+}

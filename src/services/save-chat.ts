@@ -1,0 +1,89 @@
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../db/client.js';
+import type { Caller } from '../db/repositories/users.js';
+import { chats, type StoredChatMessage } from '../db/schema.js';
+import { ServiceError } from '../errors.js';
+import { type ChatRow, chatView } from './chat-views.js';
+import type { ServiceDependencies } from './dependencies.js';
+
+export interface ChatMessageInput {
+  role: string;
+  content: string;
+  timestamp?: string | null;
+  chat_id?: string | null;
+}
+
+export interface SaveChatInput {
+  chat_id: string;
+  messages: ChatMessageInput[];
+}
+
+const TITLE_LENGTH = 80;
+
+/** A chat's title: its first message, on one line, cut at a word near 80 characters. */
+export function titleFrom(messages: readonly ChatMessageInput[]): string {
+  const text = (messages[0]?.content ?? '').replace(/\s+/g, ' ').trim();
+  if (text.length <= TITLE_LENGTH) return text;
+  const cut = text.slice(0, TITLE_LENGTH);
+  const lastSpace = cut.lastIndexOf(' ');
+  return `${(lastSpace > TITLE_LENGTH / 2 ? cut.slice(0, lastSpace) : cut).trimEnd()}…`;
+}
+
+/** Creates the caller's chat or replaces its messages. */
+export async function saveChat(
+  deps: ServiceDependencies,
+  caller: Caller,
+  pathChatId: string,
+  input: SaveChatInput,
+): Promise<{ created: boolean; chat: ReturnType<typeof chatView> }> {
+  if (input.chat_id !== pathChatId) {
+    throw ServiceError.validation([
+      {
+        type: 'value_error',
+        loc: ['body', 'chat_id'],
+        msg: 'Value error, chat_id must equal the chat_id in the path',
+        input: input.chat_id,
+      },
+    ]);
+  }
+  const { maxMessages, maxMessageChars } = deps.config.chats;
+  if (input.messages.length > maxMessages) {
+    throw new ServiceError('payload_too_large', `A chat holds at most ${maxMessages} messages`);
+  }
+  if (input.messages.some((message) => message.content.length > maxMessageChars)) {
+    throw new ServiceError('payload_too_large', `A chat message holds at most ${maxMessageChars} characters`);
+  }
+  // Only the fields of a chat message are kept; unknown extra fields are ignored, as FastAPI does.
+  const messages: StoredChatMessage[] = input.messages.map((message) => ({
+    role: message.role,
+    content: message.content,
+    timestamp: message.timestamp ?? null,
+    chat_id: message.chat_id ?? null,
+  }));
+  const [row] = await queryRows<Record<string, unknown>>(
+    deps.db,
+    sql`
+    INSERT INTO ${chats} (chat_id, user_id, title, messages)
+    VALUES (${pathChatId}, ${caller.userId}, ${titleFrom(messages)}, ${JSON.stringify(messages)}::jsonb)
+    ON CONFLICT (user_id, chat_id) DO UPDATE SET
+      messages = excluded.messages,
+      title = CASE WHEN ${chats.title} = '' THEN excluded.title ELSE ${chats.title} END,
+      updated_at = now()
+    RETURNING id, chat_id, user_id, title, messages, created_at, updated_at, (xmax = 0) AS inserted`,
+  );
+  if (row === undefined) throw new Error('Chat upsert returned nothing');
+  return { created: row.inserted === true, chat: chatView(toChatRow(row)) };
+}
+
+function toChatRow(row: Record<string, unknown>): ChatRow {
+  const messages = typeof row.messages === 'string' ? JSON.parse(row.messages) : row.messages;
+  return {
+    id: Number(row.id),
+    chatId: String(row.chat_id),
+    userId: Number(row.user_id),
+    title: String(row.title),
+    messages: messages as StoredChatMessage[],
+    createdAt: new Date(row.created_at as string | Date),
+    updatedAt: new Date(row.updated_at as string | Date),
+  };
+}

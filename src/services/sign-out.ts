@@ -1,0 +1,7 @@
+import { type Caller, deleteAccessToken } from '../db/repositories/users.js';
+import type { ServiceDependencies } from './dependencies.js';
+
+/** Revokes the bearer token the caller signed in with. */
+export async function signOut(deps: ServiceDependencies, caller: Caller): Promise<void> {
+  await deleteAccessToken(deps.db, caller.tokenHash);
+}
