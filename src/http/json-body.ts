@@ -113,7 +113,8 @@ export function findSyntaxErrorIndex(text: string): number {
     else if (character === 't') expectLiteral('true');
     else if (character === 'f') expectLiteral('false');
     else if (character === 'n') expectLiteral('null');
-    else if (character === '-' || (character !== undefined && character >= '0' && character <= '9')) parseNumber();
+    else if (character === '-' || (character !== undefined && character >= '0' && character <= '9'))
+      parseNumber();
     else fail();
   };
   try {

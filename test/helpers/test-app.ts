@@ -1,0 +1,91 @@
+import { Writable } from 'node:stream';
+import type { LightMyRequestResponse } from 'fastify';
+import { type Config, parseConfig } from '../../src/config.js';
+import { createRuntime, type Runtime, type RuntimeOverrides } from '../../src/deps.js';
+import { type App, buildApp } from '../../src/http/app.js';
+import { loggerOptions } from '../../src/logger.js';
+import { createTestDatabase } from './test-database.js';
+
+/** Settings every test app starts from; a test adds or overrides its own. */
+export const TEST_ENV: Readonly<Record<string, string>> = {
+  ENCRYPTION_KEY: '4f'.repeat(32),
+  PASSWORD_SCRYPT_LOG_N: '10',
+  LOG_LEVEL: 'info',
+  REGISTRATION_SECRET: 'test-registration-secret-0123456789abcdef',
+};
+
+export interface TestApp {
+  readonly app: App;
+  readonly runtime: Runtime;
+  readonly config: Config;
+  /** Every log line the app wrote, as text. */
+  readonly logLines: string[];
+  close(): Promise<void>;
+}
+
+/** Starts the real application on a fresh database (PGlite, or PostgreSQL under TEST_DB_KIND=postgres). */
+export async function startTestApp(
+  options: { env?: Record<string, string>; overrides?: Omit<RuntimeOverrides, 'database'> } = {},
+): Promise<TestApp> {
+  const config = parseConfig({ ...TEST_ENV, ...options.env });
+  const database = await createTestDatabase();
+  const runtime = await createRuntime(config, { ...options.overrides, database: database.location });
+  const logLines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      logLines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const app = await buildApp({
+    deps: runtime.deps,
+    ping: runtime.database.ping,
+    logger: { ...loggerOptions(config.logLevel), stream },
+  });
+  await app.ready();
+  return {
+    app,
+    runtime,
+    config,
+    logLines,
+    close: async () => {
+      await app.close();
+      await runtime.database.close();
+      await database.drop();
+    },
+  };
+}
+
+let registrationCounter = 0;
+
+/** Registers a fresh user through the API; returns its token and ids. */
+export async function registerUser(
+  app: App,
+  fields: Record<string, unknown> = {},
+): Promise<{ token: string; userId: number; teamId: number; body: Record<string, unknown> }> {
+  registrationCounter += 1;
+  const unique = `${process.pid}-${registrationCounter}-${Math.random().toString(36).slice(2, 8)}`;
+  const response = await app.inject({
+    method: 'POST',
+    url: '/v2/users/register',
+    payload: {
+      type: 'oauth',
+      provider: 'google',
+      provider_account_id: `acct-${unique}`,
+      email: `user-${unique}@example.com`,
+      name: `User ${unique}`,
+      ...fields,
+    },
+  });
+  if (response.statusCode !== 201) throw new Error(`registration failed: ${response.statusCode} ${response.body}`);
+  const body = response.json() as Record<string, unknown> & { access_token: string; user: { id: number; team_id: number } };
+  return { token: body.access_token, userId: body.user.id, teamId: body.user.team_id, body };
+}
+
+export function bearer(token: string): Record<string, string> {
+  return { authorization: `Bearer ${token}` };
+}
+
+export function json(response: LightMyRequestResponse): unknown {
+  return JSON.parse(response.body);
+}

@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { DatabaseLocation } from '../../src/db/client.js';
+
+/** Which database this test run uses: PGlite in memory, or a fresh PostgreSQL database. */
+export function testDatabaseKind(): 'embedded' | 'postgres' {
+  return process.env.TEST_DB_KIND === 'postgres' ? 'postgres' : 'embedded';
+}
+
+export interface TestDatabase {
+  readonly location: DatabaseLocation;
+  /** Drops the PostgreSQL database (PGlite in memory needs nothing). */
+  drop(): Promise<void>;
+}
+
+/** A new empty database for one test app: isolated from every other test file. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (testDatabaseKind() === 'embedded' || adminUrl === undefined) {
+    return { location: { kind: 'embedded', dataDir: undefined }, drop: async () => {} };
+  }
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    location: { kind: 'postgres', url: url.toString(), poolSize: 5 },
+    drop: () => withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+  };
+}
+
+async function withAdmin(url: string, work: (client: pg.Client) => Promise<unknown>): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await work(client);
+  } finally {
+    await client.end();
+  }
+}

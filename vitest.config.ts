@@ -1,0 +1,24 @@
+import { defineConfig } from 'vitest/config';
+
+// Every test runs on the embedded PGlite; the tests that use a database run a second time on
+// real PostgreSQL when TEST_DATABASE_URL is set (CI sets it).
+const databaseTests = ['src/http/**/*.test.ts', 'test/**/*.test.ts'];
+
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'pglite', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
+      ...(process.env.TEST_DATABASE_URL
+        ? [
+            {
+              extends: true,
+              test: { name: 'postgres', include: databaseTests, env: { TEST_DB_KIND: 'postgres' } },
+            },
+          ]
+        : []),
+    ],
+  },
+});
