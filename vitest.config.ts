@@ -14,7 +14,7 @@ export default defineConfig({
       ...(process.env.TEST_DATABASE_URL
         ? [
             {
-              extends: true,
+              extends: true as const,
               test: { name: 'postgres', include: databaseTests, env: { TEST_DB_KIND: 'postgres' } },
             },
           ]
