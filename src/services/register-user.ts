@@ -150,10 +150,30 @@ export async function registerUser(
       };
     });
   } catch (error) {
-    // Two registrations of the same e-mail at once: the loser sees the winner's row.
-    if ((error as { code?: string }).code === '23505') throw new ServiceError('conflict', ALREADY_REGISTERED);
+    // Two registrations at once (same e-mail, username or Slack workspace): the loser hits the
+    // unique index the winner just filled.
+    const constraint = violatedUniqueIndex(error);
+    if (constraint !== undefined) {
+      throw new ServiceError('conflict', CONFLICT_BY_UNIQUE_INDEX[constraint] ?? ALREADY_REGISTERED);
+    }
     throw error;
   }
+}
+
+const CONFLICT_BY_UNIQUE_INDEX: Readonly<Record<string, string>> = {
+  users_username_unique: 'This username is taken',
+  connectors_slug_external_unique: 'This Slack workspace is already connected to another team',
+};
+
+/** The unique index a failed query broke, if that is why it failed; drizzle wraps the driver's error in `cause`. */
+function violatedUniqueIndex(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth += 1) {
+    const { code, constraint, cause } = current as { code?: unknown; constraint?: unknown; cause?: unknown };
+    if (code === '23505') return typeof constraint === 'string' ? constraint : '';
+    current = cause;
+  }
+  return undefined;
 }
 
 async function findExistingUser(

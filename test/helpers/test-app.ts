@@ -77,8 +77,12 @@ export async function registerUser(
       ...fields,
     },
   });
-  if (response.statusCode !== 201) throw new Error(`registration failed: ${response.statusCode} ${response.body}`);
-  const body = response.json() as Record<string, unknown> & { access_token: string; user: { id: number; team_id: number } };
+  if (response.statusCode !== 201)
+    throw new Error(`registration failed: ${response.statusCode} ${response.body}`);
+  const body = response.json() as Record<string, unknown> & {
+    access_token: string;
+    user: { id: number; team_id: number };
+  };
   return { token: body.access_token, userId: body.user.id, teamId: body.user.team_id, body };
 }
 

@@ -29,7 +29,7 @@ for (const [network, prefix] of [
   ['::', 128],
   ['::1', 128],
   ['::', 96],
-  ['::ffff:0:0', 96],
+  ['::ffff:0:0:0', 96],
   ['64:ff9b::', 96],
   ['64:ff9b:1::', 48],
   ['100::', 64],
@@ -43,13 +43,18 @@ for (const [network, prefix] of [
 ] as const) {
   REFUSED.addSubnet(network, prefix, 'ipv6');
 }
+// BlockList matches an IPv4 address against IPv6 rules in its mapped form (::ffff:a.b.c.d): in
+// REFUSED, a ::ffff:0:0/96 rule would refuse every IPv4 address. Mapped addresses get their own list.
+const IPV4_MAPPED = new BlockList();
+IPV4_MAPPED.addSubnet('::ffff:0:0', 96, 'ipv6');
 
 /** True when the address is private, loopback, link-local, metadata, reserved or IPv4-embedding. */
 export function isRefusedAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true;
-  // BlockList does not look inside IPv4-mapped IPv6 on every Node version: check the IPv4 part too.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped?.[1] !== undefined) return true;
-  return REFUSED.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 4) return REFUSED.check(address, 'ipv4');
+  // Every IPv4-mapped address is refused; the pattern also catches the dotted form on Node versions
+  // whose BlockList does not parse it.
+  if (/^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) || IPV4_MAPPED.check(address, 'ipv6')) return true;
+  return REFUSED.check(address, 'ipv6');
 }

@@ -78,7 +78,7 @@ export class GuardedHttpsClient implements TokenEndpointClient {
       const finish = (error: ServiceError | undefined, response?: TokenEndpointResponse) => {
         if (settled) return;
         settled = true;
-        clearTimeout(connectTimer);
+        clearTimeout(deadline);
         if (error !== undefined) {
           outgoing.destroy();
           reject(error);
@@ -99,21 +99,24 @@ export class GuardedHttpsClient implements TokenEndpointClient {
         ...(ca === undefined ? {} : { ca }),
         ...(isIP(hostname) === 0 ? { servername: hostname } : {}),
       });
-      const connectTimer = setTimeout(
+      // One deadline for the whole exchange, not an idle timeout: an endpoint that drips its answer a
+      // byte at a time must not hold the request (and a socket) for as long as it likes.
+      let connected = false;
+      const deadline = setTimeout(
         () =>
           finish(
-            new ServiceError('gateway_timeout', `The token endpoint did not connect within ${timeoutMs} ms`),
+            new ServiceError(
+              'gateway_timeout',
+              `The token endpoint did not ${connected ? 'answer' : 'connect'} within ${timeoutMs} ms`,
+            ),
           ),
         timeoutMs,
       );
       outgoing.on('socket', (socket) => {
-        socket.once('secureConnect', () => clearTimeout(connectTimer));
+        socket.once('secureConnect', () => {
+          connected = true;
+        });
       });
-      outgoing.setTimeout(timeoutMs, () =>
-        finish(
-          new ServiceError('gateway_timeout', `The token endpoint did not answer within ${timeoutMs} ms`),
-        ),
-      );
       outgoing.on('error', (error: NodeJS.ErrnoException) =>
         finish(
           new ServiceError(

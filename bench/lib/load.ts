@@ -1,0 +1,57 @@
+import path from 'node:path';
+import { spawnChild } from './children.js';
+import { ROOT } from './paths.js';
+
+/** What one load-generator run sends. */
+export interface LoadSpec {
+  readonly url: string;
+  readonly method: 'GET' | 'PUT' | 'POST' | 'DELETE';
+  readonly headers: Record<string, string>;
+  readonly body: string | undefined;
+  readonly connections: number;
+  readonly warmupSeconds: number;
+  readonly durationSeconds: number;
+  /** autocannon's per-request timeout; a request slower than this counts as a timeout. */
+  readonly timeoutSeconds: number;
+}
+
+/** What the measured part (after the warm-up) of a run gave. */
+export interface LoadResult {
+  /** Mean of the per-second request counts. */
+  readonly requestsPerSecond: number;
+  /** Median of the per-second request counts. */
+  readonly requestsPerSecondMedian: number;
+  readonly latencyMeanMs: number;
+  readonly latencyP50Ms: number;
+  readonly latencyP99Ms: number;
+  readonly latencyMaxMs: number;
+  readonly ok: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly timeouts: number;
+  readonly statusCodes: Record<string, number>;
+  readonly durationSeconds: number;
+  readonly warmup: { ok: number; non2xx: number; errors: number; timeouts: number } | undefined;
+}
+
+const WORKER = path.join(ROOT, 'bench/lib/load-worker.ts');
+
+/** Runs autocannon in a child process of its own and answers its figures. */
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const child = spawnChild('autocannon', process.execPath, ['--import', 'tsx', WORKER], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '' },
+    input: JSON.stringify(spec),
+    collectStdout: true,
+  });
+  const limitMs = (spec.warmupSeconds + spec.durationSeconds + spec.timeoutSeconds + 30) * 1000;
+  const timer = setTimeout(() => void child.stop(1_000), limitMs);
+  const code = await child.exited.finally(() => clearTimeout(timer));
+  const line = child.stdout().trim().split('\n').at(-1) ?? '';
+  if (code !== 0 || line === '') {
+    throw new Error(
+      `autocannon child failed (exit ${code}) on ${spec.method} ${spec.url}:\n${child.output()}`,
+    );
+  }
+  return JSON.parse(line) as LoadResult;
+}

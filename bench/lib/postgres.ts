@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/** The PostgreSQL the benchmarks use unless BENCH_DATABASE_URL says otherwise. */
+export const DEFAULT_BENCH_DATABASE_URL = 'postgres://postgres:postgres@127.0.0.1:5432/rag_test';
+
+/** Answers undefined when `url` accepts a connection within `timeoutMs`, else why not. */
+export async function unreachableReason(url: string, timeoutMs = 3_000): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+export interface ScratchDatabase {
+  readonly name: string;
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+/** Creates a new, empty database next to the one `adminUrl` points at. */
+export async function createScratchDatabase(adminUrl: string, prefix: string): Promise<ScratchDatabase> {
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`unsafe database name ${name}`);
+  await withClient(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    drop: () => withClient(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+  };
+}
+
+async function withClient(url: string, work: (client: pg.Client) => Promise<unknown>): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The URL with its password hidden, for reports. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(invalid URL)';
+  }
+}

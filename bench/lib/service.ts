@@ -1,0 +1,90 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { type Child, onCleanup, spawnChild } from './children.js';
+import { freePort, waitUntilReady } from './http.js';
+import { ROOT } from './paths.js';
+
+/** The compiled entry point, as `npm start` runs it. */
+export const SERVICE_ENTRY = path.join(ROOT, 'dist/src/main.js');
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/** `npm run build`: the service is measured as users run it, compiled, not through tsx. */
+export async function buildService(): Promise<void> {
+  const child = spawnChild('npm run build', NPM, ['run', 'build', '--silent'], {
+    cwd: ROOT,
+    env: { ...stringEnv(process.env) },
+  });
+  const code = await child.exited;
+  if (code !== 0) throw new Error(`npm run build failed (exit ${code}):\n${child.output()}`);
+  if (!existsSync(SERVICE_ENTRY)) throw new Error(`npm run build did not produce ${SERVICE_ENTRY}`);
+}
+
+export interface RunningServer {
+  readonly url: string;
+  readonly child: Child;
+  /** Stops the process (SIGTERM, so it shuts down cleanly and writes a --cpu-prof profile). */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  readonly name: string;
+  /** Node arguments before the script, e.g. `--cpu-prof`. */
+  readonly nodeArgs?: readonly string[];
+  readonly script: string;
+  readonly env: Readonly<Record<string, string>>;
+  /** Path polled until it answers 2xx. */
+  readonly readyPath: string;
+  readonly readyTimeoutMs?: number;
+}
+
+/** Starts a node server on a free loopback port in a child process and waits until it is ready. */
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const port = await freePort();
+  const child = spawnChild(options.name, process.execPath, [...(options.nodeArgs ?? []), options.script], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...options.env },
+  });
+  const unregister = onCleanup(() => child.stop());
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilReady(`${url}${options.readyPath}`, child, options.readyTimeoutMs);
+  } catch (error) {
+    unregister();
+    await child.stop(2_000);
+    throw error;
+  }
+  return {
+    url,
+    child,
+    stop: async () => {
+      unregister();
+      await child.stop();
+    },
+  };
+}
+
+/** The service from `dist/src/main.js` with the given settings (DATA_DIR or DATABASE_URL…). */
+export function startService(
+  name: string,
+  env: Readonly<Record<string, string>>,
+  nodeArgs: readonly string[] = [],
+): Promise<RunningServer> {
+  return startServer({ name, script: SERVICE_ENTRY, env, nodeArgs, readyPath: '/readyz' });
+}
+
+/** The bare fastify baseline (one `GET /` JSON route). */
+export function startBaseline(): Promise<RunningServer> {
+  return startServer({
+    name: 'baseline fastify',
+    nodeArgs: ['--import', 'tsx'],
+    script: path.join(ROOT, 'bench/lib/baseline-server.ts'),
+    env: {},
+    readyPath: '/',
+  });
+}
+
+function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) result[key] = value;
+  return result;
+}

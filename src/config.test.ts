@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_OAUTH_PROXY_ALLOWLIST, parseConfig } from './config.js';
+
+describe('parseConfig', () => {
+  it('runs embedded with no settings at all', () => {
+    const config = parseConfig({});
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.port).toBe(8000);
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.dataDir).toMatch(/\/data$/);
+    expect(config.bodyLimitBytes).toBe(1024 * 1024);
+    expect(config.passwordScryptLogN).toBe(17);
+    expect(config.slack.apiUrl).toBe('https://slack.com/api/');
+    expect(config.oauthProxy.allowlist).toEqual(DEFAULT_OAUTH_PROXY_ALLOWLIST);
+    expect(config.oauthProxy.allowPrivateNetwork).toBe(false);
+    expect(config.oauthProxy.timeoutMs).toBe(10_000);
+  });
+
+  it('lists every invalid setting at once', () => {
+    let thrown: unknown;
+    try {
+      parseConfig({
+        PORT: '99999',
+        DATABASE_URL: 'mysql://x',
+        ENCRYPTION_KEY: 'short',
+        REGISTRATION_SECRET: 'tiny',
+        SLACK_CLIENT_ID: 'id-only',
+        OAUTH_PROXY_ALLOWLIST: 'https://ok.example/token, not a url',
+        OAUTH_PROXY_CLIENT_CREDENTIALS: '{"custom":{"client_id":"a","client_secret":"b"}}',
+        LOG_LEVEL: 'chatty',
+      });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    const problems = (thrown as ConfigError).problems.join('\n');
+    for (const name of [
+      'PORT',
+      'DATABASE_URL',
+      'ENCRYPTION_KEY',
+      'REGISTRATION_SECRET',
+      'SLACK_CLIENT_ID',
+      'OAUTH_PROXY_ALLOWLIST',
+      'OAUTH_PROXY_CLIENT_CREDENTIALS.custom',
+      'LOG_LEVEL',
+    ]) {
+      expect(problems).toContain(name);
+    }
+  });
+
+  it('requires a shared ENCRYPTION_KEY with DATABASE_URL, in hex or base64', () => {
+    expect(() => parseConfig({ DATABASE_URL: 'postgres://localhost/db' })).toThrow(
+      /ENCRYPTION_KEY is required/,
+    );
+    const hex = parseConfig({ DATABASE_URL: 'postgres://localhost/db', ENCRYPTION_KEY: '00'.repeat(32) });
+    expect(hex.encryptionKey?.length).toBe(32);
+    const base64 = parseConfig({ ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
+    expect(base64.encryptionKey?.equals(Buffer.alloc(32, 7))).toBe(true);
+  });
+
+  it('binds client credentials to their token endpoints', () => {
+    const config = parseConfig({
+      SLACK_CLIENT_ID: 'slack-id',
+      SLACK_CLIENT_SECRET: 'slack-secret',
+      OAUTH_PROXY_CLIENT_CREDENTIALS: JSON.stringify({
+        googledrive: { client_id: 'g', client_secret: 'gs' },
+        custom: { client_id: 'c', client_secret: 'cs', token_url: 'https://idp.example/Token' },
+      }),
+    });
+    expect(config.oauthProxy.clientCredentials.googledrive?.tokenUrls).toEqual([
+      'https://oauth2.googleapis.com/token',
+    ]);
+    expect(config.oauthProxy.clientCredentials.custom?.tokenUrls).toEqual(['https://idp.example/Token']);
+    expect(config.oauthProxy.clientCredentials.chatapp?.clientId).toBe('slack-id');
+  });
+});

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, registerUser, startTestApp, type TestApp } from '../../../../test/helpers/test-app.js';
+
+describe('GET /v1/connectors/{connector_slug}/{connector_id}', () => {
+  let testApp: TestApp;
+  let owner: { token: string; teamId: number };
+  let stranger: { token: string };
+  let wikiId: number;
+  beforeAll(async () => {
+    testApp = await startTestApp({ env: { WIKI_BASE_URL: 'https://acme.atlassian.net/wiki' } });
+    owner = await registerUser(testApp.app);
+    stranger = await registerUser(testApp.app);
+    const saved = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/wiki/config',
+      headers: bearer(owner.token),
+      payload: { wikiApiToken: 'ATATT-secret-token', wikiUsername: 'ann@acme.com', wikiSpaceKey: 'ENG' },
+    });
+    wikiId = saved.json().id;
+  });
+  afterAll(() => testApp.close());
+
+  it("answers the team's connector under its slug and aliases, without secrets", async () => {
+    for (const slug of ['wiki', 'confluence', 'WIKI']) {
+      const response = await testApp.app.inject({
+        url: `/v1/connectors/${slug}/${wikiId}`,
+        headers: bearer(owner.token),
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual({
+        id: wikiId,
+        slug: 'wiki',
+        name: 'Confluence space ENG',
+        team_id: owner.teamId,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+        status: 'configured',
+        last_synced_at: null,
+        document_count: 0,
+        config: {
+          base_url: 'https://acme.atlassian.net/wiki',
+          username: 'ann@acme.com',
+          space_key: 'ENG',
+          auth_scheme: 'basic',
+        },
+      });
+      expect(response.body).not.toContain('ATATT-secret-token');
+    }
+  });
+
+  it('answers 404 "Connector not found" alike for unknown slugs, unknown ids, wrong slugs and other teams', async () => {
+    const cases = [
+      [owner.token, `/v1/connectors/notion/${wikiId}`],
+      [owner.token, '/v1/connectors/wiki/999999'],
+      [owner.token, '/v1/connectors/wiki/abc'],
+      [owner.token, '/v1/connectors/wiki/99999999999999999999'],
+      [owner.token, `/v1/connectors/googledrive/${wikiId}`],
+      [owner.token, `/v1/connectors/chatapp/${wikiId}`],
+      [stranger.token, `/v1/connectors/wiki/${wikiId}`],
+      [stranger.token, `/v1/connectors/confluence/${wikiId}`],
+    ] as const;
+    for (const [token, url] of cases) {
+      const response = await testApp.app.inject({ url, headers: bearer(token) });
+      expect(response.statusCode, url).toBe(404);
+      expect(response.json()).toEqual({ detail: 'Connector not found' });
+    }
+  });
+
+  it('needs a bearer token', async () => {
+    const response = await testApp.app.inject({ url: `/v1/connectors/wiki/${wikiId}` });
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual({ detail: 'Not authenticated' });
+  });
+
+  it("lists the team's connectors in /v1/users/me as {name, id: [ids]}", async () => {
+    const me = await testApp.app.inject({ url: '/v1/users/me', headers: bearer(owner.token) });
+    expect(me.json().connectors).toEqual([{ name: 'wiki', id: [wikiId] }]);
+    const strangerMe = await testApp.app.inject({ url: '/v1/users/me', headers: bearer(stranger.token) });
+    expect(strangerMe.json().connectors).toEqual([]);
+  });
+});

@@ -1,0 +1,243 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, registerUser, startTestApp, type TestApp } from '../../../../test/helpers/test-app.js';
+
+const SECRET = 'test-registration-secret-0123456789abcdef';
+
+function registration(overrides: Record<string, unknown> = {}) {
+  const unique = Math.random().toString(36).slice(2, 10);
+  return {
+    type: 'oauth',
+    provider: 'google',
+    provider_account_id: `google-${unique}`,
+    email: `Person.${unique}@Example.com`,
+    name: 'Person',
+    access_token: `ya29.access-${unique}`,
+    refresh_token: `1//refresh-${unique}`,
+    id_token: `eyJ.id-${unique}`,
+    expires_at: 1_900_000_000,
+    scope: 'openid email',
+    token_type: 'Bearer',
+    ...overrides,
+  };
+}
+
+describe('POST /v2/users/register', () => {
+  let testApp: TestApp;
+  beforeAll(async () => {
+    testApp = await startTestApp();
+  });
+  afterAll(() => testApp.close());
+
+  const post = (payload: unknown, headers: Record<string, string> = {}) =>
+    testApp.app.inject({ method: 'POST', url: '/v2/users/register', payload: payload as object, headers });
+
+  it('creates a user, account, team and vector store, and answers 201 with a bearer token', async () => {
+    const record = registration();
+    const response = await post(record);
+    expect(response.statusCode).toBe(201);
+    const body = response.json();
+    expect(body).toMatchObject({
+      message: 'User registered.',
+      token_type: 'bearer',
+      user: { email: record.email.toLowerCase(), name: 'Person', is_active: true },
+      vector_store: { provider: 'pgvector', index_name: 'chunks', environment: expect.any(String) },
+    });
+    expect(body.team.owner_user_id).toBe(body.user.id);
+    expect(body.user.team_id).toBe(body.team.id);
+    expect(body.vector_store.namespaces).toEqual([`team-${body.team.id}`]);
+    expect(['embedded', 'postgres']).toContain(body.vector_store.environment);
+    expect(body.access_token).toMatch(/^kat_/);
+    expect(JSON.stringify(body)).not.toContain(record.access_token);
+    expect(JSON.stringify(body)).not.toContain(record.refresh_token);
+
+    const me = await testApp.app.inject({ url: '/v1/users/me', headers: bearer(body.access_token) });
+    expect(me.statusCode).toBe(200);
+    expect(me.json()).toEqual({
+      id: body.user.id,
+      email: record.email.toLowerCase(),
+      updated_at: expect.any(String),
+      is_active: true,
+      team_id: body.team.id,
+      created_at: expect.any(String),
+      connectors: [],
+      vector_store: body.vector_store,
+    });
+  });
+
+  it('refuses to re-register an existing e-mail or provider account without proof: 409, nothing changes', async () => {
+    const record = registration({ password: 'correct horse battery' });
+    const first = await post(record);
+    expect(first.statusCode).toBe(201);
+    const takeover = await post({ ...record, access_token: 'attacker', password: undefined });
+    expect(takeover.statusCode).toBe(409);
+    expect(takeover.json().detail).toMatch(/already registered/);
+    const sameAccountOtherEmail = await post({ ...record, email: 'other@example.com', password: undefined });
+    expect(sameAccountOtherEmail.statusCode).toBe(409);
+    const wrongPassword = await post({ ...record, password: 'wrong' });
+    expect(wrongPassword.statusCode).toBe(409);
+    const forgedBearer = await post({ ...record, password: undefined }, bearer('kat_not-a-real-token'));
+    expect(forgedBearer.statusCode).toBe(409);
+    // Another user's valid token is no proof either.
+    const other = await registerUser(testApp.app);
+    const otherToken = await post({ ...record, password: undefined }, bearer(other.token));
+    expect(otherToken.statusCode).toBe(409);
+    // The original token still works and the user is unchanged.
+    const me = await testApp.app.inject({ url: '/v1/users/me', headers: bearer(first.json().access_token) });
+    expect(me.json().email).toBe(record.email.toLowerCase());
+  });
+
+  it('refreshes tokens with 200 for the user itself, its password, or the registration secret', async () => {
+    const record = registration({ password: 'correct horse battery' });
+    const first = (await post(record)).json();
+    const withOwnToken = await post(
+      { ...record, access_token: 'new-1', password: undefined },
+      bearer(first.access_token),
+    );
+    expect(withOwnToken.statusCode).toBe(200);
+    expect(withOwnToken.json()).toMatchObject({ message: 'User registered.', user: { id: first.user.id } });
+    expect(withOwnToken.json().team.id).toBe(first.team.id);
+    const withPassword = await post({ ...record, access_token: 'new-2' });
+    expect(withPassword.statusCode).toBe(200);
+    const withSecret = await post({ ...record, access_token: 'new-3', password: undefined }, bearer(SECRET));
+    expect(withSecret.statusCode).toBe(200);
+    expect(withSecret.json().user.id).toBe(first.user.id);
+    // A new provider account for the same e-mail links to the same user, with proof.
+    const linked = await post(
+      { ...record, provider: 'slack', provider_account_id: 'U123', password: undefined },
+      bearer(SECRET),
+    );
+    expect(linked.statusCode).toBe(200);
+    expect(linked.json().user.id).toBe(first.user.id);
+  });
+
+  it('registers with username and password, then signs in, then revokes the token', async () => {
+    const username = `user_${Math.random().toString(36).slice(2, 8)}`;
+    const record = registration({ username, password: 's3cret-password' });
+    expect((await post(record)).statusCode).toBe(201);
+    const taken = await post(registration({ username, password: 'x' }));
+    expect(taken.statusCode).toBe(409);
+    expect(taken.json()).toEqual({ detail: 'This username is taken' });
+
+    const byUsername = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/auth/token',
+      payload: { username, password: 's3cret-password' },
+    });
+    expect(byUsername.statusCode).toBe(200);
+    expect(byUsername.json()).toEqual({ access_token: expect.stringMatching(/^kat_/), token_type: 'bearer' });
+    const byEmail = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/auth/token',
+      payload: { email: record.email.toUpperCase(), password: 's3cret-password' },
+    });
+    expect(byEmail.statusCode).toBe(200);
+    const wrong = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/auth/token',
+      payload: { username, password: 'nope' },
+    });
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.json()).toEqual({ detail: 'Incorrect e-mail, username or password' });
+    const unknown = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/auth/token',
+      payload: { email: 'nobody@example.com', password: 'nope' },
+    });
+    expect(unknown.statusCode).toBe(401);
+
+    const token = byUsername.json().access_token as string;
+    expect((await testApp.app.inject({ url: '/v1/users/me', headers: bearer(token) })).statusCode).toBe(200);
+    const revoke = await testApp.app.inject({
+      method: 'DELETE',
+      url: '/v1/auth/token',
+      headers: bearer(token),
+    });
+    expect(revoke.statusCode).toBe(204);
+    const after = await testApp.app.inject({ url: '/v1/users/me', headers: bearer(token) });
+    expect(after.statusCode).toBe(401);
+    expect(after.json()).toEqual({ detail: 'Not authenticated' });
+    // The other token of the same user is unaffected.
+    expect(
+      (await testApp.app.inject({ url: '/v1/users/me', headers: bearer(byEmail.json().access_token) }))
+        .statusCode,
+    ).toBe(200);
+  });
+
+  it('lists every missing required field in one FastAPI 422', async () => {
+    const response = await post({});
+    expect(response.statusCode).toBe(422);
+    const locs = (response.json().detail as { loc: unknown[]; type: string; msg: string }[]).map((issue) => [
+      issue.loc,
+      issue.type,
+      issue.msg,
+    ]);
+    expect(locs).toEqual(
+      expect.arrayContaining([
+        [['body', 'email'], 'missing', 'Field required'],
+        [['body', 'name'], 'missing', 'Field required'],
+        [['body', 'type'], 'missing', 'Field required'],
+        [['body', 'provider'], 'missing', 'Field required'],
+        [['body', 'provider_account_id'], 'missing', 'Field required'],
+      ]),
+    );
+    expect(locs).toHaveLength(5);
+  });
+
+  it('types each wrong field, accepts null for optional ones, and ignores unknown extras', async () => {
+    const wrong = await post(registration({ email: 42, expires_at: 'soon', name: null, password: 7 }));
+    expect(wrong.statusCode).toBe(422);
+    expect(wrong.json().detail).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          loc: ['body', 'email'],
+          type: 'string_type',
+          msg: 'Input should be a valid string',
+        }),
+        expect.objectContaining({ loc: ['body', 'expires_at'], type: 'int_parsing' }),
+        expect.objectContaining({ loc: ['body', 'name'], type: 'string_type' }),
+        expect.objectContaining({ loc: ['body', 'password'], type: 'string_type' }),
+      ]),
+    );
+    expect(wrong.json().detail).toHaveLength(4);
+    const nulls = await post(
+      registration({
+        refresh_token: null,
+        access_token: null,
+        username: null,
+        chatappCode: null,
+        extra: { x: 1 },
+      }),
+    );
+    expect(nulls.statusCode).toBe(201);
+    const badEmail = await post(registration({ email: 'not-an-email' }));
+    expect(badEmail.statusCode).toBe(422);
+    expect(badEmail.json().detail[0]).toMatchObject({ loc: ['body', 'email'], type: 'value_error' });
+  });
+
+  it('answers a body that is not JSON with json_invalid at its byte offset', async () => {
+    const response = await testApp.app.inject({
+      method: 'POST',
+      url: '/v2/users/register',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"email": "a@b.c", }',
+    });
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({
+      detail: [{ loc: ['body', 19], msg: 'JSON decode error', type: 'json_invalid' }],
+    });
+    const empty = await testApp.app.inject({
+      method: 'POST',
+      url: '/v2/users/register',
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
+    expect(empty.statusCode).toBe(422);
+    expect(empty.json()).toEqual({ detail: [{ loc: ['body'], msg: 'Field required', type: 'missing' }] });
+  });
+
+  it('answers a body over the limit with 413', async () => {
+    const response = await post(registration({ name: 'x'.repeat(1024 * 1024 + 10) }));
+    expect(response.statusCode).toBe(413);
+    expect(response.json().detail).toMatch(/too large/);
+  });
+});

@@ -1,0 +1,379 @@
+import { randomBytes } from 'node:crypto';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local stand-in for Slack's Web API that speaks its wire format: `POST /api/<method>` with a
+ * form-encoded or JSON body, answered with HTTP 200 and `{"ok": true, …}` or
+ * `{"ok": false, "error": "…"}`, or 429 with `Retry-After` when a test asks for it. Point the real
+ * `@slack/web-api` client at `url` (it ends with `/api/`, as `slackApiUrl` must).
+ */
+
+/** The Slack app a test registers: what `oauth.v2.access` checks client credentials against. */
+export interface FakeSlackApp {
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly appId?: string;
+  /** When set, `oauth.v2.access` refuses a different `redirect_uri` with `bad_redirect_uri`. */
+  readonly redirectUri?: string;
+}
+
+/** A workspace installation of the app, as an OAuth code exchange returns it. */
+export interface FakeSlackInstallation {
+  readonly teamId: string;
+  readonly teamName: string;
+  readonly botUserId: string;
+  readonly botId: string;
+  readonly botToken: string;
+  readonly authedUserId: string;
+  readonly scope: string;
+}
+
+/** One request the server received. */
+export interface RecordedSlackCall {
+  /** The Web API method, e.g. `oauth.v2.access`. */
+  readonly method: string;
+  readonly headers: IncomingHttpHeaders;
+  /** Form fields (as strings) or the JSON body, merged over query-string parameters. */
+  readonly body: Readonly<Record<string, unknown>>;
+}
+
+/** A message a bot posted with `chat.postMessage`. */
+export interface PostedSlackMessage {
+  readonly channel: string;
+  readonly threadTs: string | undefined;
+  readonly text: string | undefined;
+  /** Parsed blocks: form bodies carry them as a JSON string, JSON bodies as an array. */
+  readonly blocks: unknown;
+  /** The token that authorised the call (bearer header or `token` field). */
+  readonly token: string;
+  readonly ts: string;
+}
+
+type SlackAnswer = { status: number; headers?: Record<string, string>; body: Record<string, unknown> };
+
+interface ScriptedFailure {
+  remaining: number;
+  answer: SlackAnswer;
+}
+
+export class FakeSlackServer {
+  /** Every request, in arrival order. */
+  readonly calls: RecordedSlackCall[] = [];
+  /** Every message posted successfully, in order. */
+  readonly messages: PostedSlackMessage[] = [];
+
+  private readonly apps = new Map<string, FakeSlackApp>();
+  private readonly codes = new Map<string, { clientId: string; installation: FakeSlackInstallation }>();
+  private readonly tokens = new Map<string, FakeSlackInstallation>();
+  private readonly scripted = new Map<string, ScriptedFailure[]>();
+  private tsCounter = 0;
+
+  private constructor(
+    private readonly server: Server,
+    /** Base URL ending in `/api/`, ready for `SLACK_API_URL`. */
+    readonly url: string,
+  ) {}
+
+  /** Listens on 127.0.0.1 at a free port. */
+  static async start(): Promise<FakeSlackServer> {
+    let fake: FakeSlackServer | undefined;
+    const server = createServer((request, response) => {
+      if (fake === undefined) return void response.writeHead(503).end();
+      fake.handle(request, response).catch((error: unknown) => {
+        response.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    fake = new FakeSlackServer(server, `http://127.0.0.1:${port}/api/`);
+    return fake;
+  }
+
+  /** Registers the app whose client id and secret `oauth.v2.access` accepts. */
+  registerApp(app: FakeSlackApp): void {
+    this.apps.set(app.clientId, app);
+  }
+
+  /**
+   * Issues a one-time OAuth code for `clientId` that installs the app into a workspace; missing
+   * fields get fresh Slack-looking ids. The installation's bot token then authorises calls.
+   */
+  issueCode(
+    code: string,
+    clientId: string,
+    installation: Partial<FakeSlackInstallation> = {},
+  ): FakeSlackInstallation {
+    const teamId = installation.teamId ?? slackId('T');
+    const full: FakeSlackInstallation = {
+      teamId,
+      teamName: installation.teamName ?? `Workspace ${teamId}`,
+      botUserId: installation.botUserId ?? slackId('U'),
+      botId: installation.botId ?? slackId('B'),
+      botToken:
+        installation.botToken ?? `xoxb-${digits(12)}-${digits(13)}-${randomBytes(12).toString('hex')}`,
+      authedUserId: installation.authedUserId ?? slackId('U'),
+      scope: installation.scope ?? 'app_mentions:read,chat:write,channels:history',
+    };
+    this.codes.set(code, { clientId, installation: full });
+    return full;
+  }
+
+  /** Answers the next `times` calls to `method` with 429 and `Retry-After`. */
+  rateLimitNext(method: string, retryAfterSeconds = 1, times = 1): void {
+    this.script(method, times, {
+      status: 429,
+      headers: { 'retry-after': String(retryAfterSeconds) },
+      body: { ok: false, error: 'ratelimited' },
+    });
+  }
+
+  /** Answers the next `times` calls to `method` with HTTP 200 and `{ok: false, error}`. */
+  failNext(method: string, error: string, times = 1): void {
+    this.script(method, times, { status: 200, body: { ok: false, error } });
+  }
+
+  /** The recorded calls to one method. */
+  callsTo(method: string): RecordedSlackCall[] {
+    return this.calls.filter((call) => call.method === method);
+  }
+
+  /** Forgets calls, messages and scripted failures; keeps apps, codes and tokens. */
+  clearRecords(): void {
+    this.calls.length = 0;
+    this.messages.length = 0;
+    this.scripted.clear();
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private script(method: string, times: number, answer: SlackAnswer): void {
+    const queue = this.scripted.get(method) ?? [];
+    queue.push({ remaining: times, answer });
+    this.scripted.set(method, queue);
+  }
+
+  private takeScripted(method: string): SlackAnswer | undefined {
+    const queue = this.scripted.get(method);
+    const next = queue?.[0];
+    if (queue === undefined || next === undefined) return undefined;
+    next.remaining -= 1;
+    if (next.remaining <= 0) queue.shift();
+    return next.answer;
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const match = /^\/api\/([\w.]+)$/.exec(url.pathname);
+    if (match?.[1] === undefined) {
+      return send(response, { status: 404, body: { ok: false, error: 'unknown_method' } });
+    }
+    const method = match[1];
+    const raw = await readBody(request);
+    const body = {
+      ...Object.fromEntries(url.searchParams),
+      ...parseBody(request.headers['content-type'], raw),
+    };
+    this.calls.push({ method, headers: { ...request.headers }, body });
+
+    const scripted = this.takeScripted(method);
+    if (scripted !== undefined) return send(response, scripted);
+    if (request.method !== 'POST' && request.method !== 'GET') {
+      return send(response, { status: 405, body: { ok: false, error: 'method_not_allowed' } });
+    }
+    switch (method) {
+      case 'oauth.v2.access':
+        return send(response, ok(this.oauthV2Access(request.headers, body)));
+      case 'auth.test':
+        return send(response, ok(this.authTest(request.headers, body)));
+      case 'chat.postMessage':
+        return send(response, ok(this.chatPostMessage(request.headers, body)));
+      default:
+        // Slack answers an unknown method with 404 and `unknown_method`.
+        return send(response, {
+          status: 404,
+          body: { ok: false, error: 'unknown_method', req_method: method },
+        });
+    }
+  }
+
+  private oauthV2Access(
+    headers: IncomingHttpHeaders,
+    body: Record<string, unknown>,
+  ): Record<string, unknown> {
+    // Slack takes client credentials as HTTP Basic auth or as body fields.
+    const basic = basicCredentials(headers.authorization);
+    const clientId = basic?.id ?? stringField(body, 'client_id');
+    const clientSecret = basic?.secret ?? stringField(body, 'client_secret');
+    if (clientId === undefined) return { ok: false, error: 'invalid_client_id' };
+    const app = this.apps.get(clientId);
+    if (app === undefined) return { ok: false, error: 'invalid_client_id' };
+    if (clientSecret !== app.clientSecret) return { ok: false, error: 'bad_client_secret' };
+    const code = stringField(body, 'code');
+    const grant = code === undefined ? undefined : this.codes.get(code);
+    if (code === undefined || grant === undefined || grant.clientId !== clientId) {
+      return { ok: false, error: 'invalid_code' };
+    }
+    const redirectUri = stringField(body, 'redirect_uri');
+    if (app.redirectUri !== undefined && redirectUri !== undefined && redirectUri !== app.redirectUri) {
+      return { ok: false, error: 'bad_redirect_uri' };
+    }
+    // Codes are single-use, as Slack's are.
+    this.codes.delete(code);
+    const { installation } = grant;
+    this.tokens.set(installation.botToken, installation);
+    return {
+      ok: true,
+      app_id: app.appId ?? 'A0FAKEAPP01',
+      authed_user: { id: installation.authedUserId },
+      scope: installation.scope,
+      token_type: 'bot',
+      access_token: installation.botToken,
+      bot_user_id: installation.botUserId,
+      team: { id: installation.teamId, name: installation.teamName },
+      enterprise: null,
+      is_enterprise_install: false,
+    };
+  }
+
+  private authTest(headers: IncomingHttpHeaders, body: Record<string, unknown>): Record<string, unknown> {
+    const auth = this.authorise(headers, body);
+    if ('error' in auth) return auth;
+    const { installation } = auth;
+    return {
+      ok: true,
+      url: `https://${installation.teamName.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.slack.com/`,
+      team: installation.teamName,
+      user: 'knowledge-bot',
+      team_id: installation.teamId,
+      user_id: installation.botUserId,
+      bot_id: installation.botId,
+      is_enterprise_install: false,
+    };
+  }
+
+  private chatPostMessage(
+    headers: IncomingHttpHeaders,
+    body: Record<string, unknown>,
+  ): Record<string, unknown> {
+    const auth = this.authorise(headers, body);
+    if ('error' in auth) return auth;
+    const channel = stringField(body, 'channel');
+    if (channel === undefined) return { ok: false, error: 'channel_not_found' };
+    const text = stringField(body, 'text');
+    let blocks: unknown = body.blocks;
+    if (typeof blocks === 'string') {
+      try {
+        blocks = JSON.parse(blocks);
+      } catch {
+        return { ok: false, error: 'invalid_blocks_format' };
+      }
+    }
+    if (blocks !== undefined && !Array.isArray(blocks)) return { ok: false, error: 'invalid_blocks_format' };
+    if ((text === undefined || text === '') && (blocks === undefined || blocks.length === 0)) {
+      return { ok: false, error: 'no_text' };
+    }
+    const threadTs = stringField(body, 'thread_ts');
+    const ts = this.nextTs();
+    const { installation, token } = auth;
+    this.messages.push({ channel, threadTs, text, blocks, token, ts });
+    return {
+      ok: true,
+      channel,
+      ts,
+      message: {
+        type: 'message',
+        user: installation.botUserId,
+        bot_id: installation.botId,
+        app_id: 'A0FAKEAPP01',
+        text: text ?? '',
+        ts,
+        team: installation.teamId,
+        ...(blocks === undefined ? {} : { blocks }),
+        ...(threadTs === undefined ? {} : { thread_ts: threadTs, parent_user_id: installation.authedUserId }),
+      },
+    };
+  }
+
+  /** Slack takes the token as a bearer header or a `token` field. */
+  private authorise(
+    headers: IncomingHttpHeaders,
+    body: Record<string, unknown>,
+  ): { installation: FakeSlackInstallation; token: string } | { ok: false; error: string } {
+    const header = headers.authorization;
+    const token = header?.startsWith('Bearer ') ? header.slice('Bearer '.length) : stringField(body, 'token');
+    if (token === undefined || token === '') return { ok: false, error: 'not_authed' };
+    const installation = this.tokens.get(token);
+    if (installation === undefined) return { ok: false, error: 'invalid_auth' };
+    return { installation, token };
+  }
+
+  private nextTs(): string {
+    this.tsCounter += 1;
+    return `${Math.floor(Date.now() / 1000)}.${String(this.tsCounter).padStart(6, '0')}`;
+  }
+}
+
+function ok(body: Record<string, unknown>): SlackAnswer {
+  return { status: 200, body };
+}
+
+function send(response: ServerResponse, answer: SlackAnswer): void {
+  response
+    .writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', ...answer.headers })
+    .end(JSON.stringify(answer.body));
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseBody(contentType: string | undefined, raw: string): Record<string, unknown> {
+  if (raw === '') return {};
+  if (contentType?.includes('application/json')) {
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>)
+        : {};
+    } catch {
+      return {};
+    }
+  }
+  return Object.fromEntries(new URLSearchParams(raw));
+}
+
+function basicCredentials(header: string | undefined): { id: string; secret: string } | undefined {
+  if (header?.startsWith('Basic ') !== true) return undefined;
+  const decoded = Buffer.from(header.slice('Basic '.length), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  return { id: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+}
+
+function stringField(body: Record<string, unknown>, name: string): string | undefined {
+  const value = body[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function slackId(prefix: string): string {
+  return `${prefix}0${randomBytes(5).toString('hex').toUpperCase()}`;
+}
+
+function digits(count: number): string {
+  return Array.from({ length: count }, () => Math.floor(Math.random() * 10)).join('');
+}
