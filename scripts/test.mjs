@@ -1,13 +1,36 @@
 // `npm test`: lint, type-check, then the whole suite (on PGlite, and again on PostgreSQL when
-// TEST_DATABASE_URL is set).
+// TEST_DATABASE_URL is set). Ends with one summary line: "tests: N passed, N failed, N skipped".
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
-const steps = [
+const run = (command, args) => spawnSync(command, args, { stdio: 'inherit' }).status ?? 1;
+
+for (const [command, args] of [
   ['npx', ['biome', 'check', '.']],
   ['npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']],
-  ['npx', ['vitest', 'run', ...process.argv.slice(2)]],
-];
-for (const [command, args] of steps) {
-  const result = spawnSync(command, args, { stdio: 'inherit' });
-  if (result.status !== 0) process.exit(result.status ?? 1);
+]) {
+  const status = run(command, args);
+  if (status !== 0) process.exit(status);
 }
+
+const reportDir = mkdtempSync(path.join(tmpdir(), 'vitest-report-'));
+const reportFile = path.join(reportDir, 'report.json');
+const status = run('npx', [
+  'vitest',
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${reportFile}`,
+  ...process.argv.slice(2),
+]);
+try {
+  const report = JSON.parse(readFileSync(reportFile, 'utf8'));
+  const skipped = report.numPendingTests + report.numTodoTests;
+  console.log(`tests: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${skipped} skipped`);
+} catch {
+  console.log('tests: the runner wrote no report');
+}
+rmSync(reportDir, { recursive: true, force: true });
+process.exit(status);

@@ -95,6 +95,18 @@ export function onCleanup(cleanup: Cleanup): () => void {
   };
 }
 
+/** Registers a cleanup and answers a function that runs it now (once) instead of at the end. */
+export function deferCleanup(cleanup: Cleanup): () => Promise<void> {
+  const unregister = onCleanup(cleanup);
+  let done = false;
+  return async () => {
+    if (done) return;
+    done = true;
+    unregister();
+    await cleanup();
+  };
+}
+
 /** Runs the registered cleanups, last registered first; a failing one does not stop the others. */
 export async function runCleanups(): Promise<void> {
   for (let cleanup = cleanups.pop(); cleanup !== undefined; cleanup = cleanups.pop()) {

@@ -49,14 +49,3 @@ async function withClient(url: string, work: (client: pg.Client) => Promise<unkn
     await client.end();
   }
 }
-
-/** The URL with its password hidden, for reports. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(invalid URL)';
-  }
-}

@@ -112,26 +112,26 @@ export async function registerUser(
         existing.user === undefined
           ? await createUserWithTeam(
               deps,
-              tx as unknown as Database,
+              tx,
               { ...input, email, username },
               passwordHash,
             )
           : await refreshUser(
-              tx as unknown as Database,
+              tx,
               existing.user,
               { name: input.name, username },
               passwordHash,
             );
-      await upsertAccount(deps, tx as unknown as Database, user.id, existing.account, input);
+      await upsertAccount(deps, tx, user.id, existing.account, input);
       const teamId = user.teamId ?? failMissingTeam(user.id);
       const chatapp =
         installation === undefined
           ? chatappNotConfigured(input.chatappCode)
-          : await saveSlackInstallation(deps, tx as unknown as Database, teamId, installation);
-      const team = (await findTeam(tx as unknown as Database, teamId)) ?? failMissingTeam(user.id);
-      const store = (await findVectorStore(tx as unknown as Database, teamId)) ?? failMissingTeam(user.id);
+          : await saveSlackInstallation(deps, tx, teamId, installation);
+      const team = (await findTeam(tx, teamId)) ?? failMissingTeam(user.id);
+      const store = (await findVectorStore(tx, teamId)) ?? failMissingTeam(user.id);
       const accessToken = await issueAccessToken(
-        tx as unknown as Database,
+        tx,
         user.id,
         deps.config.accessTokenTtlSeconds,
         now,
@@ -165,7 +165,7 @@ const CONFLICT_BY_UNIQUE_INDEX: Readonly<Record<string, string>> = {
   connectors_slug_external_unique: 'This Slack workspace is already connected to another team',
 };
 
-/** The unique index a failed query broke, if that is why it failed; drizzle wraps the driver's error in `cause`. */
+/** The unique index whose violation failed the query, if any (drizzle wraps the driver error in `cause`). */
 function violatedUniqueIndex(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth += 1) {

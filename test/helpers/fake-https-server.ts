@@ -25,6 +25,8 @@ export interface FakeResponse {
   readonly delayMs?: number;
   /** Answers with a redirect to this URL (the `location` header). */
   readonly redirect?: string;
+  /** Sends the headers at once, then the body `bytes` at a time, `intervalMs` apart. */
+  readonly drip?: { readonly bytes: number; readonly intervalMs: number };
 }
 
 export type FakeResponder = FakeResponse | ((request: RecordedRequest) => FakeResponse);
@@ -137,6 +139,51 @@ export class FakeHttpsServer {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  private later(delayMs: number, work: () => void): void {
+    if (delayMs <= 0) {
+      work();
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      work();
+    }, delayMs);
+    this.timers.add(timer);
+  }
+
+  private send(response: ServerResponse, answer: FakeResponse): void {
+    if (response.destroyed || response.writableEnded) return;
+    const headers: Record<string, string> = { ...answer.headers };
+    let body: Buffer;
+    if (answer.body === undefined) body = Buffer.alloc(0);
+    else if (typeof answer.body === 'string') body = Buffer.from(answer.body, 'utf8');
+    else if (Buffer.isBuffer(answer.body)) body = answer.body;
+    else {
+      body = Buffer.from(JSON.stringify(answer.body), 'utf8');
+      if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
+        headers['content-type'] = 'application/json';
+      }
+    }
+    if (answer.redirect !== undefined) headers.location = answer.redirect;
+    const status = answer.status ?? (answer.redirect === undefined ? 200 : 302);
+    response.writeHead(status, { ...headers, 'content-length': String(body.length) });
+    if (answer.drip === undefined) {
+      response.end(body);
+      return;
+    }
+    const { bytes, intervalMs } = answer.drip;
+    const sendFrom = (offset: number) => {
+      if (response.destroyed) return;
+      if (offset >= body.length) {
+        response.end();
+        return;
+      }
+      response.write(body.subarray(offset, offset + Math.max(1, bytes)));
+      this.later(intervalMs, () => sendFrom(offset + Math.max(1, bytes)));
+    };
+    sendFrom(0);
+  }
+
   private handle(request: IncomingMessage, response: ServerResponse): void {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -149,15 +196,7 @@ export class FakeHttpsServer {
       };
       this.requests.push(recorded);
       const answer = typeof this.responder === 'function' ? this.responder(recorded) : this.responder;
-      if (answer.delayMs === undefined || answer.delayMs <= 0) {
-        send(response, answer);
-        return;
-      }
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        send(response, answer);
-      }, answer.delayMs);
-      this.timers.add(timer);
+      this.later(answer.delayMs ?? 0, () => this.send(response, answer));
     });
     // A client that gives up (timeouts, size caps) resets the connection: that is expected here.
     request.on('error', () => {});
@@ -165,21 +204,3 @@ export class FakeHttpsServer {
   }
 }
 
-function send(response: ServerResponse, answer: FakeResponse): void {
-  if (response.destroyed || response.writableEnded) return;
-  const headers: Record<string, string> = { ...answer.headers };
-  let body: Buffer;
-  if (answer.body === undefined) body = Buffer.alloc(0);
-  else if (typeof answer.body === 'string') body = Buffer.from(answer.body, 'utf8');
-  else if (Buffer.isBuffer(answer.body)) body = answer.body;
-  else {
-    body = Buffer.from(JSON.stringify(answer.body), 'utf8');
-    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
-      headers['content-type'] = 'application/json';
-    }
-  }
-  if (answer.redirect !== undefined) headers.location = answer.redirect;
-  const status = answer.status ?? (answer.redirect === undefined ? 200 : 302);
-  response.writeHead(status, { ...headers, 'content-length': String(body.length) });
-  response.end(body);
-}

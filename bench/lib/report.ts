@@ -1,0 +1,98 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT } from './paths.js';
+
+/** Where every benchmark writes its figures, each into its own marked section. */
+export const BENCHMARKS_FILE = path.join(ROOT, 'docs/benchmarks.md');
+
+const NEW_FILE = `# Benchmarks
+
+Figures written by the scripts under \`bench/\`; each script replaces only its own section,
+between \`<!-- bench:NAME:start -->\` and \`<!-- bench:NAME:end -->\`.
+`;
+
+export function sectionMarkers(name: string): { start: string; end: string } {
+  if (!/^[\w.-]+$/.test(name)) throw new Error(`invalid section name ${name}`);
+  return { start: `<!-- bench:${name}:start -->`, end: `<!-- bench:${name}:end -->` };
+}
+
+/** Replaces the text between a section's markers, or appends the section when it has none yet. */
+export function replaceSection(document: string, name: string, content: string): string {
+  const { start, end } = sectionMarkers(name);
+  const block = `${start}\n${content.trim()}\n${end}`;
+  const from = document.indexOf(start);
+  const to = document.indexOf(end);
+  if (from >= 0 && to > from) return `${document.slice(0, from)}${block}${document.slice(to + end.length)}`;
+  if (from >= 0 || to >= 0) throw new Error(`${name}: unbalanced markers in the benchmarks file`);
+  return `${document.trimEnd()}\n\n${block}\n`;
+}
+
+/** Writes one benchmark's section of docs/benchmarks.md, leaving the others as they are. */
+export function writeSection(name: string, content: string, file = BENCHMARKS_FILE): void {
+  const document = existsSync(file) ? readFileSync(file, 'utf8') : NEW_FILE;
+  mkdirSync(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, replaceSection(document, name, content));
+  renameSync(temporary, file);
+}
+
+/** A GitHub-flavoured markdown table. */
+export function markdownTable(
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+  align: readonly ('l' | 'r')[] = [],
+): string {
+  const rule = headers.map((_, index) => (align[index] === 'r' ? '---:' : '---'));
+  const line = (cells: readonly string[]) => `| ${cells.map((cell) => cell.replace(/\|/g, '\\|')).join(' | ')} |`;
+  return [line(headers), line(rule), ...rows.map(line)].join('\n');
+}
+
+/** A short description of where the figures come from. */
+export function environmentLine(): string {
+  const cpus = os.cpus();
+  const model = cpus[0]?.model.trim() ?? 'unknown CPU';
+  const memory = Math.round(os.totalmem() / 2 ** 30);
+  return `${cpus.length} cores (${model}), ${memory} GiB RAM, ${os.type()} ${os.release()}, Node ${process.version}`;
+}
+
+/** The command line that reproduces this run: `npm run …` when npm started it, and BENCH_* settings. */
+export function commandLine(npmScript: string, script: string): string {
+  const settings = Object.entries(process.env)
+    .filter(([key, value]) => key.startsWith('BENCH_') && value !== undefined && value !== '')
+    .map(([key, value]) => `${key}=${shellQuote(key.endsWith('_URL') ? redactUrl(value ?? '') : (value ?? ''))}`);
+  const args = process.argv.slice(2).map(shellQuote);
+  const command =
+    process.env.npm_lifecycle_event === npmScript
+      ? `npm run ${npmScript}${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`
+      : `npx tsx ${script}${args.length > 0 ? ` ${args.join(' ')}` : ''}`;
+  return [...settings, command].join(' ');
+}
+
+/** The URL with its password hidden, for reports. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
+function shellQuote(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
+}
+
+/** `1234.5` → `1,235`; small figures keep a decimal or two. */
+export function formatNumber(value: number, decimals = 0): string {
+  return value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+}
+
+export function formatMs(value: number): string {
+  return value < 10 ? value.toFixed(2) : value.toFixed(1);
+}
+
+export function formatPercent(ratio: number): string {
+  return `${(ratio * 100).toFixed(1)} %`;
+}
