@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { SlackInstallation } from '../adapters/slack/slack-oauth.js';
 import type { Database } from '../db/client.js';
+import { violatedUniqueIndex } from '../db/errors.js';
 import {
   type AccountRow,
   findAccount,
@@ -164,17 +165,6 @@ const CONFLICT_BY_UNIQUE_INDEX: Readonly<Record<string, string>> = {
   users_username_unique: 'This username is taken',
   connectors_slug_external_unique: 'This Slack workspace is already connected to another team',
 };
-
-/** The unique index whose violation failed the query, if any (drizzle wraps the driver error in `cause`). */
-function violatedUniqueIndex(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth += 1) {
-    const { code, constraint, cause } = current as { code?: unknown; constraint?: unknown; cause?: unknown };
-    if (code === '23505') return typeof constraint === 'string' ? constraint : '';
-    current = cause;
-  }
-  return undefined;
-}
 
 async function findExistingUser(
   db: Database,
