@@ -203,4 +203,3 @@ export class FakeHttpsServer {
     response.on('error', () => {});
   }
 }
-

@@ -1,4 +1,5 @@
 import { lookup } from 'node:dns/promises';
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { ServiceError } from '../../errors.js';
@@ -31,6 +32,7 @@ export class GuardedHttpsClient implements TokenEndpointClient {
     const { url } = request;
     if (url.protocol !== 'https:')
       throw new ServiceError('forbidden', 'Refused: only https endpoints are allowed');
+    checkHeaders(request.headers);
     const hostname = url.hostname.replace(/^\[|\]$/g, '');
     const address = await this.checkedAddress(hostname);
     return this.send(request, hostname, address);
@@ -165,5 +167,23 @@ export class GuardedHttpsClient implements TokenEndpointClient {
       });
       outgoing.end(body);
     });
+  }
+}
+
+/**
+ * Refuses headers Node cannot send (characters beyond Latin-1, control characters): `https.request`
+ * would throw them as a bare TypeError, a 500. The value is not quoted: it may be a secret.
+ */
+function checkHeaders(headers: Readonly<Record<string, string>>): void {
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      validateHeaderName(name);
+      validateHeaderValue(name, value);
+    } catch {
+      throw new ServiceError(
+        'bad_request',
+        `The ${name} header cannot be sent: it holds characters that HTTP headers do not allow`,
+      );
+    }
   }
 }

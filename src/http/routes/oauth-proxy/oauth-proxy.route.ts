@@ -38,8 +38,12 @@ export const oauthProxyRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (ap
     },
     async (request, reply) => {
       const result = await proxyTokenRequest(deps, request.body);
-      // The provider's own status goes back as it is; its set is not ours to declare.
-      return reply.code(result.status as 403).send(result.body as { detail: string });
+      // The provider's status and body go back as they are: our error schemas must not reshape them.
+      return reply
+        .code(result.status as 403)
+        .type('application/json; charset=utf-8')
+        .serializer((payload: unknown) => JSON.stringify(payload))
+        .send(result.body as { detail: string });
     },
   );
 };
