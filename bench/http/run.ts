@@ -48,17 +48,21 @@ function chatBody(): string {
   const start = Date.parse('2025-01-01T09:00:00Z');
   const messages = Array.from({ length: 10 }, (_, index) => ({
     role: index % 2 === 0 ? 'user' : 'assistant',
-    content: `Message ${index + 1}: ${'Which of our onboarding documents explains how expense reports are approved, and who signs off on travel above the usual limit? '.repeat(2)}`.slice(
-      0,
-      200,
-    ),
+    content:
+      `Message ${index + 1}: ${'Which of our onboarding documents explains how expense reports are approved, and who signs off on travel above the usual limit? '.repeat(2)}`.slice(
+        0,
+        200,
+      ),
     timestamp: new Date(start + index * 30_000).toISOString(),
     chat_id: CHAT_ID,
   }));
   return JSON.stringify({ chat_id: CHAT_ID, messages });
 }
 
-function loadSpec(settings: LoadSettings, request: Pick<LoadSpec, 'url' | 'method' | 'headers' | 'body'>): LoadSpec {
+function loadSpec(
+  settings: LoadSettings,
+  request: Pick<LoadSpec, 'url' | 'method' | 'headers' | 'body'>,
+): LoadSpec {
   return {
     ...request,
     connections: settings.connections,
@@ -130,7 +134,11 @@ async function measureService(
   if (settings.cpuProfileDir !== undefined) {
     const directory = path.resolve(settings.cpuProfileDir);
     mkdirSync(directory, { recursive: true });
-    nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${directory}`, `--cpu-prof-name=service-${database}.cpuprofile`);
+    nodeArgs.push(
+      '--cpu-prof',
+      `--cpu-prof-dir=${directory}`,
+      `--cpu-prof-name=service-${database}.cpuprofile`,
+    );
   }
   progress(`${DATABASE_LABEL[database]}: starting the service`);
   const service: RunningServer = await startService(`service (${database})`, env, nodeArgs);
@@ -163,10 +171,20 @@ async function measureService(
       }),
     );
     measurements.push(
-      await measure(settings, 'PUT /v1/chats/{id}', database, { url: chatUrl, method: 'PUT', headers: putHeaders, body }),
+      await measure(settings, 'PUT /v1/chats/{id}', database, {
+        url: chatUrl,
+        method: 'PUT',
+        headers: putHeaders,
+        body,
+      }),
     );
     measurements.push(
-      await measure(settings, 'GET /v1/chats/{id}', database, { url: chatUrl, method: 'GET', headers, body: undefined }),
+      await measure(settings, 'GET /v1/chats/{id}', database, {
+        url: chatUrl,
+        method: 'GET',
+        headers,
+        body: undefined,
+      }),
     );
     return measurements;
   } finally {
@@ -236,7 +254,18 @@ function report(
     ];
   };
   const table = markdownTable(
-    ['Scenario', 'Database', 'req/s', 'vs baseline', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'errors / timeouts', 'Target'],
+    [
+      'Scenario',
+      'Database',
+      'req/s',
+      'vs baseline',
+      'p50 ms',
+      'p99 ms',
+      'max ms',
+      'non-2xx',
+      'errors / timeouts',
+      'Target',
+    ],
     [
       ...baselines.map((baseline, index) =>
         row({ ...baseline, scenario: `baseline GET / (${index === 0 ? 'first' : 'last'})` }),
@@ -266,9 +295,13 @@ function report(
     ...checks.map((check) => `- ${check.text}`),
     ...skipped.map((skip) => `- ${DATABASE_LABEL[skip.database]}: skipped, ${skip.reason}.`),
   ];
-  if (settings.connections !== 50) lines.push('', `Note: run with ${settings.connections} connections, not 50.`);
+  if (settings.connections !== 50)
+    lines.push('', `Note: run with ${settings.connections} connections, not 50.`);
   if (skipped.some((skip) => skip.database === 'postgres')) {
-    lines.push('', `Set BENCH_DATABASE_URL (default ${redactUrl(DEFAULT_BENCH_DATABASE_URL)}) to run on PostgreSQL.`);
+    lines.push(
+      '',
+      `Set BENCH_DATABASE_URL (default ${redactUrl(DEFAULT_BENCH_DATABASE_URL)}) to run on PostgreSQL.`,
+    );
   } else if (measurements.some((measurement) => measurement.database === 'postgres')) {
     lines.push('', `PostgreSQL server: ${redactUrl(postgresUrl).replace(/\/[^/]*$/, '/')} (same machine).`);
   }
@@ -308,7 +341,9 @@ async function main(): Promise<void> {
     const { markdown, checks } = report(settings, baselines, measurements, skipped, postgresUrl);
     process.stdout.write(`\n${markdown}\n`);
     if (settings.cpuProfileDir !== undefined) {
-      progress(`CPU profiles in ${path.resolve(settings.cpuProfileDir)}; figures not written (profiling slows the service)`);
+      progress(
+        `CPU profiles in ${path.resolve(settings.cpuProfileDir)}; figures not written (profiling slows the service)`,
+      );
     } else if (settings.write) {
       writeSection('http', markdown);
       progress('wrote the http section of docs/benchmarks.md');
@@ -321,7 +356,9 @@ async function main(): Promise<void> {
 }
 
 main().catch(async (error: unknown) => {
-  process.stderr.write(`bench:http failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `bench:http failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   await runCleanups();
   process.exit(1);
 });

@@ -1,5 +1,6 @@
 // Runs autocannon in its own process (so it never shares an event loop with the server it
-// measures): reads a LoadSpec as JSON on stdin, warms up, measures, prints one LoadResult as JSON.
+// measures): reads a LoadSpec as JSON on stdin, runs it for its durationSeconds (the caller runs the
+// warm-up as a run of its own) and prints one LoadResult as JSON.
 import { createRequire } from 'node:module';
 import type { LoadResult, LoadSpec } from './load.js';
 
@@ -53,8 +54,6 @@ async function main(): Promise<void> {
     connections: spec.connections,
     timeout: spec.timeoutSeconds,
   };
-  const warmup =
-    spec.warmupSeconds > 0 ? await autocannon({ ...options, duration: spec.warmupSeconds }) : undefined;
   const result = await autocannon({ ...options, duration: spec.durationSeconds });
   const statusCodes: Record<string, number> = {};
   for (const [code, stats] of Object.entries(result.statusCodeStats)) statusCodes[code] = stats.count;
@@ -71,10 +70,7 @@ async function main(): Promise<void> {
     timeouts: result.timeouts,
     statusCodes,
     durationSeconds: result.duration,
-    warmup:
-      warmup === undefined
-        ? undefined
-        : { ok: warmup['2xx'], non2xx: warmup.non2xx, errors: warmup.errors, timeouts: warmup.timeouts },
+    warmup: undefined,
   };
   process.stdout.write(`${JSON.stringify(answer)}\n`);
 }

@@ -9,6 +9,7 @@ export interface LoadSpec {
   readonly headers: Record<string, string>;
   readonly body: string | undefined;
   readonly connections: number;
+  /** Seconds of load before the measured run, not counted. */
   readonly warmupSeconds: number;
   readonly durationSeconds: number;
   /** autocannon's per-request timeout; a request slower than this counts as a timeout. */
@@ -36,15 +37,36 @@ export interface LoadResult {
 
 const WORKER = path.join(ROOT, 'bench/lib/load-worker.ts');
 
-/** Runs autocannon in a child process of its own and answers its figures. */
-export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+/** Called around the measured part of a run, after the warm-up (to sample CPU counters, say). */
+export interface LoadHooks {
+  readonly beforeMeasuring?: () => Promise<void> | void;
+  readonly afterMeasuring?: () => Promise<void> | void;
+}
+
+/**
+ * Runs autocannon in a child process of its own and answers its figures: first the warm-up (a
+ * run of its own whose failures are reported), then the measured run.
+ */
+export async function runLoad(spec: LoadSpec, hooks: LoadHooks = {}): Promise<LoadResult> {
+  let warmup: LoadResult['warmup'];
+  if (spec.warmupSeconds > 0) {
+    const result = await runOnce({ ...spec, durationSeconds: spec.warmupSeconds });
+    warmup = { ok: result.ok, non2xx: result.non2xx, errors: result.errors, timeouts: result.timeouts };
+  }
+  await hooks.beforeMeasuring?.();
+  const result = await runOnce(spec);
+  await hooks.afterMeasuring?.();
+  return { ...result, warmup };
+}
+
+async function runOnce(spec: LoadSpec): Promise<LoadResult> {
   const child = spawnChild('autocannon', process.execPath, ['--import', 'tsx', WORKER], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '' },
     input: JSON.stringify(spec),
     collectStdout: true,
   });
-  const limitMs = (spec.warmupSeconds + spec.durationSeconds + spec.timeoutSeconds + 30) * 1000;
+  const limitMs = (spec.durationSeconds + spec.timeoutSeconds + 30) * 1000;
   const timer = setTimeout(() => void child.stop(1_000), limitMs);
   const code = await child.exited.finally(() => clearTimeout(timer));
   const line = child.stdout().trim().split('\n').at(-1) ?? '';

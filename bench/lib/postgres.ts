@@ -35,7 +35,8 @@ export async function createScratchDatabase(adminUrl: string, prefix: string): P
   return {
     name,
     url: url.toString(),
-    drop: () => withClient(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+    drop: () =>
+      withClient(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
   };
 }
 
@@ -48,4 +49,16 @@ async function withClient(url: string, work: (client: pg.Client) => Promise<unkn
   } finally {
     await client.end();
   }
+}
+
+/** The server processes serving connections to database `name` (to account for their CPU). */
+export async function backendPids(adminUrl: string, name: string): Promise<number[]> {
+  const pids: number[] = [];
+  await withClient(adminUrl, async (client) => {
+    const result = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
+      name,
+    ]);
+    for (const row of result.rows) pids.push(Number(row.pid));
+  });
+  return pids;
 }

@@ -44,7 +44,8 @@ export function markdownTable(
   align: readonly ('l' | 'r')[] = [],
 ): string {
   const rule = headers.map((_, index) => (align[index] === 'r' ? '---:' : '---'));
-  const line = (cells: readonly string[]) => `| ${cells.map((cell) => cell.replace(/\|/g, '\\|')).join(' | ')} |`;
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((cell) => cell.replace(/\|/g, '\\|')).join(' | ')} |`;
   return [line(headers), line(rule), ...rows.map(line)].join('\n');
 }
 
@@ -60,7 +61,9 @@ export function environmentLine(): string {
 export function commandLine(npmScript: string, script: string): string {
   const settings = Object.entries(process.env)
     .filter(([key, value]) => key.startsWith('BENCH_') && value !== undefined && value !== '')
-    .map(([key, value]) => `${key}=${shellQuote(key.endsWith('_URL') ? redactUrl(value ?? '') : (value ?? ''))}`);
+    .map(
+      ([key, value]) => `${key}=${shellQuote(key.endsWith('_URL') ? redactUrl(value ?? '') : (value ?? ''))}`,
+    );
   const args = process.argv.slice(2).map(shellQuote);
   const command =
     process.env.npm_lifecycle_event === npmScript

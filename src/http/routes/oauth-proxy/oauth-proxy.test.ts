@@ -199,9 +199,7 @@ describe('POST /v1/oauth-proxy/token', () => {
       expect(provider.requests).toHaveLength(1);
     });
 
-    // Known bug: the route's response schemas (401, 403, 422, 502, 504 → {detail}) are applied to
-    // the provider's body, so such an answer becomes a 500. Drop `.fails` once the route sends the
-    // provider's answer with its own serializer.
+    // The route's own error schemas ({detail}) must not reshape a provider's error answer.
     it("returns a provider's 401 error with its body", async () => {
       provider.respondWith({ status: 401, body: { error: 'invalid_client' } });
       const response = await proxy(loopbackApp, tokenRequest(provider.url('/token')), loopbackToken);
