@@ -267,6 +267,10 @@ class SettingReader {
       return credentials;
     }
     for (const [connector, entry] of Object.entries(parsed)) {
+      if (!/^[a-z][a-z0-9_-]*$/.test(connector)) {
+        this.problems.push(`${name} keys must be connector names in lower case (got "${connector}")`);
+        continue;
+      }
       const item = entry as Record<string, unknown> | null;
       const tokenUrls = item?.token_url === undefined ? DEFAULT_TOKEN_URLS[connector] : [item.token_url];
       if (

@@ -38,6 +38,11 @@ const autocannon = createRequire(import.meta.url)('autocannon') as (
   options: AutocannonOptions,
 ) => Promise<AutocannonResult>;
 
+function cpuSeconds(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1e6;
+}
+
 async function readStdin(): Promise<string> {
   let text = '';
   for await (const chunk of process.stdin) text += String(chunk);
@@ -71,6 +76,8 @@ async function main(): Promise<void> {
     statusCodes,
     durationSeconds: result.duration,
     warmup: undefined,
+    // Its whole life, start-up included, so the caller can subtract it from the machine's busy time.
+    loadGeneratorCpuSeconds: cpuSeconds(),
   };
   process.stdout.write(`${JSON.stringify(answer)}\n`);
 }

@@ -33,6 +33,8 @@ export interface LoadResult {
   readonly statusCodes: Record<string, number>;
   readonly durationSeconds: number;
   readonly warmup: { ok: number; non2xx: number; errors: number; timeouts: number } | undefined;
+  /** CPU time the autocannon process used (measured run only), start-up included. */
+  readonly loadGeneratorCpuSeconds: number;
 }
 
 const WORKER = path.join(ROOT, 'bench/lib/load-worker.ts');
@@ -40,7 +42,8 @@ const WORKER = path.join(ROOT, 'bench/lib/load-worker.ts');
 /** Called around the measured part of a run, after the warm-up (to sample CPU counters, say). */
 export interface LoadHooks {
   readonly beforeMeasuring?: () => Promise<void> | void;
-  readonly afterMeasuring?: () => Promise<void> | void;
+  /** Gets the measured run's result (without its warm-up figures). */
+  readonly afterMeasuring?: (result: LoadResult) => Promise<void> | void;
 }
 
 /**
@@ -55,7 +58,7 @@ export async function runLoad(spec: LoadSpec, hooks: LoadHooks = {}): Promise<Lo
   }
   await hooks.beforeMeasuring?.();
   const result = await runOnce(spec);
-  await hooks.afterMeasuring?.();
+  await hooks.afterMeasuring?.(result);
   return { ...result, warmup };
 }
 

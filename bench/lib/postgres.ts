@@ -4,16 +4,19 @@ import pg from 'pg';
 /** The PostgreSQL the benchmarks use unless BENCH_DATABASE_URL says otherwise. */
 export const DEFAULT_BENCH_DATABASE_URL = 'postgres://postgres:postgres@127.0.0.1:5432/rag_test';
 
-/** Answers undefined when `url` accepts a connection within `timeoutMs`, else why not. */
-export async function unreachableReason(url: string, timeoutMs = 3_000): Promise<string | undefined> {
+/** The server's version when `url` accepts a connection within `timeoutMs`, else why not. */
+export async function probePostgres(
+  url: string,
+  timeoutMs = 3_000,
+): Promise<{ ok: true; version: string } | { ok: false; reason: string }> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
   client.on('error', () => {});
   try {
     await client.connect();
-    await client.query('SELECT 1');
-    return undefined;
+    const result = await client.query<{ server_version: string }>('SHOW server_version');
+    return { ok: true, version: result.rows[0]?.server_version ?? 'unknown' };
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
   } finally {
     await client.end().catch(() => {});
   }
@@ -55,9 +58,10 @@ async function withClient(url: string, work: (client: pg.Client) => Promise<unkn
 export async function backendPids(adminUrl: string, name: string): Promise<number[]> {
   const pids: number[] = [];
   await withClient(adminUrl, async (client) => {
-    const result = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
-      name,
-    ]);
+    const result = await client.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = $1',
+      [name],
+    );
     for (const row of result.rows) pids.push(Number(row.pid));
   });
   return pids;

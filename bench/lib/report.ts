@@ -37,16 +37,26 @@ export function writeSection(name: string, content: string, file = BENCHMARKS_FI
   renameSync(temporary, file);
 }
 
-/** A GitHub-flavoured markdown table. */
+/** A GitHub-flavoured markdown table, padded as Biome formats markdown (so `biome check docs` stays clean). */
 export function markdownTable(
   headers: readonly string[],
   rows: readonly (readonly string[])[],
   align: readonly ('l' | 'r')[] = [],
 ): string {
-  const rule = headers.map((_, index) => (align[index] === 'r' ? '---:' : '---'));
-  const line = (cells: readonly string[]) =>
-    `| ${cells.map((cell) => cell.replace(/\|/g, '\\|')).join(' | ')} |`;
-  return [line(headers), line(rule), ...rows.map(line)].join('\n');
+  const escapePipes = (cell: string) => cell.replace(/\|/g, '\\|');
+  const body = [headers, ...rows].map((cells) => headers.map((_, index) => escapePipes(cells[index] ?? '')));
+  const width = (text: string) => [...text].length;
+  const widths = headers.map((_, index) => Math.max(3, ...body.map((cells) => width(cells[index] ?? ''))));
+  const pad = (cell: string, index: number) => {
+    const fill = ' '.repeat((widths[index] ?? 0) - width(cell));
+    return align[index] === 'r' ? `${fill}${cell}` : `${cell}${fill}`;
+  };
+  const line = (cells: readonly string[]) => `| ${cells.map(pad).join(' | ')} |`;
+  const rule = widths.map((size, index) =>
+    align[index] === 'r' ? `${'-'.repeat(size - 1)}:` : '-'.repeat(size),
+  );
+  const [head = [], ...rest] = body;
+  return [line(head), `| ${rule.join(' | ')} |`, ...rest.map(line)].join('\n');
 }
 
 /** A short description of where the figures come from. */
@@ -92,10 +102,20 @@ export function formatNumber(value: number, decimals = 0): string {
   return value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
 }
 
+/** Milliseconds: whole as autocannon gives its percentiles, else to 0.1 ms. */
 export function formatMs(value: number): string {
-  return value < 10 ? value.toFixed(2) : value.toFixed(1);
+  return Number.isInteger(value) ? String(value) : value.toFixed(1);
 }
 
 export function formatPercent(ratio: number): string {
   return `${(ratio * 100).toFixed(1)} %`;
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }

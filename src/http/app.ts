@@ -7,10 +7,11 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from '../services/dependencies.js';
 import { registerAuthentication } from './auth.js';
-import { handleError } from './errors.js';
+import { handleClientError, handleError } from './errors.js';
 import { STRING_FORMATS } from './formats.js';
 import { parseJsonBody } from './json-body.js';
 import { registerRoutes } from './routes/index.js';
+import { unstorableTextIssues } from './storable-text.js';
 
 export type App = FastifyInstance;
 
@@ -53,6 +54,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     },
     routerOptions: { maxParamLength: 500 },
     return503OnClosing: true,
+    // fastify's own refusals (a malformed path, an over-long parameter) get our error shape too.
+    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
+    clientErrorHandler: handleClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Bodies and headers are checked strictly (no silent coercion of null to ""); query strings
@@ -80,6 +84,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  app.addHook('preValidation', async (request) => {
+    const issues = [
+      ...unstorableTextIssues('path', request.params),
+      ...unstorableTextIssues('query', request.query),
+      ...unstorableTextIssues('body', request.body),
+    ];
+    if (issues.length > 0) throw ServiceError.validation(issues);
   });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }));

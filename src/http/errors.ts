@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, type ServiceErrorCode, type ValidationIssue } from '../errors.js';
 import { requestPartOf, toValidationIssues } from './validation-errors.js';
@@ -45,11 +47,64 @@ export function handleError(
       return reply.code(400).send({ detail: 'Content-Length does not match the body' });
   }
   const status = fastifyError.statusCode ?? 500;
-  if (status >= 400 && status < 500) return reply.code(status).send({ detail: fastifyError.message });
-  request.log.error({ err: error }, 'unhandled error');
+  if (status >= 400 && status < 500)
+    return reply.code(status).send({ detail: FRAMEWORK_MESSAGES[fastifyError.code] ?? fastifyError.message });
+  request.log.error({ failure: describeForLog(error) }, 'unhandled error');
   return reply.code(500).send({ detail: 'Internal Server Error' });
+}
+
+/** Plain words for fastify's own refusals, which otherwise name its internals. */
+const FRAMEWORK_MESSAGES: Readonly<Record<string, string>> = {
+  FST_ERR_BAD_URL: 'The request path is not a valid URL',
+  FST_ERR_MAX_PARAM_LENGTH: 'A path parameter is too long',
+  FST_ERR_ASYNC_CONSTRAINT: 'The request could not be routed',
+};
+
+/**
+ * An error for the log without the data it may carry: a failed query's message holds its
+ * parameters (e-mails, chat text, hashes), so only the query's text and the driver's reason go out.
+ */
+export function describeForLog(error: unknown): Record<string, unknown> {
+  const chain: Record<string, unknown>[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth += 1) {
+    const { code, query } = current as Error & { code?: unknown; query?: unknown };
+    chain.push({
+      type: current.name,
+      ...(typeof code === 'string' ? { code } : {}),
+      ...(typeof query === 'string' ? { query } : { message: current.message.split('\n')[0]?.slice(0, 300) }),
+      stack: current.stack
+        ?.split('\n')
+        .filter((line) => line.trimStart().startsWith('at '))
+        .slice(0, 5)
+        .join('\n'),
+    });
+    current = (current as Error & { cause?: unknown }).cause;
+  }
+  return { chain };
 }
 
 function sendValidation(reply: FastifyReply, issues: readonly ValidationIssue[]) {
   return reply.code(422).send({ detail: issues });
+}
+
+const CLIENT_ERROR_STATUS: Readonly<Record<string, [number, string]>> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request header fields too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request timeout'],
+};
+
+/**
+ * Answers a request Node's HTTP parser refused (malformed bytes, headers too large) in the same
+ * `{"detail": …}` shape, and closes the connection, since its framing can no longer be trusted.
+ */
+export function handleClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, detail] = CLIENT_ERROR_STATUS[error.code ?? ''] ?? [400, 'Bad Request'];
+  const body = JSON.stringify({ detail });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }

@@ -1,5 +1,8 @@
 import { type TSchema, Type } from 'typebox';
 
+/** Integers JSON can carry exactly, which PostgreSQL's bigint also holds. */
+export const SAFE_INTEGER_RANGE = { minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
+
 /**
  * Optional fields of the original service accepted null as "not given". A JSON-schema type list
  * (not `anyOf`) keeps ajv's errors to one per bad field, so the 422 lists each problem once.
@@ -8,7 +11,9 @@ export const Nullable = {
   String: (options: Record<string, unknown> = {}) =>
     Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], ...options })),
   Integer: (options: Record<string, unknown> = {}) =>
-    Type.Optional(Type.Unsafe<number | null>({ type: ['integer', 'null'], ...options })),
+    Type.Optional(
+      Type.Unsafe<number | null>({ type: ['integer', 'null'], ...SAFE_INTEGER_RANGE, ...options }),
+    ),
   Boolean: (options: Record<string, unknown> = {}) =>
     Type.Optional(Type.Unsafe<boolean | null>({ type: ['boolean', 'null'], ...options })),
 };

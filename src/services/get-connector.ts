@@ -17,7 +17,8 @@ const SLUG_ALIASES: Readonly<Record<string, ConnectorSlug>> = {
 export type ConnectorSlug = 'googledrive' | 'wiki' | 'chatapp';
 
 export function canonicalSlug(slug: string): ConnectorSlug | undefined {
-  return SLUG_ALIASES[slug.toLowerCase()];
+  const key = slug.toLowerCase();
+  return Object.hasOwn(SLUG_ALIASES, key) ? SLUG_ALIASES[key] : undefined;
 }
 
 export type ConnectorRow = typeof connectors.$inferSelect;

@@ -66,8 +66,10 @@ function withClientCredentials(
   body: string,
 ): string {
   if (connector === undefined || connector === null || connector === '') return body;
-  const key = CONNECTOR_NAMES[connector.toLowerCase()] ?? connector.toLowerCase();
-  const credentials = deps.config.oauthProxy.clientCredentials[key];
+  const name = connector.toLowerCase();
+  const key = (Object.hasOwn(CONNECTOR_NAMES, name) ? CONNECTOR_NAMES[name] : undefined) ?? name;
+  const { clientCredentials } = deps.config.oauthProxy;
+  const credentials = Object.hasOwn(clientCredentials, key) ? clientCredentials[key] : undefined;
   if (credentials === undefined) return body;
   if (!credentials.tokenUrls.includes(target)) {
     throw new ServiceError(

@@ -111,18 +111,8 @@ export async function registerUser(
       const now = deps.now();
       const user =
         existing.user === undefined
-          ? await createUserWithTeam(
-              deps,
-              tx,
-              { ...input, email, username },
-              passwordHash,
-            )
-          : await refreshUser(
-              tx,
-              existing.user,
-              { name: input.name, username },
-              passwordHash,
-            );
+          ? await createUserWithTeam(deps, tx, { ...input, email, username }, passwordHash)
+          : await refreshUser(tx, existing.user, { name: input.name, username }, passwordHash);
       await upsertAccount(deps, tx, user.id, existing.account, input);
       const teamId = user.teamId ?? failMissingTeam(user.id);
       const chatapp =
@@ -131,12 +121,7 @@ export async function registerUser(
           : await saveSlackInstallation(deps, tx, teamId, installation);
       const team = (await findTeam(tx, teamId)) ?? failMissingTeam(user.id);
       const store = (await findVectorStore(tx, teamId)) ?? failMissingTeam(user.id);
-      const accessToken = await issueAccessToken(
-        tx,
-        user.id,
-        deps.config.accessTokenTtlSeconds,
-        now,
-      );
+      const accessToken = await issueAccessToken(tx, user.id, deps.config.accessTokenTtlSeconds, now);
       return {
         created: existing.user === undefined,
         body: {

@@ -43,5 +43,5 @@ export const ChatSummary = Type.Object({
 
 export const ListChatsQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 30 }),
-  offset: Type.Integer({ minimum: 0, default: 0 }),
+  offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
 });
