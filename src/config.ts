@@ -13,6 +13,8 @@ export interface Config {
   readonly encryptionKey: Buffer | undefined;
   readonly registrationSecret: string | undefined;
   readonly accessTokenTtlSeconds: number;
+  /** How long a process may answer "who is this token?" from memory; 0 asks the database every time. */
+  readonly authCacheTtlSeconds: number;
   /** log2 of scrypt's N. OWASP: 17. Lower only for tests. */
   readonly passwordScryptLogN: number;
   readonly bodyLimitBytes: number;
@@ -110,6 +112,7 @@ export function parseConfig(env: Environment): Config {
     encryptionKey,
     registrationSecret,
     accessTokenTtlSeconds: read.integer('ACCESS_TOKEN_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),
+    authCacheTtlSeconds: read.integer('AUTH_CACHE_TTL_SECONDS', 5, 0, 300),
     passwordScryptLogN: read.integer('PASSWORD_SCRYPT_LOG_N', 17, 10, 20),
     bodyLimitBytes: read.integer('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     trustProxy: read.boolean('TRUST_PROXY', false),

@@ -5,9 +5,12 @@ import { WebApiSlackOAuth } from './adapters/slack/web-api-slack-oauth.js';
 import { GuardedHttpsClient } from './adapters/token-endpoint/guarded-https-client.js';
 import type { TokenEndpointClient } from './adapters/token-endpoint/token-endpoint-client.js';
 import type { Config } from './config.js';
+import { Batcher } from './db/batcher.js';
 import { type DatabaseHandle, type DatabaseLocation, openDatabase } from './db/client.js';
+import { upsertChats } from './db/repositories/chats.js';
 import { loadOrCreateEmbeddedKey } from './security/encryption-key.js';
 import { SecretBox } from './security/secret-box.js';
+import { CallerDirectory } from './services/caller-directory.js';
 import type { ServiceDependencies } from './services/dependencies.js';
 
 export interface Runtime {
@@ -50,16 +53,25 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       maxResponseBytes: oauthProxy.maxResponseBytes,
       ca: oauthProxy.caFile === undefined ? undefined : readFileSync(path.resolve(oauthProxy.caFile), 'utf8'),
     });
+  const now = overrides.now ?? (() => new Date());
+  const db = database.db;
   return {
     database,
     deps: {
       config,
-      db: database.db,
+      db,
       databaseKind: database.kind,
       secrets: new SecretBox(key),
       slackOAuth,
       tokenEndpoint,
-      now: overrides.now ?? (() => new Date()),
+      now,
+      callers: new CallerDirectory(db, config.authCacheTtlSeconds * 1000, now),
+      // PGlite has one connection. On PostgreSQL two batches in flight keep the pipe full while
+      // one commits; more only make each batch smaller (measured in bench/http).
+      chatWrites: new Batcher((writes) => upsertChats(db, writes), {
+        maxBatchSize: 100,
+        maxConcurrentRuns: database.kind === 'postgres' ? 2 : 1,
+      }),
     },
   };
 }

@@ -73,7 +73,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     body: string,
     done: (error: Error | null, value?: unknown) => void,
   ) => {
-    if (body.trim() === '') return done(null, undefined);
+    if (!/\S/.test(body)) return done(null, undefined);
     const parsed = parseJsonBody(body);
     if (parsed.ok) return done(null, parsed.value);
     done(invalidJson(parsed.offset));
@@ -95,7 +95,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }));
-  registerAuthentication(app, deps.db);
+  registerAuthentication(app, deps.callers);
 
   await app.register(swagger, {
     openapi: {

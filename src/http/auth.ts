@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Database } from '../db/client.js';
-import { type Caller, findCallerByTokenHash } from '../db/repositories/users.js';
+import type { Caller } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
-import { hashAccessToken } from '../security/access-tokens.js';
+import type { CallerDirectory } from '../services/caller-directory.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,7 +28,7 @@ export function callerOf(request: FastifyRequest): Caller {
 }
 
 /** Secure by default: every route needs a valid bearer token unless its config says `public`. */
-export function registerAuthentication(app: FastifyInstance, db: Database): void {
+export function registerAuthentication(app: FastifyInstance, callers: CallerDirectory): void {
   app.decorateRequest('caller', null);
   app.addHook('onRequest', async (request) => {
     if (
@@ -39,7 +38,7 @@ export function registerAuthentication(app: FastifyInstance, db: Database): void
     )
       return;
     const token = bearerTokenOf(request);
-    const caller = token === undefined ? undefined : await findCallerByTokenHash(db, hashAccessToken(token));
+    const caller = token === undefined ? undefined : await callers.find(token);
     if (caller === undefined) throw new ServiceError('unauthenticated', 'Not authenticated');
     request.caller = caller;
   });

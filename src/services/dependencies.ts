@@ -1,8 +1,11 @@
 import type { SlackOAuth } from '../adapters/slack/slack-oauth.js';
 import type { TokenEndpointClient } from '../adapters/token-endpoint/token-endpoint-client.js';
 import type { Config } from '../config.js';
+import type { Batcher } from '../db/batcher.js';
 import type { Database, DatabaseKind } from '../db/client.js';
+import type { ChatWrite, ChatWriteResult } from '../db/repositories/chats.js';
 import type { SecretBox } from '../security/secret-box.js';
+import type { CallerDirectory } from './caller-directory.js';
 
 /** What use cases need from the outside world; built once in `deps.ts`. */
 export interface ServiceDependencies {
@@ -14,4 +17,8 @@ export interface ServiceDependencies {
   readonly slackOAuth: SlackOAuth | undefined;
   readonly tokenEndpoint: TokenEndpointClient;
   readonly now: () => Date;
+  /** Bearer token -> caller, cached briefly. */
+  readonly callers: CallerDirectory;
+  /** Chat saves, committed together when they arrive together. */
+  readonly chatWrites: Batcher<ChatWrite, ChatWriteResult>;
 }

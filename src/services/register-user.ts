@@ -5,7 +5,6 @@ import { violatedUniqueIndex } from '../db/errors.js';
 import {
   type AccountRow,
   findAccount,
-  findCallerByTokenHash,
   findTeam,
   findUserByEmail,
   findUserById,
@@ -15,7 +14,7 @@ import {
 } from '../db/repositories/users.js';
 import { accounts, connectors, teams, users, vectorStores } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
-import { hashAccessToken, secretsEqual } from '../security/access-tokens.js';
+import { secretsEqual } from '../security/access-tokens.js';
 import { hashPassword, verifyPassword } from '../security/passwords.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { issueAccessToken } from './issue-access-token.js';
@@ -175,7 +174,7 @@ async function provesIdentity(
   if (bearerToken !== undefined) {
     const secret = deps.config.registrationSecret;
     if (secret !== undefined && secretsEqual(bearerToken, secret)) return true;
-    const caller = await findCallerByTokenHash(deps.db, hashAccessToken(bearerToken));
+    const caller = await deps.callers.find(bearerToken);
     if (caller?.userId === user.id) return true;
   }
   if (password !== undefined && password !== null && user.passwordHash !== null) {

@@ -1,9 +1,7 @@
-import { sql } from 'drizzle-orm';
-import { queryRows } from '../db/client.js';
 import type { Caller } from '../db/repositories/users.js';
-import { chats, type StoredChatMessage } from '../db/schema.js';
+import type { StoredChatMessage } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
-import { type ChatRow, chatView } from './chat-views.js';
+import { chatView } from './chat-views.js';
 import type { ServiceDependencies } from './dependencies.js';
 
 export interface ChatMessageInput {
@@ -60,30 +58,22 @@ export async function saveChat(
     timestamp: message.timestamp ?? null,
     chat_id: message.chat_id ?? null,
   }));
-  const [row] = await queryRows<Record<string, unknown>>(
-    deps.db,
-    sql`
-    INSERT INTO ${chats} (chat_id, user_id, title, messages)
-    VALUES (${pathChatId}, ${caller.userId}, ${titleFrom(messages)}, ${JSON.stringify(messages)}::jsonb)
-    ON CONFLICT (user_id, chat_id) DO UPDATE SET
-      messages = excluded.messages,
-      title = CASE WHEN ${chats.title} = '' THEN excluded.title ELSE ${chats.title} END,
-      updated_at = now()
-    RETURNING id, chat_id, user_id, title, messages, created_at, updated_at, (xmax = 0) AS inserted`,
-  );
-  if (row === undefined) throw new Error('Chat upsert returned nothing');
-  return { created: row.inserted === true, chat: chatView(toChatRow(row)) };
-}
-
-function toChatRow(row: Record<string, unknown>): ChatRow {
-  const messages = typeof row.messages === 'string' ? JSON.parse(row.messages) : row.messages;
+  const saved = await deps.chatWrites.submit({
+    userId: caller.userId,
+    chatId: pathChatId,
+    title: titleFrom(messages),
+    messages,
+  });
   return {
-    id: Number(row.id),
-    chatId: String(row.chat_id),
-    userId: Number(row.user_id),
-    title: String(row.title),
-    messages: messages as StoredChatMessage[],
-    createdAt: new Date(row.created_at as string | Date),
-    updatedAt: new Date(row.updated_at as string | Date),
+    created: saved.created,
+    chat: chatView({
+      id: saved.id,
+      chatId: pathChatId,
+      userId: caller.userId,
+      title: saved.title,
+      messages,
+      createdAt: saved.createdAt,
+      updatedAt: saved.updatedAt,
+    }),
   };
 }

@@ -1,4 +1,4 @@
-import { and, eq, gt, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { accessTokens, accounts, teams, users, vectorStores } from '../schema.js';
 
@@ -53,21 +53,29 @@ export interface Caller {
   readonly tokenHash: string;
 }
 
-export async function findCallerByTokenHash(db: Database, tokenHash: string): Promise<Caller | undefined> {
-  const [row] = await db
-    .select({ userId: users.id, teamId: users.teamId, email: users.email })
+/** The callers behind bearer-token hashes that are known, unexpired and of active users. */
+export async function findCallersByTokenHashes(
+  db: Database,
+  tokenHashes: readonly string[],
+): Promise<(Caller & { expiresAt: Date })[]> {
+  const rows = await db
+    .select({
+      userId: users.id,
+      teamId: users.teamId,
+      email: users.email,
+      tokenHash: accessTokens.tokenHash,
+      expiresAt: accessTokens.expiresAt,
+    })
     .from(accessTokens)
     .innerJoin(users, eq(users.id, accessTokens.userId))
     .where(
       and(
-        eq(accessTokens.tokenHash, tokenHash),
+        inArray(accessTokens.tokenHash, [...tokenHashes]),
         gt(accessTokens.expiresAt, sql`now()`),
         eq(users.isActive, true),
       ),
-    )
-    .limit(1);
-  if (row === undefined || row.teamId === null) return undefined;
-  return { userId: row.userId, teamId: row.teamId, email: row.email, tokenHash };
+    );
+  return rows.flatMap((row) => (row.teamId === null ? [] : [{ ...row, teamId: row.teamId }]));
 }
 
 export async function insertAccessToken(

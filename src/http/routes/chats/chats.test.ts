@@ -198,3 +198,60 @@ describe('chat history', () => {
     }
   });
 });
+
+describe('concurrent chat saves', () => {
+  let testApp: TestApp;
+  beforeAll(async () => {
+    testApp = await startTestApp();
+  });
+  afterAll(() => testApp.close());
+
+  it('creates a chat once when many saves race, and keeps one of them whole', async () => {
+    const user = await registerUser(testApp.app);
+    const saves = await Promise.all(
+      Array.from({ length: 40 }, (_, index) =>
+        testApp.app.inject({
+          method: 'PUT',
+          url: '/v1/chats/race',
+          headers: bearer(user.token),
+          payload: { chat_id: 'race', messages: [{ role: 'user', content: `version ${index}` }] },
+        }),
+      ),
+    );
+    const statuses = saves.map((save) => save.statusCode);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(39);
+    expect(new Set(saves.map((save) => save.json().id)).size).toBe(1);
+    const stored = await testApp.app.inject({ url: '/v1/chats/race', headers: bearer(user.token) });
+    const content = stored.json().messages[0].content as string;
+    expect(content).toMatch(/^version \d+$/);
+    expect(saves.some((save) => save.json().messages[0].content === content)).toBe(true);
+    const list = await testApp.app.inject({ url: '/v1/chats/', headers: bearer(user.token) });
+    expect(list.json()).toHaveLength(1);
+  });
+
+  it("saves many users' chats together without mixing them", async () => {
+    const users = await Promise.all(Array.from({ length: 5 }, () => registerUser(testApp.app)));
+    await Promise.all(
+      users.flatMap((user, userIndex) =>
+        Array.from({ length: 6 }, (_, chatIndex) =>
+          testApp.app.inject({
+            method: 'PUT',
+            url: `/v1/chats/chat-${chatIndex}`,
+            headers: bearer(user.token),
+            payload: {
+              chat_id: `chat-${chatIndex}`,
+              messages: [{ role: 'user', content: `u${userIndex} c${chatIndex}` }],
+            },
+          }),
+        ),
+      ),
+    );
+    for (const [userIndex, user] of users.entries()) {
+      const list = await testApp.app.inject({ url: '/v1/chats/', headers: bearer(user.token) });
+      expect(list.json()).toHaveLength(6);
+      const one = await testApp.app.inject({ url: '/v1/chats/chat-3', headers: bearer(user.token) });
+      expect(one.json().messages[0].content).toBe(`u${userIndex} c3`);
+    }
+  });
+});
