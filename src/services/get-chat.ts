@@ -13,5 +13,6 @@ export async function getChat(deps: ServiceDependencies, caller: Caller, chatId:
     .where(and(eq(chats.userId, caller.userId), eq(chats.chatId, chatId)))
     .limit(1);
   if (row === undefined) throw new ServiceError('not_found', 'Chat not found');
-  return chatView(row);
+  // The id asked for, not the driver's copy of it: PGlite drops a leading U+FEFF from text.
+  return chatView({ ...row, chatId });
 }

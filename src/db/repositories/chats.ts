@@ -19,9 +19,8 @@ export interface ChatWriteResult {
 }
 
 interface UpsertedRow {
+  position: number | string;
   id: number;
-  chat_id: string;
-  user_id: number;
   title: string;
   created_at: string | Date;
   updated_at: string | Date;
@@ -42,22 +41,30 @@ export async function upsertChats(db: Database, writes: readonly ChatWrite[]): P
     title: write.title,
     messages: write.messages,
   }));
+  // Rows are matched to inputs by position inside SQL: comparing returned text in JS would trip
+  // on drivers that alter it (PGlite drops a leading U+FEFF from text values).
   const rows = await queryRows<UpsertedRow>(
     db,
     sql`
-      INSERT INTO ${chats} (chat_id, user_id, title, messages)
-      SELECT chat_id, user_id, title, messages
-      FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb)
-        AS input(chat_id text, user_id integer, title text, messages jsonb)
-      ON CONFLICT (user_id, chat_id) DO UPDATE SET
-        messages = excluded.messages,
-        title = CASE WHEN ${chats.title} = '' THEN excluded.title ELSE ${chats.title} END,
-        updated_at = now()
-      RETURNING id, chat_id, user_id, title, created_at, updated_at, (xmax = 0) AS inserted`,
+      WITH input AS (
+        SELECT * FROM ROWS FROM (
+          jsonb_to_recordset(${JSON.stringify(records)}::jsonb)
+            AS (chat_id text, user_id integer, title text, messages jsonb)
+        ) WITH ORDINALITY AS input(chat_id, user_id, title, messages, position)
+      ), upserted AS (
+        INSERT INTO ${chats} (chat_id, user_id, title, messages)
+        SELECT chat_id, user_id, title, messages FROM input ORDER BY position
+        ON CONFLICT (user_id, chat_id) DO UPDATE SET
+          messages = excluded.messages,
+          title = CASE WHEN ${chats.title} = '' THEN excluded.title ELSE ${chats.title} END,
+          updated_at = now()
+        RETURNING id, chat_id, user_id, title, created_at, updated_at, (xmax = 0) AS inserted
+      )
+      SELECT input.position, upserted.id, upserted.title, upserted.created_at, upserted.updated_at, upserted.inserted
+      FROM upserted JOIN input ON input.user_id = upserted.user_id AND input.chat_id = upserted.chat_id`,
   );
-  const rowByKey = new Map(
-    rows.map((row) => [keyOf({ userId: Number(row.user_id), chatId: row.chat_id }), row]),
-  );
+  const keys = [...lastByKey.keys()];
+  const rowByKey = new Map(rows.map((row) => [keys[Number(row.position) - 1], row]));
   const seen = new Set<string>();
   return writes.map((write) => {
     const key = keyOf(write);
