@@ -8,6 +8,8 @@ export interface Config {
   /** `postgres://…` for real PostgreSQL; undefined runs the embedded PGlite in `dataDir`. */
   readonly databaseUrl: string | undefined;
   readonly databasePoolSize: number;
+  /** HTTP server processes sharing the port (PostgreSQL only: PGlite serves one process). */
+  readonly apiProcesses: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** 32-byte key for AES-256-GCM; undefined in embedded mode means "generate one into dataDir". */
   readonly encryptionKey: Buffer | undefined;
@@ -108,6 +110,7 @@ export function parseConfig(env: Environment): Config {
     dataDir: path.resolve(read.string('DATA_DIR', './data')),
     databaseUrl,
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 1000),
+    apiProcesses: read.integer('API_PROCESSES', 1, 1, 64),
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     encryptionKey,
     registrationSecret,
@@ -142,6 +145,9 @@ export function parseConfig(env: Environment): Config {
       maxMessageChars: read.integer('CHAT_MAX_MESSAGE_CHARS', 100_000, 1, 10_000_000),
     },
   };
+  if (config.apiProcesses > 1 && databaseUrl === undefined) {
+    problems.push('API_PROCESSES above 1 needs DATABASE_URL: the embedded PGlite serves one process');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

@@ -1,14 +1,26 @@
-import pino from 'pino';
-import { ConfigError, parseConfig } from './config.js';
+import cluster from 'node:cluster';
+import pino, { type Logger } from 'pino';
+import { type Config, ConfigError, parseConfig } from './config.js';
 import { createRuntime } from './deps.js';
 import { buildApp } from './http/app.js';
 import { loggerOptions } from './logger.js';
 
-/** Starts the service: configuration, database (migrated), HTTP server, graceful shutdown. */
+const READY = 'ready';
+
+/** Starts the service: configuration, database (migrated), HTTP server(s), graceful shutdown. */
 async function main(): Promise<void> {
-  let config: ReturnType<typeof parseConfig>;
+  const config = readConfig();
+  const logger = pino(loggerOptions(config.logLevel));
+  if (config.apiProcesses > 1 && cluster.isPrimary) {
+    superviseApiProcesses(config, logger);
+    return;
+  }
+  await serveApi(config, logger);
+}
+
+function readConfig(): Config {
   try {
-    config = parseConfig(process.env);
+    return parseConfig(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -16,7 +28,17 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = pino(loggerOptions(config.logLevel));
+}
+
+/** One HTTP server process: opens (and migrates) the database, listens, stops gracefully. */
+async function serveApi(config: Config, logger: Logger): Promise<void> {
+  // A stop asked for while still starting is honoured once started, never by dying mid-migration.
+  let stopRequested: string | undefined;
+  const requestStop = (signal: string) => {
+    stopRequested = signal;
+  };
+  process.on('SIGTERM', requestStop);
+  process.on('SIGINT', requestStop);
   const runtime = await createRuntime(config);
   const app = await buildApp({
     deps: runtime.deps,
@@ -28,9 +50,11 @@ async function main(): Promise<void> {
     {
       database: runtime.database.kind,
       dataDir: config.databaseUrl === undefined ? config.dataDir : undefined,
+      address: `${config.host}:${config.port}`,
     },
     'service started',
   );
+  process.send?.(READY);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -52,8 +76,56 @@ async function main(): Promise<void> {
       process.exit(1);
     }
   };
+  process.off('SIGTERM', requestStop);
+  process.off('SIGINT', requestStop);
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  if (stopRequested !== undefined) await stop(stopRequested);
+}
+
+/**
+ * Several API processes on one port (node:cluster): a process that dies after starting is
+ * replaced; one that fails to start stops the whole service, since its siblings would fail alike.
+ * SIGTERM/SIGINT are passed on, and the service exits 0 once every process stopped cleanly.
+ */
+function superviseApiProcesses(config: Config, logger: Logger): void {
+  let stopping = false;
+  let failed = false;
+  const started = new WeakSet<object>();
+  const fork = () => {
+    const worker = cluster.fork();
+    worker.on('message', (message) => {
+      if (message === READY) started.add(worker);
+    });
+  };
+  for (let index = 0; index < config.apiProcesses; index++) fork();
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (code !== 0) {
+        failed = true;
+        logger.error({ pid: worker.process.pid, code, signal }, 'an API process did not stop cleanly');
+      }
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(failed ? 1 : 0);
+      return;
+    }
+    if (!started.has(worker)) {
+      logger.error({ pid: worker.process.pid, code }, 'an API process failed to start; stopping');
+      failed = true;
+      stopAll('startup failure');
+      return;
+    }
+    logger.error({ pid: worker.process.pid, code, signal }, 'an API process died; starting another');
+    fork();
+  });
+  const stopAll = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ reason, processes: config.apiProcesses }, 'stopping API processes');
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(failed ? 1 : 0);
+  };
+  process.on('SIGTERM', () => stopAll('SIGTERM'));
+  process.on('SIGINT', () => stopAll('SIGINT'));
 }
 
 main().catch((error: unknown) => {

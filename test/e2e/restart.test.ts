@@ -104,6 +104,67 @@ describe('the service process', () => {
     }
   });
 
+  it('serves from several API processes on PostgreSQL and stops them all cleanly', async () => {
+    if (testDatabaseKind() !== 'postgres') {
+      const refused = await runServiceExpectingFailure({ ...env, API_PROCESSES: '2' });
+      expect(refused.code).toBe(2);
+      expect(refused.output).toContain('API_PROCESSES above 1 needs DATABASE_URL');
+      return;
+    }
+    const service = await startServiceProcess({ ...env, API_PROCESSES: '3', LOG_LEVEL: 'info' });
+    const startedPids = () =>
+      new Set(
+        service
+          .output()
+          .split('\n')
+          .filter((line) => line.includes('"service started"'))
+          .map((line) => (JSON.parse(line) as { pid: number }).pid),
+      );
+    try {
+      // Ready means one process answers; wait for all three.
+      for (let waited = 0; startedPids().size < 3 && waited < 30_000; waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(startedPids().size).toBe(3);
+      const registered = await fetch(`${service.url}/v2/users/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          type: 'oauth',
+          provider: 'google',
+          provider_account_id: 'multi',
+          email: 'multi@b.io',
+          name: 'M',
+        }),
+      });
+      expect(registered.status).toBe(201);
+      const { access_token: token } = (await registered.json()) as { access_token: string };
+      const headers = {
+        'content-type': 'application/json',
+        authorization: `Bearer ${token}`,
+        connection: 'close',
+      };
+      const saves = await Promise.all(
+        Array.from({ length: 30 }, (_, index) =>
+          fetch(`${service.url}/v1/chats/multi-${index}`, {
+            method: 'PUT',
+            headers,
+            body: JSON.stringify({
+              chat_id: `multi-${index}`,
+              messages: [{ role: 'user', content: `m${index}` }],
+            }),
+          }),
+        ),
+      );
+      expect(saves.map((save) => save.status)).toEqual(Array(30).fill(201));
+      const list = await fetch(`${service.url}/v1/chats/?limit=100`, { headers });
+      expect(((await list.json()) as unknown[]).length).toBe(30);
+    } finally {
+      const code = await service.stop('SIGTERM');
+      expect(code, service.output().slice(-3000)).toBe(0);
+    }
+  });
+
   it('reports every invalid setting at once and exits non-zero', async () => {
     const result = await runServiceExpectingFailure({
       PORT: 'eighty',
