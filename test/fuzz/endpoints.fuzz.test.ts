@@ -795,7 +795,9 @@ describe('fuzzing every endpoint over HTTP', () => {
       const targets = ENDPOINTS.map((endpoint) =>
         targetOf(endpoint, { connector_slug: 'wiki', connector_id: '1', chat_id: 'c' }),
       );
-      const bytes = rawHttpRequest(targets, [`Bearer ${mainToken}`]);
+      // Its own user: a raw DELETE /v1/auth/token may revoke this token, and must not revoke the main one.
+      const rawToken = (await registerUser(testApp.app)).token;
+      const bytes = rawHttpRequest(targets, [`Bearer ${rawToken}`]);
       await fc.assert(
         fc.asyncProperty(bytes, async (payload) => {
           const response = await exchangeRaw(payload);
