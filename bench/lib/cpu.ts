@@ -62,6 +62,8 @@ export function systemBusySeconds(): number | undefined {
 export interface CpuWindowResult {
   /** Microseconds of CPU per request in the server process(es). */
   readonly serverUs: number;
+  /** CPU seconds each server process used over the window. */
+  readonly serverSecondsByPid: ReadonlyMap<number, number>;
   /** Microseconds of CPU per request in the database processes (undefined when there are none to watch). */
   readonly databaseUs: number | undefined;
   /** Cores' worth of CPU that other processes on the machine used meanwhile. */
@@ -93,8 +95,13 @@ export function openCpuWindow(
     const database = cpuSecondsBetween(before.database, after.database);
     const ours = server + database + loadGeneratorCpuSeconds + (self.user + self.system) / 1e6;
     const wallSeconds = (after.at - before.at) / 1000;
+    const serverSecondsByPid = new Map<number, number>();
+    for (const [pid, seconds] of after.server.byPid) {
+      serverSecondsByPid.set(pid, seconds - (before.server.byPid.get(pid) ?? 0));
+    }
     return {
       serverUs: (server / completed) * 1e6,
+      serverSecondsByPid,
       databaseUs: databasePids === undefined ? undefined : (database / completed) * 1e6,
       otherCores:
         before.machine === undefined || after.machine === undefined || wallSeconds <= 0

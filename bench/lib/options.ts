@@ -12,6 +12,8 @@ export interface LoadSettings {
   readonly cpuProfileDir: string | undefined;
   /** Which databases to run on. */
   readonly databases: readonly ('pglite' | 'postgres')[];
+  /** API processes (`API_PROCESSES`) of the extra PostgreSQL variant; 1 runs no extra variant. */
+  readonly apiProcesses: number;
   /** Write docs/benchmarks.md (off for trial runs). */
   readonly write: boolean;
 }
@@ -22,6 +24,7 @@ const USAGE = `Options (or the BENCH_* variable in brackets):
   --duration S      measured seconds per scenario (BENCH_DURATION, default 10)
   --timeout S       per-request timeout (BENCH_TIMEOUT, default 10)
   --databases LIST  pglite,postgres (BENCH_DATABASES, default both)
+  --api-processes N also run PostgreSQL with API_PROCESSES=N (BENCH_API_PROCESSES, default 2; 1: no)
   --cpu-prof DIR    write a V8 CPU profile of each service process into DIR (BENCH_CPU_PROF)
   --no-build        use the existing dist/ instead of running npm run build
   --no-write        print the figures without writing docs/benchmarks.md
@@ -36,6 +39,7 @@ export function parseLoadSettings(argv: readonly string[], env: NodeJS.ProcessEn
       duration: { type: 'string' },
       timeout: { type: 'string' },
       databases: { type: 'string' },
+      'api-processes': { type: 'string' },
       'cpu-prof': { type: 'string' },
       'no-build': { type: 'boolean' },
       'no-write': { type: 'boolean' },
@@ -74,6 +78,7 @@ export function parseLoadSettings(argv: readonly string[], env: NodeJS.ProcessEn
     build: values['no-build'] !== true,
     cpuProfileDir: cpuProfileDir === undefined || cpuProfileDir === '' ? undefined : cpuProfileDir,
     databases: databases as ('pglite' | 'postgres')[],
+    apiProcesses: Math.round(number(values['api-processes'], 'BENCH_API_PROCESSES', 2, 1, 64)),
     write: values['no-write'] !== true,
   };
 }
