@@ -52,7 +52,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    routerOptions: { maxParamLength: 500 },
+    // `/v1/chats` and `/v1/chats/` are one route, as FastAPI's slash redirect makes them for its clients.
+    routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
     return503OnClosing: true,
     // fastify's own refusals (a malformed path, an over-long parameter) get our error shape too.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
