@@ -42,3 +42,14 @@ export class ServiceError extends Error {
     return new ServiceError('validation', 'Validation failed', { issues });
   }
 }
+
+/** An error and the errors it wraps (`cause`), outermost first; drivers and ORMs nest them. */
+export function causeChain(error: unknown, maxDepth = 4): object[] {
+  const chain: object[] = [];
+  let current: unknown = error;
+  while (chain.length < maxDepth && typeof current === 'object' && current !== null) {
+    chain.push(current);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return chain;
+}

@@ -14,8 +14,8 @@ export interface BatcherOptions {
 /**
  * Group commit: inputs that arrive while a run is in flight go together in the next run, so a
  * burst costs one round trip and one commit instead of one each. A lone input waits only for
- * the current turn of the event loop, never for a timer. If a run of several fails, each input is tried alone, so one
- * bad input fails only its own request.
+ * the current turn of the event loop, never for a timer. If a run of several fails, each input
+ * is tried alone, so one bad input fails only its own request.
  */
 export class Batcher<I, O> {
   private readonly queue: Pending<I, O>[] = [];

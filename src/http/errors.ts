@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError, type ServiceErrorCode, type ValidationIssue } from '../errors.js';
+import { causeChain, ServiceError, type ServiceErrorCode, type ValidationIssue } from '../errors.js';
 import { requestPartOf, toValidationIssues } from './validation-errors.js';
 
 const STATUS_BY_CODE: Readonly<Record<ServiceErrorCode, number>> = {
@@ -65,23 +65,22 @@ const FRAMEWORK_MESSAGES: Readonly<Record<string, string>> = {
  * parameters (e-mails, chat text, hashes), so only the query's text and the driver's reason go out.
  */
 export function describeForLog(error: unknown): Record<string, unknown> {
-  const chain: Record<string, unknown>[] = [];
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current instanceof Error; depth += 1) {
-    const { code, query } = current as Error & { code?: unknown; query?: unknown };
-    chain.push({
-      type: current.name,
-      ...(typeof code === 'string' ? { code } : {}),
-      ...(typeof query === 'string' ? { query } : { message: current.message.split('\n')[0]?.slice(0, 300) }),
-      stack: current.stack
-        ?.split('\n')
-        .filter((line) => line.trimStart().startsWith('at '))
-        .slice(0, 5)
-        .join('\n'),
-    });
-    current = (current as Error & { cause?: unknown }).cause;
-  }
-  return { chain };
+  const errors = causeChain(error).filter((link): link is Error => link instanceof Error);
+  return {
+    chain: errors.map((link) => {
+      const { code, query } = link as Error & { code?: unknown; query?: unknown };
+      return {
+        type: link.name,
+        ...(typeof code === 'string' ? { code } : {}),
+        ...(typeof query === 'string' ? { query } : { message: link.message.split('\n')[0]?.slice(0, 300) }),
+        stack: link.stack
+          ?.split('\n')
+          .filter((line) => line.trimStart().startsWith('at '))
+          .slice(0, 5)
+          .join('\n'),
+      };
+    }),
+  };
 }
 
 function sendValidation(reply: FastifyReply, issues: readonly ValidationIssue[]) {

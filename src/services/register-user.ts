@@ -60,6 +60,9 @@ type ChatappOutcome =
 export const VECTOR_STORE_PROVIDER = 'pgvector';
 export const VECTOR_INDEX_NAME = 'chunks';
 
+const USERNAME_TAKEN = 'This username is taken';
+const SLACK_WORKSPACE_TAKEN = 'This Slack workspace is already connected to another team';
+
 const ALREADY_REGISTERED =
   "A user with this e-mail or provider account is already registered. Register again with that user's bearer token, its password, or the front end's registration secret to update it.";
 
@@ -88,7 +91,7 @@ export async function registerUser(
   if (username !== null) {
     const owner = await findUserByUsername(deps.db, username);
     if (owner !== undefined && owner.id !== existing.user?.id) {
-      throw new ServiceError('conflict', 'This username is taken');
+      throw new ServiceError('conflict', USERNAME_TAKEN);
     }
   }
   if (
@@ -146,8 +149,8 @@ export async function registerUser(
 }
 
 const CONFLICT_BY_UNIQUE_INDEX: Readonly<Record<string, string>> = {
-  users_username_unique: 'This username is taken',
-  connectors_slug_external_unique: 'This Slack workspace is already connected to another team',
+  users_username_unique: USERNAME_TAKEN,
+  connectors_slug_external_unique: SLACK_WORKSPACE_TAKEN,
 };
 
 async function findExistingUser(
@@ -306,7 +309,7 @@ async function saveSlackInstallation(
     .where(and(eq(connectors.slug, 'chatapp'), eq(connectors.externalId, installation.slackTeamId)))
     .limit(1);
   if (current !== undefined && current.teamId !== teamId) {
-    throw new ServiceError('conflict', 'This Slack workspace is already connected to another team');
+    throw new ServiceError('conflict', SLACK_WORKSPACE_TAKEN);
   }
   let connectorId: number;
   if (current === undefined) {
