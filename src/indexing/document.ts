@@ -1,0 +1,76 @@
+/**
+ * The shapes every indexing stage passes on: fetch -> parse -> chunk -> embed -> store.
+ * Stages are pure where they can be, so each is testable alone.
+ */
+
+/** A structural piece of a parsed document, in reading order. */
+export type Block =
+  | {
+      readonly kind: 'heading';
+      /** 1 for a title-level heading; slides and sheets are level-1 headings ("Slide 3", "Sheet Budget"). */
+      readonly level: number;
+      readonly text: string;
+      /** 1-based page of a PDF, when known. */
+      readonly page?: number;
+    }
+  | {
+      /** A paragraph, list item, table row or code block: text that belongs together. */
+      readonly kind: 'text';
+      readonly text: string;
+      readonly page?: number;
+    };
+
+export interface ParsedDocument {
+  /** A title found inside the document (PDF metadata, a leading H1), when there is one. */
+  readonly title?: string;
+  readonly blocks: readonly Block[];
+}
+
+/** One stored, searchable piece of a document. */
+export interface Chunk {
+  /** 0-based order within the document. */
+  readonly position: number;
+  /** The chunk's own text (without the title or heading path). */
+  readonly text: string;
+  /** Headings above this chunk, outermost first. */
+  readonly headingPath: readonly string[];
+  /** PDF page numbers the chunk spans, as text ("3", "4"); empty when the format has none. */
+  readonly pageLabels: readonly string[];
+  /** Word-piece estimate used for sizing (whitespace-separated words). */
+  readonly tokenCount: number;
+}
+
+/** What is indexed and embedded for a chunk: the document title and heading path give it context. */
+export function contextualText(title: string, chunk: Pick<Chunk, 'text' | 'headingPath'>): string {
+  const heading = chunk.headingPath.filter((part) => part !== title).join(' > ');
+  return [title, heading, chunk.text].filter((part) => part.trim() !== '').join('\n');
+}
+
+/** Why one file was skipped or failed, as the job status reports it (the issue's vocabulary). */
+export type FileReason =
+  | 'unsupported_type'
+  | 'too_large'
+  | 'permission_denied'
+  | 'not_found'
+  | 'parse_error'
+  | 'rate_limited'
+  | 'unchanged';
+
+/** A file-level outcome that is final for this file: it does not fail its neighbours or retry. */
+export class FileFailure extends Error {
+  constructor(
+    readonly reason: FileReason,
+    message: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(message, options);
+    this.name = 'FileFailure';
+  }
+
+  /** `skipped` for files we choose not to index; `failed` for files we could not. */
+  get status(): 'skipped' | 'failed' {
+    return this.reason === 'unsupported_type' || this.reason === 'too_large' || this.reason === 'unchanged'
+      ? 'skipped'
+      : 'failed';
+  }
+}
