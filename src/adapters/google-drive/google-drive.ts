@@ -52,5 +52,10 @@ export interface GoogleDrive {
     signal?: AbortSignal,
   ): Promise<Uint8Array>;
   /** `files.get` with `alt=media`; over `maxBytes` is `too_large` (checked while reading). */
-  downloadFile(accessToken: string, fileId: string, maxBytes: number, signal?: AbortSignal): Promise<Uint8Array>;
+  downloadFile(
+    accessToken: string,
+    fileId: string,
+    maxBytes: number,
+    signal?: AbortSignal,
+  ): Promise<Uint8Array>;
 }

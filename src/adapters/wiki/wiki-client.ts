@@ -46,6 +46,11 @@ export interface WikiPageList {
 export interface WikiClient {
   getSpace(site: WikiSite, spaceKey: string, signal?: AbortSignal): Promise<WikiSpace>;
   /** One page of the space's current pages (type page, status current), without bodies. */
-  listPages(site: WikiSite, spaceKey: string, cursor: string | undefined, signal?: AbortSignal): Promise<WikiPageList>;
+  listPages(
+    site: WikiSite,
+    spaceKey: string,
+    cursor: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<WikiPageList>;
   getPage(site: WikiSite, pageId: string, signal?: AbortSignal): Promise<WikiPage>;
 }
