@@ -1,7 +1,14 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
+
+/** What a process runs: the HTTP API, the background job worker, or both (the default). */
+export type ServiceRole = 'all' | 'api' | 'worker';
+
+export type EmbeddingProvider = 'none' | 'openai' | 'hashing';
 
 /** The service's whole configuration, parsed once at start from the environment. */
 export interface Config {
+  readonly role: ServiceRole;
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
@@ -42,6 +49,43 @@ export interface Config {
     readonly maxMessages: number;
     readonly maxMessageChars: number;
   };
+  readonly indexing: {
+    /** Index jobs one worker process runs at once. */
+    readonly jobConcurrency: number;
+    /** Files one index job fetches and indexes at once. */
+    readonly fileConcurrency: number;
+    /** Worker threads that parse and chunk files off the main thread. */
+    readonly parseThreads: number;
+    /** Largest file downloaded from a source; larger ones are skipped as `too_large`. */
+    readonly maxFileBytes: number;
+    /** Time-out of one request to a source (Drive, wiki). */
+    readonly sourceTimeoutMs: number;
+    /** Most documents one JSON upload may carry. */
+    readonly uploadMaxDocuments: number;
+    /** Largest upload request body (JSON batch or multipart file). */
+    readonly uploadMaxBytes: number;
+  };
+  readonly googleDrive: {
+    readonly apiUrl: string;
+  };
+  readonly wiki: {
+    /** Host names (or `*.suffix` patterns) a user-given wiki address may have; WIKI_BASE_URL's host is always allowed. */
+    readonly allowedHosts: readonly string[];
+    /** Let user-given wiki addresses resolve to private, loopback and link-local addresses. */
+    readonly allowPrivateNetwork: boolean;
+    /** Minutes between automatic syncs of each wiki connector; 0 turns them off. */
+    readonly syncIntervalMinutes: number;
+  };
+  readonly embeddings: {
+    readonly provider: EmbeddingProvider;
+    readonly baseUrl: string;
+    readonly model: string;
+    readonly apiKey: string | undefined;
+    readonly dimensions: number | undefined;
+    readonly batchSize: number;
+    readonly concurrency: number;
+    readonly timeoutMs: number;
+  };
 }
 
 export interface OAuthClientCredentials {
@@ -78,10 +122,21 @@ export class ConfigError extends Error {
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
-/** Reads every setting, collecting all problems before failing once. */
-export function parseConfig(env: Environment): Config {
+/**
+ * Reads every setting, collecting all problems before failing once. `--role=api|worker|all` on
+ * the command line overrides `ROLE`.
+ */
+export function parseConfig(env: Environment, argv: readonly string[] = []): Config {
   const problems: string[] = [];
   const read = new SettingReader(env, problems);
+  const roleArgument = argv.find((argument) => argument.startsWith('--role='))?.slice('--role='.length);
+  const role = read.oneOf('ROLE', ['all', 'api', 'worker'], 'all', roleArgument);
+  const embeddingProvider = read.oneOf('EMBEDDING_PROVIDER', ['none', 'openai', 'hashing'], 'none');
+  const embeddingModel = read.optionalString('EMBEDDING_MODEL');
+  if (embeddingProvider === 'openai' && embeddingModel === undefined) {
+    problems.push('EMBEDDING_MODEL is required with EMBEDDING_PROVIDER=openai (e.g. text-embedding-3-small)');
+  }
+  const wikiBaseUrl = read.optionalUrl('WIKI_BASE_URL');
 
   const databaseUrl = read.optionalString('DATABASE_URL');
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -105,6 +160,7 @@ export function parseConfig(env: Environment): Config {
   const allowlist = read.urlList('OAUTH_PROXY_ALLOWLIST', DEFAULT_OAUTH_PROXY_ALLOWLIST);
 
   const config: Config = {
+    role,
     host: read.string('HOST', '127.0.0.1'),
     port: read.integer('PORT', 8000, 0, 65535),
     dataDir: path.resolve(read.string('DATA_DIR', './data')),
@@ -127,7 +183,7 @@ export function parseConfig(env: Environment): Config {
       signingSecret: read.optionalString('SLACK_SIGNING_SECRET'),
       apiUrl: withTrailingSlash(read.url('SLACK_API_URL', 'https://slack.com/api/')),
     },
-    wikiBaseUrl: read.optionalUrl('WIKI_BASE_URL'),
+    wikiBaseUrl,
     oauthProxy: {
       allowlist,
       allowPrivateNetwork: read.boolean('OAUTH_PROXY_ALLOW_PRIVATE_NETWORK', false),
@@ -143,6 +199,39 @@ export function parseConfig(env: Environment): Config {
     chats: {
       maxMessages: read.integer('CHAT_MAX_MESSAGES', 1000, 1, 100_000),
       maxMessageChars: read.integer('CHAT_MAX_MESSAGE_CHARS', 100_000, 1, 10_000_000),
+    },
+    indexing: {
+      jobConcurrency: read.integer('INDEX_JOB_CONCURRENCY', 2, 1, 64),
+      fileConcurrency: read.integer('INDEX_FILE_CONCURRENCY', 4, 1, 64),
+      // One core stays with the event loop (HTTP, database); the rest parse.
+      parseThreads: read.integer(
+        'PARSE_THREADS',
+        Math.max(1, Math.min(4, availableParallelism() - 1)),
+        1,
+        64,
+      ),
+      maxFileBytes: read.integer('INDEX_MAX_FILE_BYTES', 50 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
+      sourceTimeoutMs: read.integer('SOURCE_TIMEOUT_MS', 30_000, 100, 600_000),
+      uploadMaxDocuments: read.integer('UPLOAD_MAX_DOCUMENTS', 500, 1, 100_000),
+      uploadMaxBytes: read.integer('UPLOAD_MAX_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    },
+    googleDrive: {
+      apiUrl: withTrailingSlash(read.url('GOOGLE_DRIVE_API_URL', 'https://www.googleapis.com/')),
+    },
+    wiki: {
+      allowedHosts: read.hostList('WIKI_ALLOWED_HOSTS', ['*.atlassian.net']),
+      allowPrivateNetwork: read.boolean('WIKI_ALLOW_PRIVATE_NETWORK', false),
+      syncIntervalMinutes: read.integer('WIKI_SYNC_INTERVAL_MINUTES', 60, 0, 7 * 24 * 60),
+    },
+    embeddings: {
+      provider: embeddingProvider,
+      baseUrl: read.url('EMBEDDING_BASE_URL', 'https://api.openai.com/v1'),
+      model: embeddingModel ?? (embeddingProvider === 'hashing' ? 'hashing' : ''),
+      apiKey: read.optionalString('EMBEDDING_API_KEY'),
+      dimensions: read.optionalInteger('EMBEDDING_DIMENSIONS', 1, 16_000),
+      batchSize: read.integer('EMBEDDING_BATCH_SIZE', 64, 1, 4096),
+      concurrency: read.integer('EMBEDDING_CONCURRENCY', 2, 1, 64),
+      timeoutMs: read.integer('EMBEDDING_TIMEOUT_MS', 60_000, 100, 600_000),
     },
   };
   if (config.apiProcesses > 1 && databaseUrl === undefined) {
@@ -199,12 +288,36 @@ class SettingReader {
     return fallback;
   }
 
-  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
-    const value = this.raw(name);
+  /** `override` (a command-line argument) wins over the variable. */
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T, override?: string): T {
+    const value = override ?? this.raw(name);
     if (value === undefined) return fallback;
     if ((allowed as readonly string[]).includes(value)) return value as T;
     this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
     return fallback;
+  }
+
+  optionalInteger(name: string, min: number, max: number): number | undefined {
+    if (this.raw(name) === undefined) return undefined;
+    return this.integer(name, min, min, max);
+  }
+
+  /** Comma-separated host names or `*.suffix` patterns, lower-cased. */
+  hostList(name: string, fallback: readonly string[]): readonly string[] {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    const hosts = value
+      .split(',')
+      .map((item) => item.trim().toLowerCase())
+      .filter((item) => item !== '');
+    const invalid = hosts.filter((item) => !/^(\*\.)?[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(item));
+    if (invalid.length > 0) {
+      this.problems.push(
+        `${name} must list host names or *.suffix patterns (invalid: ${invalid.join(', ')})`,
+      );
+      return fallback;
+    }
+    return hosts;
   }
 
   url(name: string, fallback: string): string {

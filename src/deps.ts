@@ -1,13 +1,31 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { EmbeddingBatcher } from './adapters/embeddings/embedding-batcher.js';
+import type { EmbeddingModel } from './adapters/embeddings/embedding-model.js';
+import { HashingEmbeddingModel } from './adapters/embeddings/hashing-embedding-model.js';
+import { OpenAiEmbeddingModel } from './adapters/embeddings/openai-embedding-model.js';
+import type { GoogleDrive } from './adapters/google-drive/google-drive.js';
+import { GoogleApisDrive } from './adapters/google-drive/googleapis-drive.js';
+import { GuardedFetch } from './adapters/http/guarded-fetch.js';
 import type { SlackOAuth } from './adapters/slack/slack-oauth.js';
 import { WebApiSlackOAuth } from './adapters/slack/web-api-slack-oauth.js';
 import { GuardedHttpsClient } from './adapters/token-endpoint/guarded-https-client.js';
 import type { TokenEndpointClient } from './adapters/token-endpoint/token-endpoint-client.js';
+import { ConfluenceClient } from './adapters/wiki/confluence-client.js';
+import type { WikiClient } from './adapters/wiki/wiki-client.js';
 import type { Config } from './config.js';
 import { Batcher } from './db/batcher.js';
 import { type DatabaseHandle, type DatabaseLocation, openDatabase } from './db/client.js';
 import { upsertChats } from './db/repositories/chats.js';
+import type {
+  DocumentParser,
+  IndexingDependencies,
+  IndexingLogger,
+} from './indexing/indexing-dependencies.js';
+import { ParsePool } from './indexing/parse-pool.js';
+import { embedStaleChunksJob } from './jobs/definitions/embed-stale-chunks.js';
+import { indexDocumentsJob } from './jobs/definitions/index-documents.js';
+import { PgBossJobQueue } from './jobs/pg-boss-queue.js';
 import { loadOrCreateEmbeddedKey } from './security/encryption-key.js';
 import { SecretBox } from './security/secret-box.js';
 import { CallerDirectory } from './services/caller-directory.js';
@@ -16,6 +34,11 @@ import type { ServiceDependencies } from './services/dependencies.js';
 export interface Runtime {
   readonly deps: ServiceDependencies;
   readonly database: DatabaseHandle;
+  /** The pipeline's own dependencies (the worker role runs it). */
+  readonly indexing: IndexingDependencies;
+  readonly queue: PgBossJobQueue;
+  /** Stops the queue (waiting for running jobs up to `timeoutMs`), the parse threads, then the database. */
+  close(options?: { timeoutMs?: number }): Promise<void>;
 }
 
 /** Outside systems a test may replace with fakes; everything else follows the config. */
@@ -23,7 +46,17 @@ export interface RuntimeOverrides {
   readonly database?: DatabaseLocation;
   readonly slackOAuth?: SlackOAuth;
   readonly tokenEndpoint?: TokenEndpointClient;
+  readonly drive?: GoogleDrive;
+  readonly wiki?: WikiClient;
+  readonly embeddingModel?: EmbeddingModel;
   readonly now?: () => Date;
+  /** Where the pipeline and the job queue log (a pino logger); silent by default. */
+  readonly logger?: IndexingLogger;
+  /** pg-boss timings; tests shorten them. */
+  readonly queueTimings?: {
+    readonly pollingIntervalSeconds?: number;
+    readonly maintenanceIntervalSeconds?: number;
+  };
 }
 
 /** The composition root: opens the database and picks each adapter from the config. */
@@ -39,6 +72,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       location.kind === 'embedded' && location.dataDir !== undefined ? location.dataDir : config.dataDir,
     );
   const database = await openDatabase(location);
+  const secrets = new SecretBox(key);
   const { slack, oauthProxy } = config;
   const slackOAuth =
     overrides.slackOAuth ??
@@ -55,13 +89,58 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     });
   const now = overrides.now ?? (() => new Date());
   const db = database.db;
+  const logger = overrides.logger ?? silentLogger;
+  const worksJobs = config.role !== 'api';
+  const queue = new PgBossJobQueue({
+    database: database.raw,
+    // Workers release dead workers' jobs; an API-only process leaves that to them.
+    supervise: worksJobs,
+    logger,
+    ...overrides.queueTimings,
+  });
+  const wiki = overrides.wiki ?? new ConfluenceClient({ http: wikiHttpClient(config) });
+  const embeddingModel = overrides.embeddingModel ?? embeddingModelFrom(config);
+  const parser: DocumentParser & { close?: () => Promise<void> } = worksJobs
+    ? new ParsePool({ threads: config.indexing.parseThreads })
+    : apiOnlyParser;
+  const indexing: IndexingDependencies = {
+    sql: database.sql,
+    secrets,
+    drive:
+      overrides.drive ??
+      new GoogleApisDrive({ apiUrl: config.googleDrive.apiUrl, timeoutMs: config.indexing.sourceTimeoutMs }),
+    wiki,
+    parser,
+    embedder:
+      embeddingModel === undefined
+        ? undefined
+        : new EmbeddingBatcher(embeddingModel, { maxConcurrentRequests: config.embeddings.concurrency }),
+    limits: { maxFileBytes: config.indexing.maxFileBytes, fileConcurrency: config.indexing.fileConcurrency },
+    logger,
+  };
+  await queue.define(indexDocumentsJob(indexing, config.indexing.jobConcurrency));
+  await queue.define(embedStaleChunksJob(indexing));
+  await queue.start();
+  let closed = false;
   return {
     database,
+    indexing,
+    queue,
+    close: async (options = {}) => {
+      if (closed) return;
+      closed = true;
+      await queue.stop({ graceful: true, timeoutMs: options.timeoutMs ?? 10_000 });
+      await parser.close?.();
+      await database.close();
+    },
     deps: {
       config,
       db,
       databaseKind: database.kind,
-      secrets: new SecretBox(key),
+      sql: database.sql,
+      jobs: queue,
+      wiki,
+      secrets,
       slackOAuth,
       tokenEndpoint,
       now,
@@ -74,4 +153,44 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       }),
     },
   };
+}
+
+const silentLogger: IndexingLogger = { info: () => {}, warn: () => {}, error: () => {} };
+
+/** An API-only process queues jobs but never runs them, so it starts no parse threads. */
+const apiOnlyParser: DocumentParser = {
+  parse: () => Promise.reject(new Error('this process runs with --role=api: it does not index')),
+};
+
+/** The outbound client for wiki sites, whose address users may choose: policed (see guarded-fetch.ts). */
+function wikiHttpClient(config: Config): GuardedFetch {
+  return new GuardedFetch({
+    allowPrivateNetwork: config.wiki.allowPrivateNetwork,
+    allowedHosts: config.wiki.allowedHosts,
+    trustedOrigins: config.wikiBaseUrl === undefined ? [] : [new URL(config.wikiBaseUrl).origin],
+    timeoutMs: config.indexing.sourceTimeoutMs,
+    totalTimeoutMs: config.indexing.sourceTimeoutMs * 4,
+    maxResponseBytes: config.indexing.maxFileBytes,
+    sourceName: 'the wiki',
+  });
+}
+
+/** The configured embedding model; undefined for `none` (lexical search only). */
+function embeddingModelFrom(config: Config): EmbeddingModel | undefined {
+  const settings = config.embeddings;
+  if (settings.provider === 'none') return undefined;
+  if (settings.provider === 'hashing') {
+    return new HashingEmbeddingModel({
+      ...(settings.dimensions === undefined ? {} : { dimensions: settings.dimensions }),
+      maxBatchSize: settings.batchSize,
+    });
+  }
+  return new OpenAiEmbeddingModel({
+    baseUrl: settings.baseUrl,
+    model: settings.model,
+    maxBatchSize: settings.batchSize,
+    timeoutMs: settings.timeoutMs,
+    ...(settings.apiKey === undefined ? {} : { apiKey: settings.apiKey }),
+    ...(settings.dimensions === undefined ? {} : { dimensions: settings.dimensions }),
+  });
 }

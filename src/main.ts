@@ -2,25 +2,30 @@ import cluster from 'node:cluster';
 import pino, { type Logger } from 'pino';
 import { type Config, ConfigError, parseConfig } from './config.js';
 import { createRuntime } from './deps.js';
-import { buildApp } from './http/app.js';
+import { type App, buildApp } from './http/app.js';
 import { loggerOptions } from './logger.js';
+import { startWorker } from './worker.js';
 
 const READY = 'ready';
 
-/** Starts the service: configuration, database (migrated), HTTP server(s), graceful shutdown. */
+/**
+ * Starts the service: configuration, database (migrated), then its role (`--role=` or `ROLE`):
+ * `all` (the default) serves HTTP and runs background jobs, `api` serves HTTP only, `worker`
+ * runs jobs only. Stops gracefully on SIGTERM/SIGINT.
+ */
 async function main(): Promise<void> {
   const config = readConfig();
   const logger = pino(loggerOptions(config.logLevel));
-  if (config.apiProcesses > 1 && cluster.isPrimary) {
+  if (config.apiProcesses > 1 && config.role !== 'worker' && cluster.isPrimary) {
     superviseApiProcesses(config, logger);
     return;
   }
-  await serveApi(config, logger);
+  await serve(config, logger);
 }
 
 function readConfig(): Config {
   try {
-    return parseConfig(process.env);
+    return parseConfig(process.env, process.argv.slice(2));
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -30,8 +35,8 @@ function readConfig(): Config {
   }
 }
 
-/** One HTTP server process: opens (and migrates) the database, listens, stops gracefully. */
-async function serveApi(config: Config, logger: Logger): Promise<void> {
+/** One process: opens (and migrates) the database, serves its role, stops gracefully. */
+async function serve(config: Config, logger: Logger): Promise<void> {
   // A stop asked for while still starting is honoured once started, never by dying mid-migration.
   let stopRequested: string | undefined;
   const requestStop = (signal: string) => {
@@ -39,18 +44,23 @@ async function serveApi(config: Config, logger: Logger): Promise<void> {
   };
   process.on('SIGTERM', requestStop);
   process.on('SIGINT', requestStop);
-  const runtime = await createRuntime(config);
-  const app = await buildApp({
-    deps: runtime.deps,
-    ping: runtime.database.ping,
-    logger: { ...loggerOptions(config.logLevel) },
-  });
-  await app.listen({ host: config.host, port: config.port });
+  const runtime = await createRuntime(config, { logger: logger.child({ component: 'jobs' }) });
+  let app: App | undefined;
+  if (config.role !== 'worker') {
+    app = await buildApp({
+      deps: runtime.deps,
+      ping: runtime.database.ping,
+      logger: { ...loggerOptions(config.logLevel) },
+    });
+    await app.listen({ host: config.host, port: config.port });
+  }
+  const stopSchedule = config.role === 'api' ? () => {} : await startWorker(runtime, config, logger);
   logger.info(
     {
+      role: config.role,
       database: runtime.database.kind,
       dataDir: config.databaseUrl === undefined ? config.dataDir : undefined,
-      address: `${config.host}:${config.port}`,
+      address: app === undefined ? undefined : `${config.host}:${config.port}`,
     },
     'service started',
   );
@@ -60,15 +70,17 @@ async function serveApi(config: Config, logger: Logger): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'stopping: finishing in-flight requests');
+    logger.info({ signal }, 'stopping: finishing in-flight requests and jobs');
     const force = setTimeout(() => {
       logger.error('shutdown timed out; exiting');
       process.exit(1);
     }, config.shutdownTimeoutMs);
     force.unref();
     try {
-      await app.close();
-      await runtime.database.close();
+      stopSchedule();
+      await app?.close();
+      // Running jobs get most of the time left; what they do not finish is handed back and resumed.
+      await runtime.close({ timeoutMs: Math.max(0, config.shutdownTimeoutMs - 2000) });
       logger.info('stopped cleanly');
       process.exit(0);
     } catch (error) {

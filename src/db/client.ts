@@ -11,6 +11,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import * as schema from './schema.js';
+import { type RawDatabase, type SqlConnection, sqlConnection } from './sql-connection.js';
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type DatabaseKind = 'embedded' | 'postgres';
@@ -19,6 +20,10 @@ export type DatabaseKind = 'embedded' | 'postgres';
 export interface DatabaseHandle {
   readonly db: Database;
   readonly kind: DatabaseKind;
+  /** The driver underneath (for pg-boss). */
+  readonly raw: RawDatabase;
+  /** Raw SQL and transactions on the same connection(s), shared with the job queue. */
+  readonly sql: SqlConnection;
   /** Runs a trivial query; rejects when the database does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -60,6 +65,8 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   return {
     db,
     kind: 'postgres',
+    raw: pool,
+    sql: sqlConnection(pool),
     ping: async () => {
       await pool.query('SELECT 1');
     },
@@ -94,6 +101,8 @@ async function openEmbedded(dataDir: string | undefined): Promise<DatabaseHandle
   return {
     db: db as unknown as Database,
     kind: 'embedded',
+    raw: client,
+    sql: sqlConnection(client),
     ping: async () => {
       await db.execute(sql`SELECT 1`);
     },

@@ -1,16 +1,31 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  bigserial,
   boolean,
+  customType,
   index,
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   serial,
   text,
   timestamp,
   uniqueIndex,
+  uuid,
 } from 'drizzle-orm/pg-core';
+
+/** PostgreSQL full-text document; written with `to_tsvector` in SQL, never read back as text. */
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+/**
+ * pgvector without a fixed dimension: one table holds the vectors of whichever model is
+ * configured; each model's HNSW index is a partial expression index cast to its dimension
+ * (created at start by the indexing layer, since the dimension is known only then).
+ */
+/** Raw bytes (uploaded files waiting for their job). */
+const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
+const vector = customType<{ data: string }>({ dataType: () => 'vector' });
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true }).notNull().defaultNow();
@@ -138,7 +153,10 @@ export const connectors = pgTable(
   ],
 );
 
-/** An indexed document of a team; its chunks come with the indexing issue. */
+/**
+ * A document of a team: a Drive file, a wiki page or an upload. `status`/`reason` are the outcome
+ * of its latest indexing attempt (the same words a job reports per file); its chunks are in `chunks`.
+ */
 export const documents = pgTable(
   'documents',
   {
@@ -147,16 +165,149 @@ export const documents = pgTable(
       .notNull()
       .references(() => teams.id, { onDelete: 'cascade' }),
     connectorId: integer('connector_id').references(() => connectors.id, { onDelete: 'cascade' }),
+    /** `googledrive`, `wiki` or `upload`. */
     source: text('source').notNull(),
     externalId: text('external_id').notNull(),
     title: text('title').notNull(),
     url: text('url'),
+    /** queued | indexing | indexed | skipped | failed */
+    status: text('status').notNull().default('indexed'),
+    reason: text('reason'),
+    message: text('message'),
+    mimeType: text('mime_type'),
+    /** sha256 of the parsed title and chunks: equal means nothing to re-index. */
+    contentHash: text('content_hash'),
+    /** The source's own change marker: Drive's modifiedTime + md5, the wiki page version. */
+    sourceVersion: text('source_version'),
+    sourceModifiedAt: timestamp('source_modified_at', { withTimezone: true }),
+    chunkCount: integer('chunk_count').notNull().default(0),
+    /** The Drive folder (as requested) this file was found in, so re-indexing it can remove leavers. */
+    originId: text('origin_id'),
+    metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
+    indexedAt: timestamp('indexed_at', { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (table) => [
     index('documents_connector_idx').on(table.connectorId),
     uniqueIndex('documents_team_source_external_unique').on(table.teamId, table.source, table.externalId),
+    index('documents_team_idx').on(table.teamId, table.id),
+  ],
+);
+
+/**
+ * A searchable piece of a document. `team_id` and `source` are copied from the document so that
+ * every query can be scoped without a join; `search` is `to_tsvector` of the title, heading path
+ * and text.
+ */
+export const chunks = pgTable(
+  'chunks',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    documentId: integer('document_id')
+      .notNull()
+      .references(() => documents.id, { onDelete: 'cascade' }),
+    teamId: integer('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    connectorId: integer('connector_id'),
+    source: text('source').notNull(),
+    position: integer('position').notNull(),
+    text: text('text').notNull(),
+    headingPath: text('heading_path').array().notNull().default(sql`'{}'::text[]`),
+    pageLabels: text('page_labels').array().notNull().default(sql`'{}'::text[]`),
+    tokenCount: integer('token_count').notNull(),
+    search: tsvector('search').notNull(),
+  },
+  (table) => [
+    uniqueIndex('chunks_document_position_unique').on(table.documentId, table.position),
+    index('chunks_team_idx').on(table.teamId, table.source),
+    index('chunks_search_idx').using('gin', table.search),
+  ],
+);
+
+/** One model's vector of a chunk. Only the configured model's vectors are ever searched. */
+export const chunkEmbeddings = pgTable(
+  'chunk_embeddings',
+  {
+    chunkId: bigint('chunk_id', { mode: 'number' })
+      .notNull()
+      .references(() => chunks.id, { onDelete: 'cascade' }),
+    teamId: integer('team_id').notNull(),
+    model: text('model').notNull(),
+    dimensions: integer('dimensions').notNull(),
+    embedding: vector('embedding').notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.chunkId, table.model] }),
+    index('chunk_embeddings_model_team_idx').on(table.model, table.teamId),
+  ],
+);
+
+/**
+ * A request to index something (a Drive selection, a wiki sync, an upload), run by a durable
+ * background job. Its per-file progress is in `index_job_items`; `secrets_sealed` holds the
+ * source token for the job's life only.
+ */
+export const indexJobs = pgTable(
+  'index_jobs',
+  {
+    id: uuid('id').primaryKey(),
+    teamId: integer('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    connectorId: integer('connector_id').references(() => connectors.id, { onDelete: 'set null' }),
+    /** `googledrive`, `wiki` or `upload`. */
+    kind: text('kind').notNull(),
+    /** queued | running | completed | failed */
+    status: text('status').notNull().default('queued'),
+    requestedBy: integer('requested_by').references(() => users.id, { onDelete: 'set null' }),
+    /** What was asked for (the Drive entries); never secrets. */
+    request: jsonb('request').$type<Record<string, unknown>>().notNull().default({}),
+    /** Same request while one is still running answers with that job. */
+    requestHash: text('request_hash'),
+    secretsSealed: text('secrets_sealed'),
+    /** Set once folders (or the wiki space) were listed into items. */
+    expandedAt: timestamp('expanded_at', { withTimezone: true }),
+    error: text('error'),
+    attempts: integer('attempts').notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (table) => [
+    index('index_jobs_team_idx').on(table.teamId, table.createdAt),
+    index('index_jobs_active_hash_idx')
+      .on(table.teamId, table.requestHash)
+      .where(sql`status in ('queued', 'running')`),
+  ],
+);
+
+/** One file (or page, or uploaded document) of an index job, with its outcome. */
+export const indexJobItems = pgTable(
+  'index_job_items',
+  {
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => indexJobs.id, { onDelete: 'cascade' }),
+    externalId: text('external_id').notNull(),
+    position: integer('position').notNull(),
+    name: text('name').notNull(),
+    /** queued | indexing | indexed | skipped | failed */
+    status: text('status').notNull().default('queued'),
+    reason: text('reason'),
+    message: text('message'),
+    chunks: integer('chunks').notNull().default(0),
+    documentId: integer('document_id'),
+    /** What the source needs to fetch it: Drive metadata, an upload's title and text. */
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull().default({}),
+    /** An uploaded file's bytes, kept until the job is done. */
+    content: bytea('content'),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.jobId, table.externalId] }),
+    index('index_job_items_job_position_idx').on(table.jobId, table.position),
   ],
 );
 

@@ -24,6 +24,12 @@ export interface AppOptions {
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/**
+ * Marks a JSON body schema of a route that also takes multipart uploads: its validator lets an
+ * absent body (a multipart request) through to the handler.
+ */
+export const ALSO_MULTIPART = 'x-also-multipart';
+
 /** Header names and body fields that must never reach a log line. */
 export const REDACTED_LOG_PATHS = [
   'req.headers.authorization',
@@ -64,9 +70,22 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // and path parameters arrive as text, so there numbers are coerced from it.
   const strict = newAjv({ coerceTypes: false });
   const coercing = newAjv({ coerceTypes: true });
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'querystring' || httpPart === 'params' ? coercing : strict).compile(schema),
-  );
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const validate = (httpPart === 'querystring' || httpPart === 'params' ? coercing : strict).compile(
+      schema,
+    );
+    if (!(schema as Record<string, unknown>)[ALSO_MULTIPART]) return validate;
+    // A multipart request's body is read by the handler (streamed files), not by the JSON parser;
+    // fastify leaves it null. The handler refuses a JSON request without a body itself.
+    const orMultipart = (data: unknown) => {
+      if (data === undefined || data === null) return true;
+      const valid = validate(data);
+      orMultipart.errors = validate.errors;
+      return valid;
+    };
+    orMultipart.errors = null as typeof validate.errors;
+    return orMultipart;
+  });
 
   app.removeAllContentTypeParsers();
   const parseJson = (

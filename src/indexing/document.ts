@@ -54,7 +54,11 @@ export type FileReason =
   | 'not_found'
   | 'parse_error'
   | 'rate_limited'
-  | 'unchanged';
+  | 'unchanged'
+  /** The source kept answering 5xx or timing out until the job's retries ran out. */
+  | 'source_unavailable'
+  /** A bug of ours; the message says what; logged with its stack. */
+  | 'internal_error';
 
 /** A file-level outcome that is final for this file: it does not fail its neighbours or retry. */
 export class FileFailure extends Error {

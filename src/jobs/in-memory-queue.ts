@@ -100,7 +100,8 @@ export class InMemoryJobQueue implements JobQueue {
     ) {
       return null;
     }
-    const id = randomUUID();
+    const id = options.id ?? randomUUID();
+    if (this.stored.has(id)) return null;
     this.stored.set(id, {
       id,
       name,
@@ -122,6 +123,9 @@ export class InMemoryJobQueue implements JobQueue {
     const entry = this.require(name);
     entry.handler = (handler as JobHandler<object> | undefined) ?? entry.definition.handler;
   }
+
+  /** Nothing runs by itself here: `runUntilIdle` does the work. */
+  wake(_name: string): void {}
 
   async getJob(name: string, id: string): Promise<JobSnapshot | null> {
     const job = this.stored.get(id);

@@ -1,5 +1,6 @@
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
+import type { SqlExecutor } from '../db/sql-connection.js';
 import { JobError, type JobFailure, type RetrySettings } from './retry-policy.js';
 
 /** pg-boss's job states, which the fake uses too. */
@@ -72,10 +73,17 @@ export interface JobDefinition<P extends object = object> {
 }
 
 export interface SendOptions {
+  /** The job's id (a UUID), when the caller names it: e.g. the id of the row the job works on. */
+  readonly id?: string;
   /** Deduplication key; what it prevents depends on the definition's `policy`. */
   readonly singletonKey?: string;
   /** Not before this many seconds from now. */
   readonly startAfterSeconds?: number;
+  /**
+   * Queue inside the caller's open transaction, so the job exists exactly when the caller's rows
+   * do. Workers in this process are not woken (the job is invisible until commit): call `wake`.
+   */
+  readonly db?: SqlExecutor;
 }
 
 export interface StopOptions {
@@ -115,6 +123,8 @@ export interface JobQueue {
   define<P extends object>(definition: JobDefinition<P>): Promise<void>;
   /** Queues a job; the payload is checked against the definition. Null when `singletonKey` deduplicated it. */
   send(name: string, payload: object, options?: SendOptions): Promise<string | null>;
+  /** Workers of this job name in this process look for work now instead of at their next poll. */
+  wake(name: string): void;
   /** Starts working a defined job in this process, with its definition's handler unless one is given. */
   work(name: string, handler?: JobHandler<never>): Promise<void>;
   getJob(name: string, id: string): Promise<JobSnapshot | null>;

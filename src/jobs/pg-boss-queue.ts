@@ -1,6 +1,5 @@
-import type { PGliteInterface, Transaction } from '@electric-sql/pglite';
-import type pg from 'pg';
 import PgBoss from 'pg-boss';
+import { type RawDatabase, type SqlConnection, sqlConnection } from '../db/sql-connection.js';
 import {
   assertDefinition,
   failureFromOutput,
@@ -60,7 +59,7 @@ import {
  */
 
 /** The database pg-boss runs on; the caller owns it and closes it after `stop()`. */
-export type JobDatabase = PGliteInterface | pg.Pool;
+export type JobDatabase = RawDatabase;
 
 /** What the adapter logs through: a pino logger fits. */
 export interface JobLogger {
@@ -105,60 +104,6 @@ export function crashRecoveryBoundSeconds(settings: {
   return lease + 2 * settings.maintenanceIntervalSeconds + firstRetryDelay + settings.pollingIntervalSeconds;
 }
 
-interface SqlExecutor {
-  // pg-boss's `Db` contract (types.d.ts): rows are untyped.
-  // biome-ignore lint/suspicious/noExplicitAny: pg-boss reads arbitrary columns from these rows
-  executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
-}
-
-interface Connection extends SqlExecutor {
-  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T>;
-}
-
-/**
- * PGlite: statements with parameters go through `query` (extended protocol, one statement);
- * pg-boss's parameterless scripts (schema creation, `BEGIN; …; COMMIT` maintenance) through
- * `exec`, which runs several statements and answers the last one's rows.
- */
-function pgliteExecutor(client: PGliteInterface | Transaction): SqlExecutor {
-  return {
-    executeSql: async (text, values) =>
-      values !== undefined && values.length > 0
-        ? client.query(text, values)
-        : ((await client.exec(text)).at(-1) ?? { rows: [] }),
-  };
-}
-
-function connect(database: JobDatabase): Connection {
-  if ('exec' in database) {
-    return {
-      ...pgliteExecutor(database),
-      // PGlite runs a transaction exclusively: nothing else reaches the one connection meanwhile.
-      transaction: (work) => database.transaction((transaction) => work(pgliteExecutor(transaction))),
-    };
-  }
-  return {
-    executeSql: (text, values) => database.query(text, values),
-    transaction: async (work) => {
-      const client = await database.connect();
-      try {
-        await client.query('BEGIN');
-        const result = await work({ executeSql: (text, values) => client.query(text, values) });
-        await client.query('COMMIT');
-        client.release();
-        return result;
-      } catch (error) {
-        // A client whose rollback fails is broken: destroy it rather than return it to the pool.
-        await client.query('ROLLBACK').then(
-          () => client.release(),
-          (rollbackError: unknown) => client.release(rollbackError as Error),
-        );
-        throw error;
-      }
-    },
-  };
-}
-
 const silentLogger: JobLogger = { info: () => {}, warn: () => {}, error: () => {} };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -173,7 +118,7 @@ interface Registered {
 /** The `JobQueue` on pg-boss 10, on PGlite (embedded) or PostgreSQL. */
 export class PgBossJobQueue implements JobQueue {
   private readonly boss: PgBoss;
-  private readonly connection: Connection;
+  private readonly connection: SqlConnection;
   private readonly logger: JobLogger;
   private readonly pollingMs: number;
   private readonly registered = new Map<string, Registered>();
@@ -183,7 +128,7 @@ export class PgBossJobQueue implements JobQueue {
   constructor(options: PgBossJobQueueOptions) {
     const schema = options.schema ?? 'pgboss';
     if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid pg-boss schema name "${schema}"`);
-    this.connection = connect(options.database);
+    this.connection = sqlConnection(options.database);
     this.logger = options.logger ?? silentLogger;
     this.pollingMs = (options.pollingIntervalSeconds ?? DEFAULT_POLLING_INTERVAL_SECONDS) * 1000;
     this.statements = statementsFor(schema);
@@ -217,6 +162,16 @@ export class PgBossJobQueue implements JobQueue {
     await this.boss.stop({ graceful: false, close: false, wait: true });
   }
 
+  /**
+   * Hands back every job still marked active, at once instead of when its lease runs out. Only
+   * for a database no other worker can be using (PGlite, which one process opens): there every
+   * active job at start belongs to a process that died.
+   */
+  async releaseOrphanedJobs(): Promise<number> {
+    const { rows } = await this.connection.executeSql(this.statements.releaseActive);
+    return rows.length;
+  }
+
   async define<P extends object>(definition: JobDefinition<P>): Promise<void> {
     const general = definition as unknown as JobDefinition<object>;
     assertDefinition(general);
@@ -248,12 +203,19 @@ export class PgBossJobQueue implements JobQueue {
       retryBackoff: retry.backoff.type === 'exponential',
       expireInSeconds: entry.initialExpireSeconds,
       ...(options.singletonKey === undefined ? {} : { singletonKey: options.singletonKey }),
+      ...(options.id === undefined ? {} : { id: options.id }),
+      ...(options.db === undefined ? {} : { db: options.db as PgBoss.Db }),
       ...(options.startAfterSeconds === undefined || options.startAfterSeconds <= 0
         ? {}
         : { startAfter: options.startAfterSeconds }),
     });
-    if (id !== null && !(options.startAfterSeconds && options.startAfterSeconds > 0)) entry.worker?.wake();
+    const due = !(options.startAfterSeconds && options.startAfterSeconds > 0);
+    if (id !== null && due && options.db === undefined) entry.worker?.wake();
     return id;
+  }
+
+  wake(name: string): void {
+    this.registered.get(name)?.worker?.wake();
   }
 
   async work(name: string, handler?: JobHandler<never>): Promise<void> {
@@ -343,6 +305,8 @@ function statementsFor(schema: string) {
     renewLease: `UPDATE ${schema}.job SET expire_in = (now() - started_on) + $4::int * interval '1 second'
       WHERE ${attempt} RETURNING 1`,
     lockAttempt: `SELECT 1 FROM ${schema}.job WHERE ${attempt} FOR UPDATE`,
+    // Maintenance then fails them by timeout (plans.js failJobsByTimeout), which schedules their retry.
+    releaseActive: `UPDATE ${schema}.job SET expire_in = interval '0' WHERE state = 'active' RETURNING 1`,
     // failJobs retries while retry_count < retry_limit: equal means "fail now".
     makePermanent: `UPDATE ${schema}.job SET retry_limit = retry_count WHERE ${attempt}`,
     // Retry-After: pg-boss's own delay, or the source's hint if later. The lease stretched by
@@ -371,7 +335,7 @@ class QueueWorker {
     private readonly entry: Registered,
     private readonly handler: JobHandler<object>,
     private readonly boss: PgBoss,
-    private readonly connection: Connection,
+    private readonly connection: SqlConnection,
     private readonly statements: ReturnType<typeof statementsFor>,
     private readonly logger: JobLogger,
     private readonly pollingMs: number,

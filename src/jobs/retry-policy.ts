@@ -1,3 +1,4 @@
+import { SourceError } from '../adapters/source-error.js';
 import { ServiceError } from '../errors.js';
 
 /** Failures that another attempt may cure: the job is retried with backoff. */
@@ -203,6 +204,30 @@ function isTransientSqlState(code: string): boolean {
   return /^(08|40|53)/.test(code) || /^57P0[1-3]$/.test(code);
 }
 
+/** A knowledge source's failure: its own retryability, and its Retry-After, carried over. */
+function fromSourceError(error: SourceError): JobError {
+  const options = { cause: error, retryAfterSeconds: error.retryAfterSeconds };
+  switch (error.failure) {
+    case 'rate_limited':
+      return JobError.retryable('rate_limited', error.message, options);
+    case 'timeout':
+      return JobError.retryable('timeout', error.message, options);
+    case 'unavailable':
+      return JobError.retryable('upstream_unavailable', error.message, options);
+    case 'unauthorized':
+      return JobError.permanent('unauthorized', error.message, { cause: error });
+    case 'permission_denied':
+    case 'refused':
+      return JobError.permanent('forbidden', error.message, { cause: error });
+    case 'not_found':
+      return JobError.permanent('not_found', error.message, { cause: error });
+    case 'too_large':
+      return JobError.permanent('unsupported', error.message, { cause: error });
+    default:
+      return JobError.permanent('bad_request', error.message, { cause: error });
+  }
+}
+
 /**
  * Whatever a handler threw, as a `JobError`. Understands our own errors, `ServiceError`, HTTP
  * errors carrying a `status` (and headers), abort/time-out errors, Node and undici network codes,
@@ -211,6 +236,7 @@ function isTransientSqlState(code: string): boolean {
 export function toJobError(error: unknown): JobError {
   if (error instanceof JobError) return error;
   const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof SourceError) return fromSourceError(error);
   if (error instanceof ServiceError) {
     if (error.code === 'gateway_timeout') return JobError.retryable('timeout', message, { cause: error });
     if (error.retryable || error.code === 'bad_gateway' || error.code === 'unavailable') {

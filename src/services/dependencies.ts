@@ -1,9 +1,12 @@
 import type { SlackOAuth } from '../adapters/slack/slack-oauth.js';
 import type { TokenEndpointClient } from '../adapters/token-endpoint/token-endpoint-client.js';
+import type { WikiClient } from '../adapters/wiki/wiki-client.js';
 import type { Config } from '../config.js';
 import type { Batcher } from '../db/batcher.js';
 import type { Database, DatabaseKind } from '../db/client.js';
 import type { ChatWrite, ChatWriteResult } from '../db/repositories/chats.js';
+import type { SqlConnection } from '../db/sql-connection.js';
+import type { JobQueue } from '../jobs/job-queue.js';
 import type { SecretBox } from '../security/secret-box.js';
 import type { CallerDirectory } from './caller-directory.js';
 
@@ -12,6 +15,12 @@ export interface ServiceDependencies {
   readonly config: Config;
   readonly db: Database;
   readonly databaseKind: DatabaseKind;
+  /** Raw SQL and transactions on the same database, shared with the job queue. */
+  readonly sql: SqlConnection;
+  /** Durable background jobs (indexing). */
+  readonly jobs: JobQueue;
+  /** Checks wiki credentials before a configuration is saved. */
+  readonly wiki: WikiClient;
   readonly secrets: SecretBox;
   /** Undefined when Slack's client id and secret are not configured. */
   readonly slackOAuth: SlackOAuth | undefined;

@@ -1,4 +1,4 @@
-import { and, count, eq } from 'drizzle-orm';
+import { and, asc, count, eq } from 'drizzle-orm';
 import type { Caller } from '../db/repositories/users.js';
 import { connectors, documents } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
@@ -23,8 +23,21 @@ export function canonicalSlug(slug: string): ConnectorSlug | undefined {
 
 export type ConnectorRow = typeof connectors.$inferSelect;
 
+/** One file of a Drive or wiki connector, with the outcome of its latest indexing. */
+export interface ConnectorFileView {
+  readonly id: string;
+  readonly name: string;
+  readonly status: string;
+  readonly reason: string | null;
+  readonly chunks: number;
+  readonly url: string | null;
+}
+
+/** Most files a connector view lists; `document_count` has the whole number. */
+export const CONNECTOR_FILES_LISTED = 1000;
+
 /** The public view of a connector: its non-secret configuration, never its sealed secrets. */
-export function connectorView(row: ConnectorRow, documentCount: number) {
+export function connectorView(row: ConnectorRow, documentCount: number, files: ConnectorFileView[] = []) {
   const config = row.config;
   return {
     id: row.id,
@@ -37,9 +50,10 @@ export function connectorView(row: ConnectorRow, documentCount: number) {
     last_synced_at: row.lastSyncedAt?.toISOString() ?? null,
     document_count: documentCount,
     config,
+    ...(row.slug === 'wiki' ? { files } : {}),
     ...(row.slug === 'googledrive'
       ? {
-          files: (config.files as Record<string, unknown>[] | undefined) ?? [],
+          files,
           delegate_email: (config.delegate_email as string | undefined) ?? null,
         }
       : {}),
@@ -76,5 +90,21 @@ export async function findConnectorView(
     .select({ value: count() })
     .from(documents)
     .where(and(eq(documents.connectorId, row.id), eq(documents.teamId, teamId)));
-  return connectorView(row, counted?.value ?? 0);
+  const files =
+    row.slug === 'chatapp'
+      ? []
+      : await deps.db
+          .select({
+            id: documents.externalId,
+            name: documents.title,
+            status: documents.status,
+            reason: documents.reason,
+            chunks: documents.chunkCount,
+            url: documents.url,
+          })
+          .from(documents)
+          .where(and(eq(documents.connectorId, row.id), eq(documents.teamId, teamId)))
+          .orderBy(asc(documents.id))
+          .limit(CONNECTOR_FILES_LISTED);
+  return connectorView(row, counted?.value ?? 0, files);
 }

@@ -1,10 +1,10 @@
-import { sql } from 'drizzle-orm';
-import { queryRows } from '../db/client.js';
+import { SourceError } from '../adapters/source-error.js';
+import type { WikiSite } from '../adapters/wiki/wiki-client.js';
 import type { Caller } from '../db/repositories/users.js';
-import { connectors } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { type connectorView, findConnectorView } from './get-connector.js';
+import { type QueuedIndexJob, queueWikiSync } from './sync-wiki.js';
 
 export interface WikiConfigInput {
   wikiApiToken: string;
@@ -21,12 +21,16 @@ export function wikiAuthScheme(baseUrl: string): 'basic' | 'bearer' {
     : 'bearer';
 }
 
-/** Saves (or replaces) the team's one wiki connector; the API token is stored encrypted. */
+/**
+ * Checks the credentials and the space against the wiki, then saves (or replaces) the team's one
+ * wiki connector, its API token encrypted, and queues the first sync of the space. Rejected
+ * credentials, an unknown space or a refused address save nothing.
+ */
 export async function saveWikiConfig(
   deps: ServiceDependencies,
   caller: Caller,
   input: WikiConfigInput,
-): Promise<{ created: boolean; connector: ReturnType<typeof connectorView> }> {
+): Promise<{ created: boolean; connector: ReturnType<typeof connectorView>; sync: QueuedIndexJob }> {
   const baseUrl = (input.wikiBaseUrl ?? deps.config.wikiBaseUrl)?.replace(/\/+$/, '');
   if (baseUrl === undefined || baseUrl === '') {
     throw ServiceError.validation([
@@ -37,26 +41,66 @@ export async function saveWikiConfig(
       },
     ]);
   }
+  const site: WikiSite = {
+    baseUrl,
+    authScheme: wikiAuthScheme(baseUrl),
+    username: input.wikiUsername,
+    apiToken: input.wikiApiToken,
+  };
+  await checkWikiAccess(deps, site, input.wikiSpaceKey);
   const config = {
     base_url: baseUrl,
     username: input.wikiUsername,
     space_key: input.wikiSpaceKey,
-    auth_scheme: wikiAuthScheme(baseUrl),
+    auth_scheme: site.authScheme,
   };
   const secretsSealed = deps.secrets.sealJson({ api_token: input.wikiApiToken });
-  const [row] = await queryRows<Record<string, unknown>>(
-    deps.db,
-    sql`
-    INSERT INTO ${connectors} (team_id, slug, name, status, config, secrets_sealed)
-    VALUES (${caller.teamId}, 'wiki', ${`Confluence space ${input.wikiSpaceKey}`}, 'configured',
-            ${JSON.stringify(config)}::jsonb, ${secretsSealed})
-    ON CONFLICT (team_id, slug) WHERE slug in ('wiki', 'googledrive') DO UPDATE SET
-      name = excluded.name, status = excluded.status, config = excluded.config,
-      secrets_sealed = excluded.secrets_sealed, updated_at = now()
-    RETURNING id, (xmax = 0) AS inserted`,
+  const { rows } = await deps.sql.executeSql(
+    `INSERT INTO connectors (team_id, slug, name, status, config, secrets_sealed)
+     VALUES ($1, 'wiki', $2, 'configured', $3::jsonb, $4)
+     ON CONFLICT (team_id, slug) WHERE slug in ('wiki', 'googledrive') DO UPDATE SET
+       name = excluded.name, status = excluded.status, config = excluded.config,
+       secrets_sealed = excluded.secrets_sealed, updated_at = now()
+     RETURNING id, (xmax = 0) AS inserted`,
+    [caller.teamId, `Confluence space ${input.wikiSpaceKey}`, JSON.stringify(config), secretsSealed],
   );
+  const row = rows[0];
   if (row === undefined) throw new Error('Wiki connector upsert returned nothing');
+  const sync = await queueWikiSync(deps, caller, Number(row.id));
   const connector = await findConnectorView(deps, caller.teamId, 'wiki', Number(row.id));
   if (connector === undefined) throw new Error('Wiki connector vanished after saving');
-  return { created: row.inserted === true, connector };
+  return { created: row.inserted === true, connector, sync };
+}
+
+/** Asks the wiki for the space with these credentials; every refusal becomes a clear 4xx. */
+async function checkWikiAccess(deps: ServiceDependencies, site: WikiSite, spaceKey: string): Promise<void> {
+  try {
+    await deps.wiki.getSpace(site, spaceKey);
+  } catch (error) {
+    if (!(error instanceof SourceError)) throw error;
+    const at = `the wiki at ${site.baseUrl}`;
+    switch (error.failure) {
+      case 'unauthorized':
+        throw new ServiceError(
+          'bad_request',
+          `Wiki credentials rejected: ${at} answered 401. Check wikiUsername (the account's e-mail on Confluence Cloud) and wikiApiToken.`,
+        );
+      case 'permission_denied':
+        throw new ServiceError(
+          'bad_request',
+          `Wiki space not accessible: ${at} refused these credentials access to space "${spaceKey}".`,
+        );
+      case 'not_found':
+        throw new ServiceError(
+          'bad_request',
+          `Wiki space not found: ${at} has no space "${spaceKey}" that these credentials can see.`,
+        );
+      case 'refused':
+        throw new ServiceError('bad_request', `Wiki address not allowed. ${error.message}`);
+      case 'bad_response':
+        throw new ServiceError('bad_request', `The wiki's answer was not usable: ${error.message}`);
+      default:
+        throw new ServiceError('bad_gateway', `The wiki did not answer: ${error.message}`);
+    }
+  }
 }

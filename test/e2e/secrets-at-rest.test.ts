@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InMemoryWiki } from '../../src/adapters/wiki/in-memory-wiki.js';
 import { dumpAllTables } from '../helpers/database-dump.js';
 import { bearer, startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -14,7 +15,13 @@ describe('secrets at rest and in logs', () => {
   let testApp: TestApp;
   let bearerToken: string;
   beforeAll(async () => {
-    testApp = await startTestApp({ env: { WIKI_BASE_URL: 'https://acme.atlassian.net/wiki' } });
+    const wikiClient = new InMemoryWiki('https://acme.atlassian.net/wiki');
+    wikiClient.acceptToken(SECRETS.wikiApiToken);
+    wikiClient.addSpace('ENG', 'Engineering');
+    testApp = await startTestApp({
+      env: { WIKI_BASE_URL: 'https://acme.atlassian.net/wiki' },
+      overrides: { wiki: wikiClient },
+    });
     const registered = await testApp.app.inject({
       method: 'POST',
       url: '/v2/users/register',

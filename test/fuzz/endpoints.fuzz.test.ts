@@ -9,6 +9,7 @@ import net from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GuardedHttpsClient } from '../../src/adapters/token-endpoint/guarded-https-client.js';
+import { InMemoryWiki } from '../../src/adapters/wiki/in-memory-wiki.js';
 import { issueAccessToken } from '../../src/services/issue-access-token.js';
 import { FAKE_ALLOWLISTED_HOST, FakeHttpsServer } from '../helpers/fake-https-server.js';
 import { registerUser, startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -540,6 +541,13 @@ function bodyBytes(body: BodyCase): Uint8Array | undefined {
 // ---------------------------------------------------------------------------------------------
 // The properties.
 
+function fuzzWiki(): InMemoryWiki {
+  const wiki = new InMemoryWiki('https://acme.atlassian.net/wiki');
+  wiki.acceptToken('fuzz-wiki-token');
+  wiki.addSpace('ENG', 'Engineering');
+  return wiki;
+}
+
 beforeAll(async () => {
   const resolveToLocalProvider = async () => [{ address: '127.0.0.1', family: 4 }];
   testApp = await startTestApp({
@@ -552,6 +560,8 @@ beforeAll(async () => {
       }),
     },
     overrides: {
+      // The wiki check answers from memory: fuzzed credentials are refused as a real wiki would.
+      wiki: fuzzWiki(),
       tokenEndpoint: new GuardedHttpsClient({
         allowPrivateNetwork: true,
         timeoutMs: 5_000,

@@ -1,9 +1,11 @@
 import { Writable } from 'node:stream';
 import type { LightMyRequestResponse } from 'fastify';
+import pino from 'pino';
 import { type Config, parseConfig } from '../../src/config.js';
 import { createRuntime, type Runtime, type RuntimeOverrides } from '../../src/deps.js';
 import { type App, buildApp } from '../../src/http/app.js';
 import { loggerOptions } from '../../src/logger.js';
+import { startWorker } from '../../src/worker.js';
 import { createTestDatabase } from './test-database.js';
 
 /** Settings every test app starts from; a test adds or overrides its own. */
@@ -25,11 +27,20 @@ export interface TestApp {
 
 /** Starts the real application on a fresh database (PGlite, or PostgreSQL under TEST_DB_KIND=postgres). */
 export async function startTestApp(
-  options: { env?: Record<string, string>; overrides?: Omit<RuntimeOverrides, 'database'> } = {},
+  options: {
+    env?: Record<string, string>;
+    overrides?: Omit<RuntimeOverrides, 'database'>;
+    /** Also run the background worker (index jobs), polling often so tests see results fast. */
+    worker?: boolean;
+  } = {},
 ): Promise<TestApp> {
   const config = parseConfig({ ...TEST_ENV, ...options.env });
   const database = await createTestDatabase();
-  const runtime = await createRuntime(config, { ...options.overrides, database: database.location });
+  const runtime = await createRuntime(config, {
+    queueTimings: { pollingIntervalSeconds: 0.5, maintenanceIntervalSeconds: 1 },
+    ...options.overrides,
+    database: database.location,
+  });
   const logLines: string[] = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {
@@ -43,14 +54,18 @@ export async function startTestApp(
     logger: { ...loggerOptions(config.logLevel), stream },
   });
   await app.ready();
+  const stopWorker = options.worker
+    ? await startWorker(runtime, config, pino({ level: 'silent' }))
+    : () => {};
   return {
     app,
     runtime,
     config,
     logLines,
     close: async () => {
+      stopWorker();
       await app.close();
-      await runtime.database.close();
+      await runtime.close();
       await database.drop();
     },
   };
@@ -92,4 +107,25 @@ export function bearer(token: string): Record<string, string> {
 
 export function json(response: LightMyRequestResponse): unknown {
   return JSON.parse(response.body);
+}
+
+/** Polls a job (`GET <path>`) until it is ready; answers its last view. */
+export async function waitForJob(
+  app: App,
+  token: string,
+  path: string,
+  timeoutMs = 30_000,
+): Promise<Record<string, unknown> & { status: string; files: Record<string, unknown>[] }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await app.inject({ url: path, headers: bearer(token) });
+    if (response.statusCode !== 200) throw new Error(`GET ${path}: ${response.statusCode} ${response.body}`);
+    const view = response.json() as Record<string, unknown> & {
+      status: string;
+      files: Record<string, unknown>[];
+    };
+    if (view.result_ready === true) return view;
+    if (Date.now() > deadline) throw new Error(`job not ready after ${timeoutMs} ms: ${response.body}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }

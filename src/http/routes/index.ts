@@ -3,7 +3,10 @@ import type { AppOptions } from '../app.js';
 import { authRoutes } from './auth/auth.route.js';
 import { chatRoutes } from './chats/chats.route.js';
 import { connectorRoutes } from './connectors/connectors.route.js';
+import { documentRoutes } from './documents/documents.route.js';
+import { driveRoutes } from './drive/drive.route.js';
 import { healthRoutes } from './health/health.route.js';
+import { jobRoutes } from './jobs/jobs.route.js';
 import { oauthProxyRoutes } from './oauth-proxy/oauth-proxy.route.js';
 import { userRoutes } from './users/users.route.js';
 import { wikiRoutes } from './wiki/wiki.route.js';
@@ -16,4 +19,7 @@ export async function registerRoutes(app: FastifyInstance, options: AppOptions):
   await app.register(oauthProxyRoutes, options);
   await app.register(chatRoutes, options);
   await app.register(wikiRoutes, options);
+  await app.register(driveRoutes, options);
+  await app.register(documentRoutes, options);
+  await app.register(jobRoutes, options);
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, registerUser, startTestApp, type TestApp } from '../../../../test/helpers/test-app.js';
+import { InMemoryWiki } from '../../../adapters/wiki/in-memory-wiki.js';
 
 describe('GET /v1/connectors/{connector_slug}/{connector_id}', () => {
   let testApp: TestApp;
@@ -7,7 +8,13 @@ describe('GET /v1/connectors/{connector_slug}/{connector_id}', () => {
   let stranger: { token: string };
   let wikiId: number;
   beforeAll(async () => {
-    testApp = await startTestApp({ env: { WIKI_BASE_URL: 'https://acme.atlassian.net/wiki' } });
+    const wiki = new InMemoryWiki('https://acme.atlassian.net/wiki');
+    wiki.acceptToken('ATATT-secret-token');
+    wiki.addSpace('ENG', 'Engineering');
+    testApp = await startTestApp({
+      env: { WIKI_BASE_URL: 'https://acme.atlassian.net/wiki' },
+      overrides: { wiki },
+    });
     owner = await registerUser(testApp.app);
     stranger = await registerUser(testApp.app);
     const saved = await testApp.app.inject({
@@ -37,6 +44,7 @@ describe('GET /v1/connectors/{connector_slug}/{connector_id}', () => {
         status: 'configured',
         last_synced_at: null,
         document_count: 0,
+        files: [],
         config: {
           base_url: 'https://acme.atlassian.net/wiki',
           username: 'ann@acme.com',

@@ -19,6 +19,7 @@ describe('health endpoints', () => {
 
   it('tells /readyz failures apart once the database is closed', async () => {
     const other = await startTestApp();
+    await other.runtime.queue.stop();
     await other.runtime.database.close();
     const ready = await other.app.inject({ url: '/readyz' });
     expect(ready.statusCode).toBe(503);

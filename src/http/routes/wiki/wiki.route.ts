@@ -20,6 +20,10 @@ const WikiConnectorView = Type.Object(
     name: Type.String(),
     team_id: Type.Integer(),
     status: Type.String(),
+    result_id: Type.String({
+      description: 'the first sync of the space: follow it at GET /v1/jobs/{result_id}',
+    }),
+    result_ready: Type.Boolean(),
     config: Type.Object(
       {},
       {
@@ -39,7 +43,9 @@ export const wikiRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { d
       schema: {
         tags: ['wiki'],
         summary:
-          "Save the team's wiki (Confluence) connector; the API token is stored encrypted and never returned",
+          "Check the credentials and space against the wiki, save the team's wiki (Confluence) connector and start indexing the space",
+        description:
+          'The API token is stored encrypted and never returned. Rejected credentials, an unknown space or a wiki address this server may not reach answer 400 naming the problem, and nothing is saved. The answer carries the first sync job (`result_id`).',
         security: bearerSecurity,
         body: WikiConfigBody,
         response: withErrors({ 200: WikiConnectorView, 201: WikiConnectorView }),
@@ -47,7 +53,7 @@ export const wikiRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { d
     },
     async (request, reply) => {
       const result = await saveWikiConfig(deps, callerOf(request), request.body);
-      return reply.code(result.created ? 201 : 200).send(result.connector);
+      return reply.code(result.created ? 201 : 200).send({ ...result.connector, ...result.sync });
     },
   );
 };

@@ -1,68 +1,228 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, registerUser, startTestApp, type TestApp } from '../../../../test/helpers/test-app.js';
+import { FakeConfluenceServer } from '../../../../test/fakes/fake-confluence-server.js';
+import {
+  bearer,
+  registerUser,
+  startTestApp,
+  type TestApp,
+  waitForJob,
+} from '../../../../test/helpers/test-app.js';
 
-describe('POST /v1/wiki/config', () => {
+const PAGE = (topic: string) =>
+  `<h1>${topic}</h1><p>How we handle ${topic.toLowerCase()}.</p><h2>Details</h2><p>The ${topic.toLowerCase()} details live here.</p>`;
+
+describe('POST /v1/wiki/config and wiki syncs', () => {
+  let cloud: FakeConfluenceServer;
+  let datacenter: FakeConfluenceServer;
   let testApp: TestApp;
   let noDefault: TestApp;
+
   beforeAll(async () => {
-    testApp = await startTestApp({ env: { WIKI_BASE_URL: 'https://acme.atlassian.net/wiki' } });
+    cloud = await FakeConfluenceServer.start({ flavour: 'cloud', username: 'ann@acme.com' });
+    datacenter = await FakeConfluenceServer.start({ flavour: 'datacenter' });
+    for (const server of [cloud, datacenter]) {
+      server.addSpace('ENG', 'Engineering');
+      server.setPageSize(2);
+    }
+    // WIKI_BASE_URL is trusted (an administrator set it); other wiki addresses must pass the policy.
+    testApp = await startTestApp({
+      env: {
+        WIKI_BASE_URL: cloud.baseUrl,
+        WIKI_ALLOWED_HOSTS: '127.0.0.1',
+        WIKI_ALLOW_PRIVATE_NETWORK: 'true',
+      },
+      worker: true,
+    });
     noDefault = await startTestApp();
   });
   afterAll(async () => {
     await testApp.close();
     await noDefault.close();
+    await cloud.close();
+    await datacenter.close();
   });
 
-  it("saves the team's wiki connector (201), replaces it on a new post (200), never returns the token", async () => {
+  async function configure(app: TestApp, token: string, payload: Record<string, unknown>) {
+    return app.app.inject({ method: 'POST', url: '/v1/wiki/config', headers: bearer(token), payload });
+  }
+
+  async function wikiConnectors(app: TestApp, teamId: number) {
+    const { rows } = await app.runtime.deps.sql.executeSql(
+      `SELECT id, secrets_sealed FROM connectors WHERE team_id = $1 AND slug = 'wiki'`,
+      [teamId],
+    );
+    return rows;
+  }
+
+  async function storedPages(teamId: number) {
+    const { rows } = await testApp.runtime.deps.sql.executeSql(
+      `SELECT d.external_id, d.title, d.url, string_agg(c.text, ' ' ORDER BY c.position) AS text
+       FROM documents d JOIN chunks c ON c.document_id = d.id
+       WHERE d.team_id = $1 AND d.source = 'wiki' GROUP BY d.external_id, d.title, d.url ORDER BY d.external_id`,
+      [teamId],
+    );
+    return rows as { external_id: string; title: string; url: string; text: string }[];
+  }
+
+  it('checks the Cloud credentials, saves the connector and indexes every page of the space', async () => {
+    const pages = ['Onboarding', 'Deployments', 'Incidents', 'Security', 'Hiring'].map((title) =>
+      cloud.putPage('ENG', { title, storageBody: PAGE(title) }),
+    );
     const user = await registerUser(testApp.app);
-    const first = await testApp.app.inject({
-      method: 'POST',
-      url: '/v1/wiki/config',
-      headers: bearer(user.token),
-      payload: { wikiApiToken: 'token-one', wikiUsername: 'ann@acme.com', wikiSpaceKey: 'ENG' },
+    const response = await configure(testApp, user.token, {
+      wikiApiToken: cloud.apiToken,
+      wikiUsername: 'ann@acme.com',
+      wikiSpaceKey: 'ENG',
     });
-    expect(first.statusCode).toBe(201);
-    expect(first.json()).toMatchObject({
+    expect(response.statusCode, response.body).toBe(201);
+    const saved = response.json();
+    expect(saved).toMatchObject({
       slug: 'wiki',
       team_id: user.teamId,
-      config: {
-        base_url: 'https://acme.atlassian.net/wiki',
-        space_key: 'ENG',
-        username: 'ann@acme.com',
-        auth_scheme: 'basic',
-      },
+      result_ready: false,
+      config: { base_url: cloud.baseUrl, space_key: 'ENG', username: 'ann@acme.com', auth_scheme: 'basic' },
     });
-    expect(first.body).not.toContain('token-one');
-    const second = await testApp.app.inject({
-      method: 'POST',
-      url: '/v1/wiki/config',
+    expect(response.body).not.toContain(cloud.apiToken);
+    const sealed = String((await wikiConnectors(testApp, user.teamId))[0]?.secrets_sealed);
+    expect(sealed).not.toContain(cloud.apiToken);
+
+    const job = await waitForJob(testApp.app, user.token, `/v1/jobs/${saved.result_id}`);
+    expect(job.status).toBe('completed');
+    expect(job.kind).toBe('wiki');
+    expect(job.files.map((file) => file.status)).toEqual(pages.map(() => 'indexed'));
+    const stored = await storedPages(user.teamId);
+    expect(stored.map((page) => page.title).sort()).toEqual([
+      'Deployments',
+      'Hiring',
+      'Incidents',
+      'Onboarding',
+      'Security',
+    ]);
+    const onboarding = stored.find((page) => page.title === 'Onboarding');
+    expect(onboarding?.text).toContain('How we handle onboarding.');
+    expect(onboarding?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/wiki\/spaces\/ENG\/pages\//);
+    // Headings are kept: the chunk under "Details" carries it in its heading path.
+    const { rows } = await testApp.runtime.deps.sql.executeSql(
+      `SELECT c.heading_path FROM chunks c JOIN documents d ON d.id = c.document_id
+       WHERE d.team_id = $1 AND d.title = 'Onboarding'`,
+      [user.teamId],
+    );
+    expect(rows.flatMap((row) => row.heading_path as string[])).toContain('Onboarding');
+
+    const connector = await testApp.app.inject({
+      url: `/v1/connectors/wiki/${saved.id}`,
       headers: bearer(user.token),
-      payload: {
-        wikiApiToken: 'token-two',
-        wikiUsername: 'ann',
-        wikiSpaceKey: 'OPS',
-        wikiBaseUrl: 'https://confluence.acme.internal/',
-      },
+    });
+    expect(connector.json().files).toHaveLength(5);
+    expect(connector.json().last_synced_at).not.toBeNull();
+
+    // A later sync fetches only changed pages and removes pages that are gone.
+    const [first, second, third] = pages;
+    cloud.putPage('ENG', {
+      id: first?.id,
+      title: 'Onboarding',
+      storageBody: PAGE('Onboarding v2'),
+    });
+    cloud.removePage(second?.id as string);
+    cloud.putPage('ENG', { title: 'Runbooks', storageBody: PAGE('Runbooks') });
+    cloud.requests.length = 0;
+    const sync = await testApp.app.inject({
+      method: 'POST',
+      url: `/v1/connectors/wiki/${saved.id}/sync`,
+      headers: bearer(user.token),
+    });
+    expect(sync.statusCode).toBe(202);
+    const synced = await waitForJob(testApp.app, user.token, `/v1/jobs/${sync.json().result_id}`);
+    const byId = Object.fromEntries(synced.files.map((file) => [file.id as string, file]));
+    expect(byId[first?.id as string]).toMatchObject({ status: 'indexed' });
+    expect(byId[third?.id as string]).toMatchObject({ status: 'skipped', reason: 'unchanged' });
+    const fetched = cloud.requests
+      .map((request) => request.apiPath)
+      .filter((path) => /^\/rest\/api\/content\/\d+$/.test(path));
+    expect(fetched).toHaveLength(2);
+    const after = await storedPages(user.teamId);
+    expect(after.map((page) => page.title).sort()).toEqual([
+      'Hiring',
+      'Incidents',
+      'Onboarding',
+      'Runbooks',
+      'Security',
+    ]);
+    expect(after.find((page) => page.title === 'Onboarding')?.text).toContain('onboarding v2');
+
+    const foreign = await registerUser(testApp.app);
+    const foreignSync = await testApp.app.inject({
+      method: 'POST',
+      url: `/v1/connectors/wiki/${saved.id}/sync`,
+      headers: bearer(foreign.token),
+    });
+    expect(foreignSync.statusCode).toBe(404);
+  });
+
+  it('supports Data Center with a personal access token (bearer), and replaces the config (200)', async () => {
+    datacenter.putPage('ENG', { title: 'On call', storageBody: PAGE('On call') });
+    const user = await registerUser(testApp.app);
+    const first = await configure(testApp, user.token, {
+      wikiApiToken: datacenter.apiToken,
+      wikiUsername: '',
+      wikiSpaceKey: 'ENG',
+      wikiBaseUrl: datacenter.baseUrl,
+    });
+    expect(first.statusCode, first.body).toBe(201);
+    expect(first.json().config.auth_scheme).toBe('bearer');
+    const job = await waitForJob(testApp.app, user.token, `/v1/jobs/${first.json().result_id}`);
+    expect(job.files).toEqual([expect.objectContaining({ name: 'On call', status: 'indexed' })]);
+    const bearerSent = datacenter.requests.some((request) =>
+      String(request.headers.authorization).startsWith('Bearer '),
+    );
+    expect(bearerSent).toBe(true);
+    const second = await configure(testApp, user.token, {
+      wikiApiToken: cloud.apiToken,
+      wikiUsername: 'ann@acme.com',
+      wikiSpaceKey: 'ENG',
     });
     expect(second.statusCode).toBe(200);
-    expect(second.json()).toMatchObject({
-      id: first.json().id,
-      name: 'Confluence space OPS',
-      config: { base_url: 'https://confluence.acme.internal', space_key: 'OPS', auth_scheme: 'bearer' },
+    expect(second.json().id).toBe(first.json().id);
+  });
+
+  it('refuses rejected credentials and an unknown space with a clear 400, saving nothing', async () => {
+    const user = await registerUser(testApp.app);
+    const badToken = await configure(testApp, user.token, {
+      wikiApiToken: 'not-the-token',
+      wikiUsername: 'ann@acme.com',
+      wikiSpaceKey: 'ENG',
     });
-    expect(second.body).not.toContain('token-two');
+    expect(badToken.statusCode).toBe(400);
+    expect(badToken.json().detail).toMatch(/credentials rejected/i);
+    expect(badToken.body).not.toContain('not-the-token');
+    const unknownSpace = await configure(testApp, user.token, {
+      wikiApiToken: cloud.apiToken,
+      wikiUsername: 'ann@acme.com',
+      wikiSpaceKey: 'NOPE',
+    });
+    expect(unknownSpace.statusCode).toBe(400);
+    expect(unknownSpace.json().detail).toMatch(/space not found.*NOPE/i);
+    expect(await wikiConnectors(testApp, user.teamId)).toEqual([]);
     const me = await testApp.app.inject({ url: '/v1/users/me', headers: bearer(user.token) });
-    expect(me.json().connectors).toEqual([{ name: 'wiki', id: [first.json().id] }]);
+    expect(me.json().connectors).toEqual([]);
+  });
+
+  it('refuses a wiki address on a private network unless the server allows it', async () => {
+    const user = await registerUser(noDefault.app);
+    const response = await configure(noDefault, user.token, {
+      wikiApiToken: datacenter.apiToken,
+      wikiUsername: '',
+      wikiSpaceKey: 'ENG',
+      wikiBaseUrl: datacenter.baseUrl,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().detail).toMatch(/not allowed/i);
+    expect(await wikiConnectors(noDefault, user.teamId)).toEqual([]);
   });
 
   it('requires all three fields, listing each problem', async () => {
     const user = await registerUser(testApp.app);
-    const response = await testApp.app.inject({
-      method: 'POST',
-      url: '/v1/wiki/config',
-      headers: bearer(user.token),
-      payload: { wikiUsername: 7 },
-    });
+    const response = await configure(testApp, user.token, { wikiUsername: 7 });
     expect(response.statusCode).toBe(422);
     expect(response.json().detail).toEqual(
       expect.arrayContaining([
@@ -72,11 +232,11 @@ describe('POST /v1/wiki/config', () => {
       ]),
     );
     expect(response.json().detail).toHaveLength(3);
-    const badUrl = await testApp.app.inject({
-      method: 'POST',
-      url: '/v1/wiki/config',
-      headers: bearer(user.token),
-      payload: { wikiApiToken: 't', wikiUsername: 'u', wikiSpaceKey: 'K', wikiBaseUrl: 'not a url' },
+    const badUrl = await configure(testApp, user.token, {
+      wikiApiToken: 't',
+      wikiUsername: 'u',
+      wikiSpaceKey: 'K',
+      wikiBaseUrl: 'not a url',
     });
     expect(badUrl.statusCode).toBe(422);
     expect(badUrl.json().detail[0]).toMatchObject({ loc: ['body', 'wikiBaseUrl'], type: 'url_parsing' });
@@ -84,11 +244,10 @@ describe('POST /v1/wiki/config', () => {
 
   it('asks for wikiBaseUrl when the server has no WIKI_BASE_URL', async () => {
     const user = await registerUser(noDefault.app);
-    const response = await noDefault.app.inject({
-      method: 'POST',
-      url: '/v1/wiki/config',
-      headers: bearer(user.token),
-      payload: { wikiApiToken: 't', wikiUsername: 'u', wikiSpaceKey: 'K' },
+    const response = await configure(noDefault, user.token, {
+      wikiApiToken: 't',
+      wikiUsername: 'u',
+      wikiSpaceKey: 'K',
     });
     expect(response.statusCode).toBe(422);
     expect(response.json().detail[0]).toMatchObject({ loc: ['body', 'wikiBaseUrl'], type: 'missing' });

@@ -1,0 +1,326 @@
+import type { SqlExecutor } from '../sql-connection.js';
+
+export type IndexJobKind = 'googledrive' | 'wiki' | 'upload';
+export type IndexJobStatus = 'queued' | 'running' | 'completed' | 'failed';
+export type ItemStatus = 'queued' | 'indexing' | 'indexed' | 'skipped' | 'failed';
+
+export interface IndexJobRow {
+  readonly id: string;
+  readonly teamId: number;
+  readonly connectorId: number | null;
+  readonly kind: IndexJobKind;
+  readonly status: IndexJobStatus;
+  readonly request: Record<string, unknown>;
+  readonly secretsSealed: string | null;
+  readonly expandedAt: Date | null;
+  readonly error: string | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+  readonly finishedAt: Date | null;
+}
+
+export interface IndexJobItemRow {
+  readonly externalId: string;
+  readonly position: number;
+  readonly name: string;
+  readonly status: ItemStatus;
+  readonly reason: string | null;
+  readonly message: string | null;
+  readonly chunks: number;
+  readonly documentId: number | null;
+  readonly payload: Record<string, unknown>;
+}
+
+export interface NewIndexJobItem {
+  readonly externalId: string;
+  readonly name: string;
+  readonly payload: Record<string, unknown>;
+  /** An uploaded file's bytes. */
+  readonly content?: Uint8Array;
+}
+
+export interface NewIndexJob {
+  readonly id: string;
+  readonly teamId: number;
+  readonly connectorId: number | null;
+  readonly kind: IndexJobKind;
+  readonly requestedBy: number | null;
+  readonly request: Record<string, unknown>;
+  readonly requestHash: string | null;
+  readonly secretsSealed: string | null;
+  readonly items: readonly NewIndexJobItem[];
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: raw rows from either driver
+type Row = Record<string, any>;
+
+const JOB_COLUMNS = `id, team_id, connector_id, kind, status, request, secrets_sealed, expanded_at, error,
+  created_at, updated_at, finished_at`;
+
+function toDate(value: unknown): Date | null {
+  if (value === null || value === undefined) return null;
+  return value instanceof Date ? value : new Date(String(value));
+}
+
+function jobFromRow(row: Row): IndexJobRow {
+  return {
+    id: String(row.id),
+    teamId: Number(row.team_id),
+    connectorId: row.connector_id === null ? null : Number(row.connector_id),
+    kind: row.kind,
+    status: row.status,
+    request: (typeof row.request === 'string' ? JSON.parse(row.request) : row.request) ?? {},
+    secretsSealed: row.secrets_sealed ?? null,
+    expandedAt: toDate(row.expanded_at),
+    error: row.error ?? null,
+    createdAt: toDate(row.created_at) ?? new Date(0),
+    updatedAt: toDate(row.updated_at) ?? new Date(0),
+    finishedAt: toDate(row.finished_at),
+  };
+}
+
+function itemFromRow(row: Row): IndexJobItemRow {
+  return {
+    externalId: String(row.external_id),
+    position: Number(row.position),
+    name: String(row.name),
+    status: row.status,
+    reason: row.reason ?? null,
+    message: row.message ?? null,
+    chunks: Number(row.chunks),
+    documentId: row.document_id === null ? null : Number(row.document_id),
+    payload: (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) ?? {},
+  };
+}
+
+/** An active job of the team asking for exactly this again, if one is queued or running. */
+export async function findActiveJobByHash(
+  db: SqlExecutor,
+  teamId: number,
+  requestHash: string,
+): Promise<string | undefined> {
+  const { rows } = await db.executeSql(
+    `SELECT id FROM index_jobs WHERE team_id = $1 AND request_hash = $2 AND status IN ('queued', 'running')
+     ORDER BY created_at DESC LIMIT 1`,
+    [teamId, requestHash],
+  );
+  return rows[0] === undefined ? undefined : String(rows[0].id);
+}
+
+/** Inserts a job and its items; run it in the transaction that also queues the background job. */
+export async function insertIndexJob(db: SqlExecutor, job: NewIndexJob): Promise<void> {
+  await db.executeSql(
+    `INSERT INTO index_jobs (id, team_id, connector_id, kind, requested_by, request, request_hash, secrets_sealed)
+     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8)`,
+    [
+      job.id,
+      job.teamId,
+      job.connectorId,
+      job.kind,
+      job.requestedBy,
+      JSON.stringify(job.request),
+      job.requestHash,
+      job.secretsSealed,
+    ],
+  );
+  await insertItems(db, job.id, job.items, 0);
+}
+
+/** Adds items (folder contents, wiki pages) after `firstPosition`; ones already there stay as they are. */
+export async function insertItems(
+  db: SqlExecutor,
+  jobId: string,
+  items: readonly NewIndexJobItem[],
+  firstPosition: number,
+): Promise<void> {
+  // One statement per 500 items keeps each PGlite call short (it runs on the main thread).
+  for (let start = 0; start < items.length; start += 500) {
+    const slice = items.slice(start, start + 500);
+    await db.executeSql(
+      `INSERT INTO index_job_items (job_id, external_id, position, name, payload)
+       SELECT $1, t.external_id, t.position, t.name, t.payload
+       FROM jsonb_to_recordset($2::jsonb) AS t(external_id text, position int, name text, payload jsonb)
+       ON CONFLICT (job_id, external_id) DO NOTHING`,
+      [
+        jobId,
+        JSON.stringify(
+          slice.map((item, index) => ({
+            external_id: item.externalId,
+            position: firstPosition + start + index,
+            name: item.name,
+            payload: item.payload,
+          })),
+        ),
+      ],
+    );
+  }
+  for (const item of items) {
+    if (item.content === undefined) continue;
+    await db.executeSql('UPDATE index_job_items SET content = $3 WHERE job_id = $1 AND external_id = $2', [
+      jobId,
+      item.externalId,
+      Buffer.from(item.content),
+    ]);
+  }
+}
+
+export async function findIndexJob(
+  db: SqlExecutor,
+  jobId: string,
+  teamId?: number,
+): Promise<IndexJobRow | undefined> {
+  const { rows } =
+    teamId === undefined
+      ? await db.executeSql(`SELECT ${JOB_COLUMNS} FROM index_jobs WHERE id = $1`, [jobId])
+      : await db.executeSql(`SELECT ${JOB_COLUMNS} FROM index_jobs WHERE id = $1 AND team_id = $2`, [
+          jobId,
+          teamId,
+        ]);
+  return rows[0] === undefined ? undefined : jobFromRow(rows[0]);
+}
+
+export async function listItems(
+  db: SqlExecutor,
+  jobId: string,
+  statuses?: readonly ItemStatus[],
+): Promise<IndexJobItemRow[]> {
+  const { rows } =
+    statuses === undefined
+      ? await db.executeSql(
+          `SELECT external_id, position, name, status, reason, message, chunks, document_id, payload
+           FROM index_job_items WHERE job_id = $1 ORDER BY position`,
+          [jobId],
+        )
+      : await db.executeSql(
+          `SELECT external_id, position, name, status, reason, message, chunks, document_id, payload
+           FROM index_job_items WHERE job_id = $1 AND status = ANY($2::text[]) ORDER BY position`,
+          [jobId, statuses],
+        );
+  return rows.map(itemFromRow);
+}
+
+/** An uploaded file's bytes. */
+export async function readItemContent(
+  db: SqlExecutor,
+  jobId: string,
+  externalId: string,
+): Promise<Uint8Array | undefined> {
+  const { rows } = await db.executeSql(
+    'SELECT content FROM index_job_items WHERE job_id = $1 AND external_id = $2',
+    [jobId, externalId],
+  );
+  const content = rows[0]?.content;
+  return content === null || content === undefined ? undefined : new Uint8Array(content);
+}
+
+export async function nextItemPosition(db: SqlExecutor, jobId: string): Promise<number> {
+  const { rows } = await db.executeSql(
+    'SELECT COALESCE(MAX(position) + 1, 0) AS next FROM index_job_items WHERE job_id = $1',
+    [jobId],
+  );
+  return Number(rows[0]?.next ?? 0);
+}
+
+export async function deleteItem(db: SqlExecutor, jobId: string, externalId: string): Promise<void> {
+  await db.executeSql('DELETE FROM index_job_items WHERE job_id = $1 AND external_id = $2', [
+    jobId,
+    externalId,
+  ]);
+}
+
+export interface ItemOutcome {
+  readonly status: ItemStatus;
+  readonly reason?: string | null;
+  readonly message?: string | null;
+  readonly chunks?: number;
+  readonly documentId?: number | null;
+}
+
+/** Records one item's outcome; an uploaded file's bytes are dropped once it is final. */
+export async function setItemOutcome(
+  db: SqlExecutor,
+  jobId: string,
+  externalId: string,
+  outcome: ItemOutcome,
+): Promise<void> {
+  const final = outcome.status !== 'queued' && outcome.status !== 'indexing';
+  await db.executeSql(
+    `UPDATE index_job_items SET status = $3, reason = $4, message = $5, chunks = COALESCE($6, chunks),
+       document_id = COALESCE($7, document_id), updated_at = now(),
+       content = CASE WHEN $8 THEN NULL ELSE content END
+     WHERE job_id = $1 AND external_id = $2`,
+    [
+      jobId,
+      externalId,
+      outcome.status,
+      outcome.reason ?? null,
+      outcome.message ?? null,
+      outcome.chunks ?? null,
+      outcome.documentId ?? null,
+      final,
+    ],
+  );
+}
+
+/** Marks an item as being indexed; false when its job was cancelled meanwhile (connector deleted). */
+export async function claimItem(db: SqlExecutor, jobId: string, externalId: string): Promise<boolean> {
+  const { rows } = await db.executeSql(
+    `UPDATE index_job_items SET status = 'indexing', updated_at = now()
+     WHERE job_id = $1 AND external_id = $2
+       AND EXISTS (SELECT 1 FROM index_jobs WHERE id = $1 AND status = 'running')
+     RETURNING 1`,
+    [jobId, externalId],
+  );
+  return rows.length > 0;
+}
+
+/** Marks the job running and counts the attempt. */
+export async function markJobRunning(db: SqlExecutor, jobId: string): Promise<void> {
+  await db.executeSql(
+    `UPDATE index_jobs SET status = 'running', attempts = attempts + 1, updated_at = now()
+     WHERE id = $1 AND status IN ('queued', 'running')`,
+    [jobId],
+  );
+}
+
+export async function markJobExpanded(db: SqlExecutor, jobId: string): Promise<void> {
+  await db.executeSql('UPDATE index_jobs SET expanded_at = now(), updated_at = now() WHERE id = $1', [jobId]);
+}
+
+/** Ends the job: its secrets are deleted with it. */
+export async function finishJob(
+  db: SqlExecutor,
+  jobId: string,
+  status: 'completed' | 'failed',
+  error: string | null,
+): Promise<void> {
+  await db.executeSql(
+    `UPDATE index_jobs SET status = $2, error = $3, secrets_sealed = NULL, finished_at = now(), updated_at = now()
+     WHERE id = $1 AND status IN ('queued', 'running')`,
+    [jobId, status, error],
+  );
+}
+
+export interface JobProgress {
+  readonly total: number;
+  readonly done: number;
+  readonly indexed: number;
+  readonly skipped: number;
+  readonly failed: number;
+}
+
+export async function jobProgress(db: SqlExecutor, jobId: string): Promise<JobProgress> {
+  const { rows } = await db.executeSql(
+    `SELECT count(*) AS total,
+       count(*) FILTER (WHERE status = 'indexed') AS indexed,
+       count(*) FILTER (WHERE status = 'skipped') AS skipped,
+       count(*) FILTER (WHERE status = 'failed') AS failed
+     FROM index_job_items WHERE job_id = $1`,
+    [jobId],
+  );
+  const row = rows[0] ?? {};
+  const indexed = Number(row.indexed ?? 0);
+  const skipped = Number(row.skipped ?? 0);
+  const failed = Number(row.failed ?? 0);
+  return { total: Number(row.total ?? 0), done: indexed + skipped + failed, indexed, skipped, failed };
+}

@@ -1,0 +1,162 @@
+import multipart from '@fastify/multipart';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ServiceError } from '../../../errors.js';
+import { deleteDocument } from '../../../services/delete-document.js';
+import { getIndexJob } from '../../../services/get-index-job.js';
+import { listDocuments } from '../../../services/list-documents.js';
+import { type UploadedFile, uploadFiles, uploadTextDocuments } from '../../../services/upload-documents.js';
+import { ALSO_MULTIPART, type AppOptions } from '../../app.js';
+import { callerOf } from '../../auth.js';
+import { bearerSecurity, ErrorDetail, Nullable, withErrors } from '../../schema-types.js';
+import { IndexJobView, JobParams, QueuedJobView } from '../shared-schemas.js';
+
+/** Most files one multipart upload may carry. */
+export const UPLOAD_MAX_FILES = 20;
+
+const DocumentsQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+  offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
+  source: Type.Optional(Type.String({ description: 'googledrive, wiki or upload', maxLength: 50 })),
+});
+
+const DocumentView = Type.Object({
+  id: Type.Integer(),
+  external_id: Type.String(),
+  title: Type.String(),
+  source: Type.String({ description: 'googledrive, wiki or upload' }),
+  status: Type.String({
+    description: 'queued | indexing | indexed | skipped | failed (its latest indexing)',
+  }),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  chunks: Type.Integer(),
+  url: Type.Union([Type.String(), Type.Null()]),
+  connector_id: Type.Union([Type.Integer(), Type.Null()]),
+  mime_type: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.Union([Type.String(), Type.Null()]),
+  updated_at: Type.Union([Type.String(), Type.Null()]),
+  indexed_at: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { deps }) => {
+  const { uploadMaxBytes, uploadMaxDocuments } = deps.config.indexing;
+  await app.register(multipart, {
+    limits: { fileSize: uploadMaxBytes, files: UPLOAD_MAX_FILES, fields: 10, fieldSize: 4096 },
+  });
+
+  const UploadBody = Type.Object(
+    {
+      documents: Type.Array(
+        Type.Object({
+          external_id: Type.String({ minLength: 1, maxLength: 512 }),
+          title: Type.String({ minLength: 1, maxLength: 2048 }),
+          text: Type.String({ minLength: 1 }),
+          url: Nullable.String({ maxLength: 4096 }),
+          metadata: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
+        }),
+        { minItems: 1, maxItems: uploadMaxDocuments },
+      ),
+    },
+    { [ALSO_MULTIPART]: true },
+  );
+
+  app.post(
+    '/v1/documents',
+    {
+      bodyLimit: uploadMaxBytes,
+      schema: {
+        tags: ['documents'],
+        summary: "Index documents into the caller's team: a JSON batch or uploaded files",
+        description: `Either \`application/json\` \`{"documents":[{"external_id","title","text","url"?,"metadata"?}]}\` (1 to ${uploadMaxDocuments} documents, UPLOAD_MAX_DOCUMENTS), or \`multipart/form-data\` with up to ${UPLOAD_MAX_FILES} \`file\` parts (PDF, DOCX, Markdown, text, HTML, CSV, JSON) and, for a single file, an optional \`external_id\` field (default: the file name). Posting an external_id again replaces that document. Answers 202 with the job to follow at \`GET /v1/documents/jobs/{result_id}\`.`,
+        security: bearerSecurity,
+        consumes: ['application/json', 'multipart/form-data'],
+        body: UploadBody,
+        response: withErrors({ 202: QueuedJobView, 413: ErrorDetail }),
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      if (request.isMultipart()) {
+        const files: Omit<UploadedFile, 'externalId'>[] = [];
+        let externalId: string | undefined;
+        for await (const part of request.parts()) {
+          if (part.type === 'file') {
+            files.push({ fileName: part.filename, mimeType: part.mimetype, bytes: await part.toBuffer() });
+          } else if (
+            part.fieldname === 'external_id' &&
+            typeof part.value === 'string' &&
+            part.value !== ''
+          ) {
+            externalId = part.value;
+          }
+        }
+        const named = files.map((file) => ({
+          ...file,
+          externalId: files.length === 1 && externalId !== undefined ? externalId : file.fileName,
+        }));
+        return reply.code(202).send(await uploadFiles(deps, caller, named));
+      }
+      if (request.body === undefined || request.body === null) {
+        throw ServiceError.validation([{ type: 'missing', loc: ['body'], msg: 'Field required' }]);
+      }
+      return reply.code(202).send(await uploadTextDocuments(deps, caller, request.body.documents));
+    },
+  );
+
+  app.get(
+    '/v1/documents',
+    {
+      schema: {
+        tags: ['documents'],
+        summary: "The team's documents from every source, newest first",
+        description:
+          'Paginated with `limit` (1–500, default 50) and `offset`; the total is in `total` and `X-Total-Count`.',
+        security: bearerSecurity,
+        querystring: DocumentsQuery,
+        response: withErrors({
+          200: Type.Object({
+            documents: Type.Array(DocumentView),
+            total: Type.Integer(),
+            limit: Type.Integer(),
+            offset: Type.Integer(),
+          }),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const page = await listDocuments(deps, callerOf(request), request.query);
+      return reply.header('x-total-count', String(page.total)).send(page);
+    },
+  );
+
+  app.delete(
+    '/v1/documents/:document_id',
+    {
+      schema: {
+        tags: ['documents'],
+        summary: "Delete one of the team's documents with its chunks",
+        security: bearerSecurity,
+        params: Type.Object({ document_id: Type.String({ maxLength: 20 }) }),
+        response: withErrors({ 204: Type.Null(), 404: ErrorDetail }),
+      },
+    },
+    async (request, reply) => {
+      await deleteDocument(deps, callerOf(request), request.params.document_id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/v1/documents/jobs/:result_id',
+    {
+      schema: {
+        tags: ['documents'],
+        summary: 'An upload job: its status, progress and per-document outcome',
+        security: bearerSecurity,
+        params: JobParams,
+        response: withErrors({ 200: IndexJobView, 404: ErrorDetail }),
+      },
+    },
+    async (request) => getIndexJob(deps, callerOf(request), request.params.result_id, 'upload'),
+  );
+};

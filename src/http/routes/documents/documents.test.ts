@@ -1,0 +1,272 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { corruptPdf, FIXTURE_FILES } from '../../../../test/fixtures/documents.js';
+import {
+  bearer,
+  registerUser,
+  startTestApp,
+  type TestApp,
+  waitForJob,
+} from '../../../../test/helpers/test-app.js';
+
+type Registered = Awaited<ReturnType<typeof registerUser>>;
+
+/** A multipart/form-data body, built by hand as a browser would send it. */
+function multipart(
+  parts: { name: string; fileName?: string; type?: string; content: Uint8Array | string }[],
+) {
+  const boundary = `----test${Math.random().toString(16).slice(2)}`;
+  const pieces: Buffer[] = [];
+  for (const part of parts) {
+    const disposition =
+      part.fileName === undefined
+        ? `form-data; name="${part.name}"`
+        : `form-data; name="${part.name}"; filename="${part.fileName}"`;
+    const headers = [`Content-Disposition: ${disposition}`];
+    if (part.type !== undefined) headers.push(`Content-Type: ${part.type}`);
+    pieces.push(Buffer.from(`--${boundary}\r\n${headers.join('\r\n')}\r\n\r\n`));
+    pieces.push(Buffer.from(part.content));
+    pieces.push(Buffer.from('\r\n'));
+  }
+  pieces.push(Buffer.from(`--${boundary}--\r\n`));
+  return { body: Buffer.concat(pieces), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+describe('/v1/documents', () => {
+  let testApp: TestApp;
+  let user: Registered;
+
+  beforeAll(async () => {
+    testApp = await startTestApp({ env: { UPLOAD_MAX_DOCUMENTS: '50' }, worker: true });
+    user = await registerUser(testApp.app);
+  });
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  async function upload(documents: unknown[], as: Registered = user) {
+    const response = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/documents',
+      headers: bearer(as.token),
+      payload: { documents },
+    });
+    expect(response.statusCode, response.body).toBe(202);
+    const { result_id: id } = response.json() as { result_id: string };
+    return waitForJob(testApp.app, as.token, `/v1/documents/jobs/${id}`);
+  }
+
+  async function list(as: Registered = user, query = '') {
+    const response = await testApp.app.inject({ url: `/v1/documents${query}`, headers: bearer(as.token) });
+    expect(response.statusCode).toBe(200);
+    return response.json() as {
+      total: number;
+      documents: {
+        id: number;
+        external_id: string;
+        title: string;
+        source: string;
+        status: string;
+        chunks: number;
+      }[];
+    };
+  }
+
+  async function chunkTexts(externalId: string, teamId = user.teamId) {
+    const { rows } = await testApp.runtime.deps.sql.executeSql(
+      `SELECT c.text FROM chunks c JOIN documents d ON d.id = c.document_id
+       WHERE d.team_id = $1 AND d.external_id = $2 ORDER BY c.position`,
+      [teamId, externalId],
+    );
+    return rows.map((row) => String(row.text));
+  }
+
+  it('indexes a JSON batch into the caller team, lists it, and replaces a re-posted external_id', async () => {
+    const job = await upload([
+      {
+        external_id: 'faq-1',
+        title: 'Holidays',
+        text: '# Holidays\n\nEveryone gets 25 days of paid holiday.',
+      },
+      {
+        external_id: 'faq-2',
+        title: 'Expenses',
+        text: 'Submit receipts within 30 days.',
+        url: 'https://intranet.example/expenses',
+        metadata: { owner: 'finance' },
+      },
+    ]);
+    expect(job.status).toBe('completed');
+    expect(job.files.map((file) => [file.id, file.status])).toEqual([
+      ['faq-1', 'indexed'],
+      ['faq-2', 'indexed'],
+    ]);
+    const listed = await list();
+    expect(listed.total).toBe(2);
+    expect(listed.documents[0]).toMatchObject({
+      external_id: 'faq-2',
+      title: 'Expenses',
+      source: 'upload',
+      status: 'indexed',
+    });
+    expect(listed.documents.every((document) => document.chunks > 0)).toBe(true);
+
+    const replaced = await upload([
+      { external_id: 'faq-1', title: 'Holidays', text: 'Everyone now gets 30 days of paid holiday.' },
+    ]);
+    expect(replaced.files[0]).toMatchObject({ status: 'indexed' });
+    expect((await chunkTexts('faq-1')).join(' ')).toContain('30 days');
+    expect((await chunkTexts('faq-1')).join(' ')).not.toContain('25 days');
+    expect((await list()).total).toBe(2);
+
+    // The same text again is skipped as unchanged.
+    const same = await upload([
+      { external_id: 'faq-1', title: 'Holidays', text: 'Everyone now gets 30 days of paid holiday.' },
+    ]);
+    expect(same.files[0]).toMatchObject({ status: 'skipped', reason: 'unchanged' });
+  });
+
+  it('keeps teams apart: another team sees none of it and cannot delete it', async () => {
+    const other = await registerUser(testApp.app);
+    await upload([{ external_id: 'faq-1', title: 'Their holidays', text: 'They get 10 days.' }], other);
+    expect((await list(other)).documents.map((document) => document.title)).toEqual(['Their holidays']);
+    const mine = (await list()).documents.find((document) => document.external_id === 'faq-1');
+    expect(mine?.title).toBe('Holidays');
+    const foreign = await testApp.app.inject({
+      method: 'DELETE',
+      url: `/v1/documents/${mine?.id}`,
+      headers: bearer(other.token),
+    });
+    expect(foreign.statusCode).toBe(404);
+    expect((await chunkTexts('faq-1')).length).toBeGreaterThan(0);
+  });
+
+  it('deletes one document with its chunks', async () => {
+    await upload([{ external_id: 'temp', title: 'Temporary', text: 'Delete me soon.' }]);
+    const document = (await list()).documents.find((candidate) => candidate.external_id === 'temp');
+    const deleted = await testApp.app.inject({
+      method: 'DELETE',
+      url: `/v1/documents/${document?.id}`,
+      headers: bearer(user.token),
+    });
+    expect(deleted.statusCode).toBe(204);
+    expect(await chunkTexts('temp')).toEqual([]);
+    const again = await testApp.app.inject({
+      method: 'DELETE',
+      url: `/v1/documents/${document?.id}`,
+      headers: bearer(user.token),
+    });
+    expect(again.statusCode).toBe(404);
+  });
+
+  it('indexes uploaded files of each format, and reports a corrupt one as parse_error', async () => {
+    const fixtures = (await FIXTURE_FILES()).filter(
+      (fixture) =>
+        ['application/pdf', 'text/markdown', 'text/plain', 'text/html'].includes(fixture.mimeType) ||
+        fixture.mimeType.includes('wordprocessingml'),
+    );
+    const { body, contentType } = multipart([
+      ...fixtures.map((fixture) => ({
+        name: 'file',
+        fileName: fixture.name,
+        type: fixture.mimeType,
+        content: fixture.bytes,
+      })),
+      { name: 'file', fileName: 'broken.pdf', type: 'application/pdf', content: corruptPdf() },
+    ]);
+    const response = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/documents',
+      headers: { ...bearer(user.token), 'content-type': contentType },
+      payload: body,
+    });
+    expect(response.statusCode, response.body).toBe(202);
+    const job = await waitForJob(testApp.app, user.token, `/v1/documents/jobs/${response.json().result_id}`);
+    const byName = Object.fromEntries(job.files.map((file) => [file.id as string, file]));
+    for (const fixture of fixtures) {
+      expect(byName[fixture.name], fixture.name).toMatchObject({ status: 'indexed' });
+      expect((await chunkTexts(fixture.name)).join(' '), fixture.name).toContain(fixture.phrase);
+    }
+    expect(byName['broken.pdf']).toMatchObject({ status: 'failed', reason: 'parse_error', chunks: 0 });
+    const listed = await list(user, '?source=upload&limit=100');
+    expect(listed.documents.find((document) => document.external_id === 'broken.pdf')).toMatchObject({
+      status: 'failed',
+      chunks: 0,
+    });
+    // The uploaded bytes are not kept once the job is done.
+    const { rows } = await testApp.runtime.deps.sql.executeSql(
+      'SELECT count(*)::int AS count FROM index_job_items WHERE content IS NOT NULL',
+    );
+    expect(rows[0]?.count).toBe(0);
+  });
+
+  it('takes an external_id field for a single uploaded file', async () => {
+    const { body, contentType } = multipart([
+      { name: 'external_id', content: 'policy-7' },
+      {
+        name: 'file',
+        fileName: 'policy.md',
+        type: 'text/markdown',
+        content: '# Policy 7\n\nBikes go in the yard.',
+      },
+    ]);
+    const response = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/documents',
+      headers: { ...bearer(user.token), 'content-type': contentType },
+      payload: body,
+    });
+    expect(response.statusCode).toBe(202);
+    const job = await waitForJob(testApp.app, user.token, `/v1/documents/jobs/${response.json().result_id}`);
+    expect(job.files[0]).toMatchObject({ id: 'policy-7', name: 'policy.md', status: 'indexed' });
+  });
+
+  it('answers bad input with FastAPI-style 422s and queues nothing', async () => {
+    const cases: [unknown, (string | number)[]][] = [
+      [{}, ['body', 'documents']],
+      [{ documents: [] }, ['body', 'documents']],
+      [{ documents: [{ external_id: 'a', title: 'A' }] }, ['body', 'documents', 0, 'text']],
+      [{ documents: [{ external_id: 'a', title: 'A', text: 5 }] }, ['body', 'documents', 0, 'text']],
+      [
+        {
+          documents: [
+            { external_id: 'a', title: 'A', text: 'x' },
+            { external_id: 'a', title: 'B', text: 'y' },
+          ],
+        },
+        ['body', 'documents', 1, 'external_id'],
+      ],
+      [
+        {
+          documents: Array.from({ length: 51 }, (_, index) => ({
+            external_id: `d${index}`,
+            title: 't',
+            text: 'x',
+          })),
+        },
+        ['body', 'documents'],
+      ],
+    ];
+    const before = (await list()).total;
+    for (const [payload, loc] of cases) {
+      const response = await testApp.app.inject({
+        method: 'POST',
+        url: '/v1/documents',
+        headers: bearer(user.token),
+        payload: payload as object,
+      });
+      expect(response.statusCode, JSON.stringify(payload).slice(0, 80)).toBe(422);
+      expect(response.json().detail.map((issue: { loc: unknown }) => issue.loc)).toContainEqual(loc);
+    }
+    const empty = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/documents',
+      headers: bearer(user.token),
+    });
+    expect(empty.statusCode).toBe(422);
+    expect((await list()).total).toBe(before);
+    const anonymous = await testApp.app.inject({ method: 'GET', url: '/v1/documents' });
+    expect(anonymous.statusCode).toBe(401);
+    const badPage = await testApp.app.inject({ url: '/v1/documents?limit=0', headers: bearer(user.token) });
+    expect(badPage.statusCode).toBe(422);
+  });
+});

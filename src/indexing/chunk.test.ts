@@ -1,0 +1,237 @@
+import { describe, expect, it } from 'vitest';
+import { generateMarkdown, generatePdf, HANDBOOK_BLOCKS } from '../../test/fixtures/documents.js';
+import {
+  type ChunkOptions,
+  chunkDocument,
+  countWords,
+  DEFAULT_CHUNK_OPTIONS,
+  splitSentences,
+} from './chunk.js';
+import { contentHash } from './content-hash.js';
+import type { Block, Chunk, ParsedDocument } from './document.js';
+import { parseDocument } from './parse/parse-document.js';
+
+const heading = (level: number, text: string, page?: number): Block =>
+  page === undefined ? { kind: 'heading', level, text } : { kind: 'heading', level, text, page };
+const text = (content: string, page?: number): Block =>
+  page === undefined ? { kind: 'text', text: content } : { kind: 'text', text: content, page };
+
+/** `count` distinct sentences of `words` words each, e.g. "Sentence 3 word word word." */
+function sentences(count: number, words: number, label = 'Sentence'): string[] {
+  return Array.from({ length: count }, (_, index) =>
+    [`${label}`, `${index + 1}`, ...Array.from({ length: words - 2 }, () => 'word')].join(' ').concat('.'),
+  );
+}
+
+const SMALL: ChunkOptions = { targetWords: 50, maxWords: 70, overlapWords: 8 };
+
+/** The words shared by the end of `previous` and the start of `next`, if `next` starts with a tail of `previous`. */
+function overlapOf(previous: Chunk, next: Chunk): string {
+  const words = previous.text.split(/\s+/);
+  for (let start = 1; start < words.length; start += 1) {
+    const tail = words.slice(start).join(' ');
+    if (next.text.replace(/\s+/g, ' ').startsWith(tail)) return tail;
+  }
+  return '';
+}
+
+describe('chunkDocument', () => {
+  it('starts a new chunk at every heading and gives each chunk its heading path', () => {
+    const parsed: ParsedDocument = {
+      blocks: [
+        text('Preamble before any heading.'),
+        heading(1, 'Guide'),
+        text('Intro.'),
+        heading(2, 'Install'),
+        text('Run the installer.'),
+        heading(3, 'Linux'),
+        text('Use the package.'),
+        heading(2, 'Configure'),
+        text('Edit the file.'),
+        heading(1, 'Appendix'),
+        text('Extra notes.'),
+      ],
+    };
+    const chunks = chunkDocument(parsed, SMALL);
+    expect(chunks.map((chunk) => [chunk.headingPath, chunk.text])).toEqual([
+      [[], 'Preamble before any heading.'],
+      [['Guide'], 'Intro.'],
+      [['Guide', 'Install'], 'Run the installer.'],
+      [['Guide', 'Install', 'Linux'], 'Use the package.'],
+      // A level-2 heading replaces the level-2 and level-3 headings above it.
+      [['Guide', 'Configure'], 'Edit the file.'],
+      [['Appendix'], 'Extra notes.'],
+    ]);
+    expect(chunks.map((chunk) => chunk.position)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it('packs consecutive small blocks of one section up to the target, keeping blocks whole', () => {
+    const paragraphs = sentences(12, 10, 'Paragraph');
+    const chunks = chunkDocument(
+      { blocks: [heading(1, 'Notes'), ...paragraphs.map((paragraph) => text(paragraph))] },
+      SMALL,
+    );
+    // Five 10-word paragraphs make 50 words: the target; the sixth starts the next chunk.
+    expect(chunks.map((chunk) => chunk.tokenCount)).toEqual([50, 50, 20]);
+    expect(chunks[0]?.text).toBe(paragraphs.slice(0, 5).join('\n\n'));
+    // Whole paragraphs (10 words) never fit the 8-word overlap budget: no overlap here.
+    expect(chunks[1]?.text.startsWith('Paragraph 6 ')).toBe(true);
+  });
+
+  it('splits a paragraph over the target at sentences, with a bounded overlap between its chunks', () => {
+    const paragraph = sentences(20, 6).join(' ');
+    const chunks = chunkDocument({ blocks: [heading(1, 'Long'), text(paragraph, 4)] }, SMALL);
+    expect(chunks.length).toBeGreaterThan(2);
+    for (const chunk of chunks) {
+      expect(chunk.tokenCount).toBeLessThanOrEqual(SMALL.maxWords);
+      expect(chunk.text).toMatch(/^Sentence \d+ .*\.$/);
+      expect(chunk).toMatchObject({ headingPath: ['Long'], pageLabels: ['4'] });
+    }
+    for (let index = 1; index < chunks.length; index += 1) {
+      const overlap = overlapOf(chunks[index - 1] as Chunk, chunks[index] as Chunk);
+      // One whole 6-word sentence: within the 8-word budget, and never more.
+      expect(overlap).toMatch(/^Sentence \d+ word word word word\.$/);
+      expect(countWords(overlap)).toBeLessThanOrEqual(SMALL.overlapWords);
+    }
+    // Every sentence is in some chunk, in order.
+    const covered = chunks.flatMap((chunk) => splitSentences(chunk.text).map((sentence) => sentence.text));
+    expect([...new Set(covered)]).toEqual(sentences(20, 6));
+  });
+
+  it('does not overlap chunks of different sections', () => {
+    const chunks = chunkDocument(
+      { blocks: [heading(1, 'A'), text(sentences(12, 6).join(' ')), heading(1, 'B'), text('Short B text.')] },
+      SMALL,
+    );
+    const last = chunks.at(-1);
+    expect(last).toMatchObject({ headingPath: ['B'], text: 'Short B text.' });
+  });
+
+  it('cuts a sentence longer than the maximum at words', () => {
+    const huge = Array.from({ length: 230 }, (_, index) => `w${index}`).join(' ');
+    const chunks = chunkDocument({ blocks: [text(huge)] }, SMALL);
+    expect(chunks.map((chunk) => chunk.tokenCount)).toEqual([50, 50, 50, 50, 30]);
+    expect(chunks.map((chunk) => chunk.text).join(' ')).toBe(huge);
+  });
+
+  it('never passes the maximum, overlap included', () => {
+    const mixed = [
+      heading(1, 'Mixed'),
+      ...[3, 40, 7, 65, 2, 12, 49, 51, 5].map((words) => text(sentences(1, words)[0] ?? '')),
+    ];
+    for (const chunk of chunkDocument({ blocks: mixed }, SMALL)) {
+      expect(chunk.tokenCount).toBeLessThanOrEqual(SMALL.maxWords);
+    }
+  });
+
+  it('lists the pages a chunk spans, in numeric order', () => {
+    const chunks = chunkDocument(
+      { blocks: [text('On page nine.', 9), text('On page ten.', 10), text('Back on nine.', 9)] },
+      SMALL,
+    );
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]?.pageLabels).toEqual(['9', '10']);
+    expect(chunkDocument({ blocks: [text('No pages.')] }, SMALL)[0]?.pageLabels).toEqual([]);
+  });
+
+  it('keeps a heading with nothing under it as text, and skips a heading with subsections', () => {
+    const chunks = chunkDocument(
+      { blocks: [heading(1, 'Deck'), heading(2, 'Title only slide'), heading(2, 'Slide'), text('Body.')] },
+      SMALL,
+    );
+    expect(chunks.map((chunk) => [chunk.headingPath, chunk.text])).toEqual([
+      [['Deck', 'Title only slide'], 'Title only slide'],
+      [['Deck', 'Slide'], 'Body.'],
+    ]);
+  });
+
+  it('keeps code blocks’ lines', () => {
+    const [chunk] = chunkDocument({ blocks: [text('line one\n  line two')] }, SMALL);
+    expect(chunk?.text).toBe('line one\n  line two');
+    expect(chunk?.tokenCount).toBe(4);
+  });
+
+  it('follows a real PDF’s headings and pages', async () => {
+    const bytes = await generatePdf({
+      pages: [
+        [
+          { heading: 'Report', level: 1 },
+          'First page text.',
+          { heading: 'Findings', level: 2 },
+          'Finding one.',
+        ],
+        ['Finding two continues on the second page.'],
+        [{ heading: 'Summary', level: 2 }, 'All good.'],
+      ],
+    });
+    const chunks = chunkDocument(await parseDocument({ mimeType: 'application/pdf', bytes }), SMALL);
+    expect(chunks.map((chunk) => [chunk.headingPath, chunk.pageLabels, chunk.text])).toEqual([
+      [['Report'], ['1'], 'First page text.'],
+      [['Report', 'Findings'], ['1', '2'], 'Finding one.\n\nFinding two continues on the second page.'],
+      [['Report', 'Summary'], ['3'], 'All good.'],
+    ]);
+  });
+
+  it('is deterministic, and the content hash follows the content', async () => {
+    const parsed = await parseDocument({
+      mimeType: 'text/markdown',
+      bytes: generateMarkdown({ blocks: HANDBOOK_BLOCKS }),
+    });
+    const first = chunkDocument(parsed);
+    const second = chunkDocument(structuredClone(parsed));
+    expect(second).toEqual(first);
+    expect(contentHash('Handbook', second)).toBe(contentHash('Handbook', first));
+    expect(contentHash('Handbook', first)).toMatch(/^[0-9a-f]{64}$/);
+    expect(contentHash('Handbook v2', first)).not.toBe(contentHash('Handbook', first));
+    const edited = first.map((chunk, index) => (index === 1 ? { ...chunk, text: `${chunk.text}!` } : chunk));
+    expect(contentHash('Handbook', edited)).not.toBe(contentHash('Handbook', first));
+    const moved = first.map((chunk, index) => (index === 0 ? { ...chunk, headingPath: ['Other'] } : chunk));
+    expect(contentHash('Handbook', moved)).not.toBe(contentHash('Handbook', first));
+    // Key order is not content.
+    const reordered = first.map(({ tokenCount, text, position, pageLabels, headingPath }) => ({
+      headingPath,
+      pageLabels,
+      position,
+      text,
+      tokenCount,
+    }));
+    expect(contentHash('Handbook', reordered)).toBe(contentHash('Handbook', first));
+  });
+
+  it('uses the defaults when given no options, and refuses inconsistent ones', () => {
+    const long = sentences(200, 10).join(' ');
+    const chunks = chunkDocument({ blocks: [text(long)] });
+    for (const chunk of chunks) expect(chunk.tokenCount).toBeLessThanOrEqual(DEFAULT_CHUNK_OPTIONS.maxWords);
+    expect(chunks[0]?.tokenCount).toBeGreaterThan(DEFAULT_CHUNK_OPTIONS.targetWords - 10);
+    expect(() => chunkDocument({ blocks: [] }, { targetWords: 0, maxWords: 10, overlapWords: 0 })).toThrow(
+      RangeError,
+    );
+    expect(() => chunkDocument({ blocks: [] }, { targetWords: 10, maxWords: 5, overlapWords: 0 })).toThrow(
+      RangeError,
+    );
+    expect(() => chunkDocument({ blocks: [] }, { targetWords: 10, maxWords: 20, overlapWords: 10 })).toThrow(
+      RangeError,
+    );
+    expect(chunkDocument({ blocks: [] })).toEqual([]);
+  });
+});
+
+describe('splitSentences', () => {
+  it('cuts after sentence ends, not after abbreviations, initials, decimals or before lower case', () => {
+    const split = splitSentences(
+      'Dr. Smith met J. R. Tolkien, e.g. at 3.5 p.m. on Monday. He said "Stop!" Then left (quietly.) Why? Fig. 2 shows it. the end... Yes.',
+    ).map((sentence) => sentence.text);
+    expect(split).toEqual([
+      'Dr. Smith met J. R. Tolkien, e.g. at 3.5 p.m. on Monday.',
+      'He said "Stop!"',
+      'Then left (quietly.)',
+      'Why?',
+      'Fig. 2 shows it. the end...',
+      'Yes.',
+    ]);
+  });
+
+  it('cuts text with line breaks at its lines', () => {
+    expect(splitSentences('a = 1\n\nb = 2').map((sentence) => sentence.text)).toEqual(['a = 1', 'b = 2']);
+  });
+});

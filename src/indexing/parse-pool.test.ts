@@ -1,0 +1,194 @@
+import { threadId } from 'node:worker_threads';
+import { afterEach, describe, expect, it } from 'vitest';
+import { corruptPdf, generatePdf, loadFixtureFiles } from '../../test/fixtures/documents.js';
+import { chunkDocument } from './chunk.js';
+import { contentHash } from './content-hash.js';
+import { FileFailure } from './document.js';
+import { parseDocument } from './parse/parse-document.js';
+import { PARSE_POOL_TEST_MIME_TYPE, ParsePool } from './parse-pool.js';
+
+const encode = (text: string) => new TextEncoder().encode(text);
+const command = (text: string) => ({
+  mimeType: PARSE_POOL_TEST_MIME_TYPE,
+  bytes: encode(text),
+  title: 'test',
+});
+
+const pools: ParsePool[] = [];
+function createPool(options: ConstructorParameters<typeof ParsePool>[0]): ParsePool {
+  const pool = new ParsePool(options);
+  pools.push(pool);
+  return pool;
+}
+
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((pool) => pool.close()));
+});
+
+/** A Markdown handbook of `sections` sections of ten paragraphs: a few MB, a second or more of parsing. */
+function largeMarkdown(sections: number): Uint8Array {
+  const parts: string[] = [];
+  for (let section = 0; section < sections; section += 1) {
+    parts.push(`## Section ${section}`);
+    for (let paragraph = 0; paragraph < 10; paragraph += 1) {
+      parts.push(
+        Array.from(
+          { length: 8 },
+          (_, sentence) =>
+            `Paragraph ${paragraph} of section ${section} explains rule ${sentence} with *emphasis* and [a link](https://example.com/${sentence}).`,
+        ).join(' '),
+      );
+    }
+  }
+  return encode(parts.join('\n\n'));
+}
+
+describe('ParsePool', () => {
+  it('parses, chunks and hashes in a worker thread, as the same code does in-process', async () => {
+    const pool = createPool({ threads: 1, enableTestRequests: true });
+    const [thread] = await Promise.all([pool.parse(command('thread-id'))]);
+    expect(Number(thread?.title)).not.toBe(threadId);
+
+    const fixture = (await loadFixtureFiles()).find((file) => file.mimeType === 'application/pdf');
+    if (fixture === undefined) throw new Error('no PDF fixture');
+    const result = await pool.parse({ ...fixture, bytes: fixture.bytes.slice(), title: 'Report' });
+    const parsed = await parseDocument(fixture);
+    const chunks = chunkDocument(parsed);
+    expect(result).toEqual({ title: parsed.title, chunks, contentHash: contentHash('Report', chunks) });
+    expect(result.chunks.map((chunk) => chunk.pageLabels)).toEqual([['1'], ['1'], ['2']]);
+  });
+
+  it('keeps the main event loop turning while a large document parses', async () => {
+    const pool = createPool({ threads: 1 });
+    const bytes = largeMarkdown(2_000);
+    // Warm the worker up first: its start (and, in tests, TypeScript compilation) is not the point.
+    await pool.parse({ mimeType: 'text/plain', bytes: encode('warm up'), title: 'w' });
+    let longestGap = 0;
+    let ticks = 0;
+    let last = performance.now();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+      ticks += 1;
+    }, 5);
+    const started = performance.now();
+    const result = await pool.parse({ mimeType: 'text/markdown', bytes, title: 'Large' });
+    const elapsed = performance.now() - started;
+    clearInterval(timer);
+    expect(result.chunks.length).toBeGreaterThan(2_000);
+    // Parsing on this thread would have frozen the timer for the whole `elapsed`.
+    expect(elapsed).toBeGreaterThan(300);
+    expect(ticks).toBeGreaterThan(elapsed / 50);
+    expect(longestGap).toBeLessThan(Math.max(150, elapsed / 4));
+  });
+
+  it('re-creates FileFailure with its reason and message, and other errors with their message', async () => {
+    const pool = createPool({ threads: 2, enableTestRequests: true });
+    const corrupt = pool.parse({ mimeType: 'application/pdf', bytes: corruptPdf(), title: 'broken' });
+    await expect(corrupt).rejects.toBeInstanceOf(FileFailure);
+    await expect(corrupt).rejects.toMatchObject({ reason: 'parse_error', message: /could not be read/ });
+    await expect(
+      pool.parse({ mimeType: 'image/png', bytes: encode('PNG'), title: 'logo' }),
+    ).rejects.toMatchObject({
+      name: 'FileFailure',
+      reason: 'unsupported_type',
+      message: 'image/png is not a supported document type',
+    });
+    await expect(
+      pool.parse({ mimeType: 'application/json', bytes: encode('{"unclosed": '), title: 'bad' }),
+    ).rejects.toMatchObject({ reason: 'parse_error', message: /^invalid JSON/ });
+    const thrown = pool.parse(command('throw'));
+    await expect(thrown).rejects.not.toBeInstanceOf(FileFailure);
+    await expect(thrown).rejects.toMatchObject({
+      name: 'TypeError',
+      message: 'test request: thrown in the worker',
+    });
+  });
+
+  it('fails only the request whose worker dies, as a parse_error, and replaces the worker', async () => {
+    const pool = createPool({ threads: 1, enableTestRequests: true, maxMemoryMb: 64 });
+    const before = await pool.parse(command('thread-id'));
+    // Queued behind the crashing requests: they must still be served, by new workers.
+    const crashes = ['out-of-memory', 'exit', 'uncaught'].map((name) => pool.parse(command(name)));
+    const after = pool.parse(command('thread-id'));
+    const outcomes = await Promise.allSettled(crashes);
+    for (const outcome of outcomes) {
+      expect(outcome.status).toBe('rejected');
+      const reason = (outcome as PromiseRejectedResult).reason;
+      expect(reason).toBeInstanceOf(FileFailure);
+      expect(reason).toMatchObject({ reason: 'parse_error' });
+    }
+    expect((outcomes[0] as PromiseRejectedResult).reason.message).toMatch(/memory/i);
+    expect((outcomes[1] as PromiseRejectedResult).reason.message).toMatch(/exited with code 3/);
+    expect((outcomes[2] as PromiseRejectedResult).reason.message).toMatch(/uncaught in the worker/);
+    const replaced = await after;
+    expect(replaced.title).not.toBe(before.title);
+  });
+
+  it('queues requests beyond its threads and runs them side by side up to that number', async () => {
+    const pool = createPool({ threads: 2, enableTestRequests: true });
+    // Start both workers first, so the timing below measures parsing, not start-up.
+    await Promise.all([pool.parse(command('spin 50')), pool.parse(command('spin 50'))]);
+    const started = performance.now();
+    const results = await Promise.all(Array.from({ length: 4 }, () => pool.parse(command('spin 300'))));
+    const elapsed = performance.now() - started;
+    // Two at a time: about 600 ms, well under the 1200 ms of one at a time.
+    expect(elapsed).toBeGreaterThanOrEqual(550);
+    expect(elapsed).toBeLessThan(1_150);
+    expect(new Set(results.map((result) => result.title)).size).toBe(2);
+  });
+
+  it('rejects an aborted request, queued or running, and goes on serving others', async () => {
+    const pool = createPool({ threads: 1, enableTestRequests: true });
+    const controller = new AbortController();
+    const running = pool.parse(command('spin 60000'), controller.signal);
+    const queuedController = new AbortController();
+    const queued = pool.parse(command('thread-id'), queuedController.signal);
+    const next = pool.parse(command('thread-id'));
+    queuedController.abort(new Error('not needed any more'));
+    await expect(queued).rejects.toThrow('not needed any more');
+    const aborted = performance.now();
+    controller.abort();
+    await expect(running).rejects.toMatchObject({ name: 'AbortError' });
+    // The stuck worker was stopped rather than waited for: the next request does not wait a minute.
+    await expect(next).resolves.toMatchObject({ contentHash: '' });
+    expect(performance.now() - aborted).toBeLessThan(10_000);
+    const alreadyAborted = AbortSignal.abort(new Error('too late'));
+    await expect(pool.parse(command('thread-id'), alreadyAborted)).rejects.toThrow('too late');
+  });
+
+  it('transfers whole buffers to the worker and copies views into larger ones', async () => {
+    const pool = createPool({ threads: 1 });
+    const whole = encode('A short note.');
+    await pool.parse({ mimeType: 'text/plain', bytes: whole, title: 'note' });
+    expect(whole.byteLength).toBe(0);
+    const larger = encode('Before. A short note. After.');
+    const view = larger.subarray(8, 21);
+    const result = await pool.parse({ mimeType: 'text/plain', bytes: view, title: 'note' });
+    expect(result.chunks.map((chunk) => chunk.text)).toEqual(['A short note.']);
+    expect(larger.byteLength).toBe(28);
+  });
+
+  it('rejects what is queued or running when closed, and every request after', async () => {
+    const pool = createPool({ threads: 1, enableTestRequests: true });
+    const running = expect(pool.parse(command('spin 60000'))).rejects.toThrow('closed');
+    const queued = expect(pool.parse(command('thread-id'))).rejects.toThrow('closed');
+    await pool.close();
+    await Promise.all([running, queued]);
+    await expect(pool.parse(command('thread-id'))).rejects.toThrow('closed');
+  });
+
+  it('parses real PDFs of many pages off the main thread', async () => {
+    const pool = createPool({ threads: 2 });
+    const pages = Array.from({ length: 12 }, (_, page) => [
+      { heading: `Chapter ${page + 1}`, level: 1 as const },
+      `Chapter ${page + 1} describes the maintenance schedule of pump ${page + 1} in plain words.`,
+    ]);
+    const bytes = await generatePdf({ pages, title: 'Maintenance' });
+    const result = await pool.parse({ mimeType: 'application/pdf', bytes, title: 'Maintenance' });
+    expect(result.title).toBe('Maintenance');
+    expect(result.chunks).toHaveLength(12);
+    expect(result.chunks[11]).toMatchObject({ headingPath: ['Chapter 12'], pageLabels: ['12'] });
+  });
+});

@@ -1,0 +1,289 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { ChunkOptions } from './chunk.js';
+import { type Chunk, FileFailure, type FileReason } from './document.js';
+
+export interface ParseRequest {
+  readonly mimeType: string;
+  /** Handed over to the worker: when they span their whole buffer, that buffer is transferred (detached here). */
+  readonly bytes: Uint8Array;
+  readonly fileName?: string;
+  /** The title the chunks are indexed under; part of the content hash. */
+  readonly title: string;
+  readonly chunkOptions?: ChunkOptions;
+}
+
+export interface ParseResult {
+  /** A title found inside the document (PDF metadata, a leading heading). */
+  readonly title: string | undefined;
+  readonly chunks: Chunk[];
+  /** `contentHash(request.title, chunks)`: unchanged files can be skipped. */
+  readonly contentHash: string;
+}
+
+export interface ParsePoolOptions {
+  /** Worker threads, each parsing one file at a time; further requests wait in line. */
+  readonly threads: number;
+  /** Each worker's JavaScript heap limit: a hostile file exhausts its worker, not the process. */
+  readonly maxMemoryMb?: number;
+  /** Tests only: honour requests of `PARSE_POOL_TEST_MIME_TYPE` (crash, spin, report the thread). */
+  readonly enableTestRequests?: boolean;
+}
+
+/**
+ * Requests of this type are test instructions, honoured only by a pool built with
+ * `enableTestRequests`; the bytes are the command: `thread-id`, `spin <ms>`, `throw`, `exit`,
+ * `uncaught`, `out-of-memory`. Anywhere else it is an unsupported type like any other.
+ */
+export const PARSE_POOL_TEST_MIME_TYPE = 'application/x.parse-pool-test';
+
+export const DEFAULT_MAX_WORKER_MEMORY_MB = 512;
+
+/** What the worker receives: `workerData`, then one `WorkerRequest` per file. */
+export interface WorkerData {
+  readonly enableTestRequests: boolean;
+}
+
+export interface WorkerRequest {
+  readonly id: number;
+  readonly request: ParseRequest;
+}
+
+export type SerializedError =
+  | { readonly kind: 'file_failure'; readonly reason: FileReason; readonly message: string }
+  | { readonly kind: 'error'; readonly name: string; readonly message: string; readonly stack?: string };
+
+export type WorkerReply =
+  | { readonly type: 'ready' }
+  | { readonly type: 'result'; readonly id: number; readonly result: ParseResult }
+  | { readonly type: 'failure'; readonly id: number; readonly error: SerializedError };
+
+interface Job {
+  readonly id: number;
+  readonly request: ParseRequest;
+  readonly resolve: (result: ParseResult) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+interface Slot {
+  readonly worker: Worker;
+  job: Job | undefined;
+  /** The worker has loaded its modules: a failure from now on is about the file, not the setup. */
+  ready: boolean;
+  /** The worker's own error (uncaught exception, out of memory), reported before it exits. */
+  error: Error | undefined;
+}
+
+/**
+ * Parsing and chunking off the main thread, so the HTTP server keeps answering while a large
+ * file is read: a few `worker_threads`, one file each at a time, requests queued in order.
+ * A worker that dies (out of memory, a crash in a parser) fails only its own file, as a
+ * `parse_error`, and is replaced for the next request.
+ */
+export class ParsePool {
+  readonly #threads: number;
+  readonly #maxMemoryMb: number;
+  readonly #enableTestRequests: boolean;
+  readonly #queue: Job[] = [];
+  readonly #slots = new Set<Slot>();
+  #nextId = 1;
+  #closed = false;
+
+  constructor(options: ParsePoolOptions) {
+    if (!Number.isInteger(options.threads) || options.threads < 1) {
+      throw new RangeError('threads must be a positive integer');
+    }
+    this.#threads = options.threads;
+    this.#maxMemoryMb = options.maxMemoryMb ?? DEFAULT_MAX_WORKER_MEMORY_MB;
+    this.#enableTestRequests = options.enableTestRequests ?? false;
+  }
+
+  /**
+   * Parses, chunks and hashes one file in a worker. Rejects with the worker's `FileFailure`
+   * (same reason and message) or `Error`, or with the signal's reason once it aborts: a request
+   * still waiting leaves the queue, a running one has its worker stopped and replaced.
+   */
+  parse(request: ParseRequest, signal?: AbortSignal): Promise<ParseResult> {
+    if (this.#closed) return Promise.reject(new Error('the parse pool is closed'));
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<ParseResult>((resolve, reject) => {
+      const onAbort = () => this.#abort(job, signal?.reason);
+      const settle = () => signal?.removeEventListener('abort', onAbort);
+      const job: Job = {
+        id: this.#nextId++,
+        request,
+        resolve: (result) => {
+          settle();
+          resolve(result);
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#queue.push(job);
+      this.#dispatch();
+    });
+  }
+
+  /** Rejects what is queued or running and stops the workers. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const closed = new Error('the parse pool is closed');
+    for (const job of this.#queue.splice(0)) job.reject(closed);
+    const slots = [...this.#slots];
+    this.#slots.clear();
+    for (const slot of slots) {
+      slot.job?.reject(closed);
+      slot.job = undefined;
+    }
+    await Promise.all(slots.map((slot) => slot.worker.terminate()));
+  }
+
+  #dispatch(): void {
+    while (!this.#closed && this.#queue.length > 0) {
+      let slot = [...this.#slots].find((candidate) => candidate.job === undefined);
+      if (slot === undefined) {
+        if (this.#slots.size >= this.#threads) return;
+        slot = this.#startWorker();
+      }
+      const job = this.#queue.shift();
+      if (job === undefined) return;
+      this.#run(slot, job);
+    }
+  }
+
+  #run(slot: Slot, job: Job): void {
+    slot.job = job;
+    slot.worker.ref();
+    const { bytes } = job.request;
+    // Transferring moves the buffer instead of copying it; a view into a larger (or shared)
+    // buffer is copied first, so nothing else the caller holds is detached.
+    const owned =
+      bytes.buffer instanceof ArrayBuffer &&
+      bytes.byteOffset === 0 &&
+      bytes.byteLength === bytes.buffer.byteLength
+        ? bytes
+        : bytes.slice();
+    const message: WorkerRequest = { id: job.id, request: { ...job.request, bytes: owned } };
+    try {
+      slot.worker.postMessage(message, [owned.buffer as ArrayBuffer]);
+    } catch (error) {
+      slot.job = undefined;
+      slot.worker.unref();
+      job.reject(error);
+    }
+  }
+
+  #abort(job: Job, reason: unknown): void {
+    const queued = this.#queue.indexOf(job);
+    if (queued >= 0) {
+      this.#queue.splice(queued, 1);
+      job.reject(reason);
+      return;
+    }
+    const slot = [...this.#slots].find((candidate) => candidate.job === job);
+    if (slot === undefined) return;
+    // A parser cannot be interrupted from outside; stopping its thread is the only way to get
+    // the CPU back from a file nobody waits for (a timeout on a pathological PDF, say).
+    slot.job = undefined;
+    this.#slots.delete(slot);
+    void slot.worker.terminate();
+    job.reject(reason);
+    this.#dispatch();
+  }
+
+  #startWorker(): Slot {
+    const { url, typeScript } = workerEntry();
+    const workerData: WorkerData = { enableTestRequests: this.#enableTestRequests };
+    const options = { workerData, resourceLimits: { maxOldGenerationSizeMb: this.#maxMemoryMb } };
+    const worker = typeScript
+      ? new Worker(typeScriptBootstrap(url), { ...options, eval: true })
+      : new Worker(url, options);
+    worker.unref();
+    const slot: Slot = { worker, job: undefined, ready: false, error: undefined };
+    this.#slots.add(slot);
+    worker.on('message', (reply: WorkerReply) => this.#onReply(slot, reply));
+    worker.on('messageerror', (error) => this.#finish(slot, undefined, error));
+    worker.on('error', (error) => {
+      slot.error = error;
+    });
+    worker.on('exit', (code) => this.#onExit(slot, code));
+    return slot;
+  }
+
+  #onReply(slot: Slot, reply: WorkerReply): void {
+    if (reply.type === 'ready') {
+      slot.ready = true;
+      return;
+    }
+    if (slot.job?.id !== reply.id) return;
+    if (reply.type === 'result') this.#finish(slot, reply.result, undefined);
+    else this.#finish(slot, undefined, deserializeError(reply.error));
+  }
+
+  #finish(slot: Slot, result: ParseResult | undefined, error: unknown): void {
+    const job = slot.job;
+    if (job === undefined) return;
+    slot.job = undefined;
+    slot.worker.unref();
+    if (result !== undefined) job.resolve(result);
+    else job.reject(error);
+    this.#dispatch();
+  }
+
+  #onExit(slot: Slot, code: number): void {
+    const known = this.#slots.delete(slot);
+    const job = slot.job;
+    slot.job = undefined;
+    if (job !== undefined) {
+      const cause = slot.error ?? new Error(`the parse worker exited with code ${code}`);
+      job.reject(
+        slot.ready
+          ? new FileFailure('parse_error', `the parser stopped on this file: ${cause.message}`, { cause })
+          : new Error(`the parse worker could not start: ${cause.message}`, { cause }),
+      );
+    }
+    if (known) this.#dispatch();
+  }
+}
+
+function deserializeError(error: SerializedError): Error {
+  if (error.kind === 'file_failure') return new FileFailure(error.reason, error.message);
+  const rebuilt = new Error(error.message);
+  rebuilt.name = error.name;
+  if (error.stack !== undefined) rebuilt.stack = error.stack;
+  return rebuilt;
+}
+
+/** The compiled worker next to the compiled pool, or the TypeScript one when this module runs as TypeScript. */
+function workerEntry(): { url: URL; typeScript: boolean } {
+  const typeScript = import.meta.url.endsWith('.ts');
+  return {
+    url: new URL(typeScript ? './parse-worker.ts' : './parse-worker.js', import.meta.url),
+    typeScript,
+  };
+}
+
+/**
+ * Starts a TypeScript worker through tsx (a devDependency: tests and `tsx` runs only). On Node 20
+ * `execArgv: ['--import', 'tsx']` does not reach a worker's own module loader (tsx registers its
+ * hooks on the main thread only), so the worker registers them through tsx's API itself, then
+ * imports the worker module. The API is found through tsx's export map, from this file.
+ */
+function typeScriptBootstrap(workerUrl: URL): string {
+  const require = createRequire(import.meta.url);
+  const manifestPath = require.resolve('tsx/package.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+    exports?: Record<string, { import?: { default?: string } } | string>;
+  };
+  const entry = manifest.exports?.['./esm/api'];
+  const apiPath = typeof entry === 'object' ? entry.import?.default : undefined;
+  if (apiPath === undefined)
+    throw new Error('running the parse worker from TypeScript needs tsx 4 (tsx/esm/api)');
+  const apiUrl = new URL(apiPath, pathToFileURL(manifestPath)).href;
+  return `import(${JSON.stringify(apiUrl)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(workerUrl.href)}); });`;
+}

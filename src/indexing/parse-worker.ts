@@ -1,0 +1,85 @@
+// A worker thread of ParsePool (parse-pool.ts): parses, chunks and hashes one file per message.
+import { parentPort, threadId, workerData } from 'node:worker_threads';
+import { chunkDocument } from './chunk.js';
+import { contentHash } from './content-hash.js';
+import { FileFailure } from './document.js';
+import { parseDocument } from './parse/parse-document.js';
+import {
+  PARSE_POOL_TEST_MIME_TYPE,
+  type ParseRequest,
+  type ParseResult,
+  type SerializedError,
+  type WorkerData,
+  type WorkerReply,
+  type WorkerRequest,
+} from './parse-pool.js';
+
+if (parentPort === null) throw new Error('parse-worker runs as a worker thread of ParsePool');
+const port = parentPort;
+const { enableTestRequests } = workerData as WorkerData;
+
+// One file at a time: the pool sends the next request only after this one's reply.
+let pending: Promise<void> = Promise.resolve();
+port.on('message', (message: WorkerRequest) => {
+  pending = pending.then(() => handle(message));
+});
+port.postMessage({ type: 'ready' } satisfies WorkerReply);
+
+async function handle({ id, request }: WorkerRequest): Promise<void> {
+  let reply: WorkerReply;
+  try {
+    const result =
+      enableTestRequests && request.mimeType === PARSE_POOL_TEST_MIME_TYPE
+        ? await runTestRequest(new TextDecoder().decode(request.bytes))
+        : await parseAndChunk(request);
+    reply = { type: 'result', id, result };
+  } catch (error) {
+    reply = { type: 'failure', id, error: serializeError(error) };
+  }
+  port.postMessage(reply);
+}
+
+async function parseAndChunk(request: ParseRequest): Promise<ParseResult> {
+  const parsed = await parseDocument(request);
+  const chunks = chunkDocument(parsed, request.chunkOptions);
+  return { title: parsed.title, chunks, contentHash: contentHash(request.title, chunks) };
+}
+
+function serializeError(error: unknown): SerializedError {
+  if (error instanceof FileFailure)
+    return { kind: 'file_failure', reason: error.reason, message: error.message };
+  if (error instanceof Error) {
+    return error.stack === undefined
+      ? { kind: 'error', name: error.name, message: error.message }
+      : { kind: 'error', name: error.name, message: error.message, stack: error.stack };
+  }
+  return { kind: 'error', name: 'Error', message: String(error) };
+}
+
+/** Misbehaviour on demand, for the pool's tests (see PARSE_POOL_TEST_MIME_TYPE). */
+async function runTestRequest(command: string): Promise<ParseResult> {
+  const [name, argument] = command.trim().split(/\s+/);
+  switch (name) {
+    case 'spin': {
+      const until = Date.now() + Number(argument ?? '0');
+      while (Date.now() < until) {
+        // Busy on purpose: a parser stuck in a loop.
+      }
+      break;
+    }
+    case 'throw':
+      throw new TypeError('test request: thrown in the worker');
+    case 'exit':
+      return process.exit(3);
+    case 'uncaught':
+      setImmediate(() => {
+        throw new Error('test request: uncaught in the worker');
+      });
+      return new Promise<never>(() => {});
+    case 'out-of-memory': {
+      const hoard: number[][] = [];
+      for (;;) hoard.push(Array.from({ length: 1_000_000 }, (_, index) => index));
+    }
+  }
+  return { title: String(threadId), chunks: [], contentHash: '' };
+}

@@ -1,0 +1,329 @@
+import { SourceError } from '../adapters/source-error.js';
+import {
+  type ChunkToStore,
+  type DocumentFields,
+  findDocumentState,
+  markDocumentUnchanged,
+  recordDocumentOutcome,
+  replaceDocument,
+} from '../db/repositories/documents.js';
+import {
+  claimItem,
+  findIndexJob,
+  finishJob,
+  type IndexJobItemRow,
+  type IndexJobKind,
+  type IndexJobRow,
+  listItems,
+  markJobExpanded,
+  markJobRunning,
+  setItemOutcome,
+} from '../db/repositories/index-jobs.js';
+import { causeChain } from '../errors.js';
+import { contextualText, FileFailure } from './document.js';
+import {
+  EmbeddingRefused,
+  exhausted,
+  type FinalOutcome,
+  outcomeOfError,
+  type RetryOutcome,
+} from './file-outcome.js';
+import type { ChunkEmbedder, IndexingDependencies } from './indexing-dependencies.js';
+import { DriveSource } from './sources/drive-source.js';
+import type { IndexSource } from './sources/index-source.js';
+import { UploadSource } from './sources/upload-source.js';
+import { WikiSource } from './sources/wiki-source.js';
+
+export interface RunContext {
+  /** Aborted when the attempt must stop (time-out, lost lease, shutdown). */
+  readonly signal: AbortSignal;
+  /** No retry follows this attempt: files still failing retryably are recorded as failed. */
+  readonly finalAttempt: boolean;
+}
+
+export type RunResult =
+  | { readonly kind: 'finished'; readonly status: 'completed' | 'failed' }
+  /** Some files hit a retryable failure: run the job again (after `retryAfterSeconds` at least). */
+  | {
+      readonly kind: 'retry';
+      readonly pending: number;
+      readonly reason: RetryOutcome['reason'];
+      readonly message: string;
+      readonly retryAfterSeconds: number | undefined;
+    }
+  /** The job is gone (its team deleted) or already finished by an earlier attempt. */
+  | { readonly kind: 'nothing_to_do' };
+
+function sourceFor(kind: IndexJobKind, deps: IndexingDependencies): IndexSource {
+  if (kind === 'googledrive') return new DriveSource(deps);
+  if (kind === 'wiki') return new WikiSource(deps);
+  return new UploadSource(deps);
+}
+
+/**
+ * Runs one index job: lists what it covers (once), then fetches, parses, chunks, embeds and stores
+ * each file that is not done yet. Idempotent: every file's outcome is committed with its
+ * document, so an attempt cut short anywhere resumes where it stopped, and re-running a finished
+ * file is impossible (it is no longer pending). One file's failure is recorded on that file only.
+ */
+export async function runIndexJob(
+  deps: IndexingDependencies,
+  jobId: string,
+  context: RunContext,
+): Promise<RunResult> {
+  const { sql } = deps;
+  const job = await findIndexJob(sql, jobId);
+  if (job === undefined || job.status === 'completed' || job.status === 'failed') {
+    return { kind: 'nothing_to_do' };
+  }
+  await markJobRunning(sql, jobId);
+  const source = sourceFor(job.kind, deps);
+  if (job.expandedAt === null) {
+    try {
+      await source.expand(job, context.signal);
+    } catch (error) {
+      if (context.signal.aborted || isDatabaseError(error)) throw error;
+      const outcome = outcomeOfError(error);
+      if (outcome.kind === 'retry' && !context.finalAttempt) return retryResult(outcome, 1);
+      // The listing itself cannot be had (the wiki rejects the token, the space is gone): the
+      // job fails, naming why, and so does every file it was going to look at.
+      const final = outcome.kind === 'retry' ? exhausted(outcome) : outcome;
+      for (const item of await listItems(sql, jobId, ['queued', 'indexing'])) {
+        await setItemOutcome(sql, jobId, item.externalId, final);
+      }
+      await finishJob(sql, jobId, 'failed', final.message);
+      return { kind: 'finished', status: 'failed' };
+    }
+    await markJobExpanded(sql, jobId);
+  }
+  const pending = await listItems(sql, jobId, ['queued', 'indexing']);
+  const retries = new Map<string, RetryOutcome>();
+  await forEachConcurrently(pending, deps.limits.fileConcurrency, context.signal, async (item) => {
+    const retry = await indexItem(deps, source, job, item, context.signal);
+    if (retry !== undefined) retries.set(item.externalId, retry);
+  });
+  if (retries.size > 0) {
+    if (!context.finalAttempt) {
+      const latest = [...retries.values()].reduce((a, b) =>
+        (b.retryAfterSeconds ?? 0) > (a.retryAfterSeconds ?? 0) ? b : a,
+      );
+      return retryResult(latest, retries.size);
+    }
+    for (const [externalId, retry] of retries) {
+      const item = pending.find((candidate) => candidate.externalId === externalId);
+      if (item !== undefined) await recordFinal(deps, source, job, item, exhausted(retry));
+    }
+  }
+  await finishJob(sql, jobId, 'completed', null);
+  if (job.connectorId !== null) {
+    await sql.executeSql(
+      `UPDATE connectors SET last_synced_at = now(), status = 'active', updated_at = now() WHERE id = $1`,
+      [job.connectorId],
+    );
+  }
+  return { kind: 'finished', status: 'completed' };
+}
+
+function retryResult(outcome: RetryOutcome, pending: number): RunResult {
+  return {
+    kind: 'retry',
+    pending,
+    reason: outcome.reason,
+    message: outcome.message,
+    retryAfterSeconds: outcome.retryAfterSeconds,
+  };
+}
+
+/** One file through fetch -> parse -> chunk -> embed -> store; answers a retryable failure, if any. */
+async function indexItem(
+  deps: IndexingDependencies,
+  source: IndexSource,
+  job: IndexJobRow,
+  item: IndexJobItemRow,
+  signal: AbortSignal,
+): Promise<RetryOutcome | undefined> {
+  const { sql } = deps;
+  try {
+    if (!(await claimItem(sql, job.id, item.externalId))) return undefined;
+    const key = source.fields(job, item);
+    const stored = await findDocumentState(sql, key);
+    const fetched = await source.fetch(job, item, stored, signal);
+    if (fetched.kind === 'unchanged' && stored !== undefined) {
+      await markUnchanged(deps, job, item, stored.id, stored.chunkCount, fetched.fields);
+      return undefined;
+    }
+    if (fetched.kind === 'unchanged')
+      throw new Error('a source answered unchanged for a document never stored');
+    const parsed = await deps.parser.parse(
+      {
+        mimeType: fetched.mimeType,
+        bytes: fetched.bytes,
+        title: fetched.fields.title,
+        ...(fetched.fileName === undefined ? {} : { fileName: fetched.fileName }),
+      },
+      signal,
+    );
+    if (parsed.chunks.length === 0) throw new FileFailure('parse_error', 'The file holds no text to index');
+    const fields: DocumentFields =
+      fetched.fields.title.trim() === '' && parsed.title !== undefined
+        ? { ...fetched.fields, title: parsed.title }
+        : fetched.fields;
+    // Same content under a new modification time: nothing to re-embed.
+    if (stored?.contentHash === parsed.contentHash && stored.chunkCount === parsed.chunks.length) {
+      await markUnchanged(deps, job, item, stored.id, stored.chunkCount, fields);
+      return undefined;
+    }
+    const chunks: ChunkToStore[] = parsed.chunks.map((chunk) => ({
+      position: chunk.position,
+      text: chunk.text,
+      headingPath: chunk.headingPath,
+      pageLabels: chunk.pageLabels,
+      tokenCount: chunk.tokenCount,
+      contextualText: contextualText(fields.title, chunk),
+    }));
+    const embeddings =
+      deps.embedder === undefined
+        ? undefined
+        : { model: deps.embedder.model, vectors: await embed(deps.embedder, chunks, signal) };
+    signal.throwIfAborted();
+    await replaceDocument(sql, fields, parsed.contentHash, chunks, embeddings, (transaction, documentId) =>
+      setItemOutcome(transaction, job.id, item.externalId, {
+        status: 'indexed',
+        chunks: chunks.length,
+        documentId,
+      }),
+    );
+    return undefined;
+  } catch (error) {
+    if (signal.aborted) throw signal.reason ?? error;
+    // The database failing is not this file's fault: the attempt stops and the job layer retries it.
+    if (isDatabaseError(error)) throw error;
+    const outcome = outcomeOfError(error);
+    if (outcome.kind === 'retry') {
+      await setItemOutcome(sql, job.id, item.externalId, {
+        status: 'queued',
+        reason: outcome.reason,
+        message: outcome.message,
+      });
+      return outcome;
+    }
+    if (outcome.reason === 'internal_error') {
+      deps.logger.error({ err: error, jobId: job.id, item: item.externalId }, 'indexing a file failed');
+    }
+    await recordFinal(deps, source, job, item, outcome);
+    return undefined;
+  }
+}
+
+/**
+ * The embedding server's refusal (a wrong key, an unknown model) is not the file's fault: the file
+ * fails without losing its stored chunks, and the message says where to look. Retryable failures
+ * (429, 5xx) wait for the job's next attempt like a source's.
+ */
+async function embed(
+  embedder: ChunkEmbedder,
+  chunks: readonly ChunkToStore[],
+  signal: AbortSignal,
+): Promise<number[][]> {
+  try {
+    return await embedder.embed(
+      chunks.map((chunk) => chunk.contextualText),
+      signal,
+    );
+  } catch (error) {
+    if (error instanceof SourceError && !error.retryable) {
+      throw new EmbeddingRefused(`The embedding server refused the chunks: ${error.message}`, {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
+async function markUnchanged(
+  deps: IndexingDependencies,
+  job: IndexJobRow,
+  item: IndexJobItemRow,
+  documentId: number,
+  chunkCount: number,
+  fields: DocumentFields,
+): Promise<void> {
+  await markDocumentUnchanged(deps.sql, documentId, fields, (transaction) =>
+    setItemOutcome(transaction, job.id, item.externalId, {
+      status: 'skipped',
+      reason: 'unchanged',
+      chunks: chunkCount,
+      documentId,
+    }),
+  );
+}
+
+async function recordFinal(
+  deps: IndexingDependencies,
+  source: IndexSource,
+  job: IndexJobRow,
+  item: IndexJobItemRow,
+  outcome: FinalOutcome,
+): Promise<void> {
+  const fields = source.fields(job, item);
+  await recordDocumentOutcome(
+    deps.sql,
+    fields,
+    {
+      status: outcome.status,
+      reason: outcome.reason,
+      message: outcome.message,
+      dropChunks: outcome.dropChunks,
+    },
+    async (transaction, documentId) => {
+      const { rows } = await transaction.executeSql('SELECT chunk_count FROM documents WHERE id = $1', [
+        documentId,
+      ]);
+      await setItemOutcome(transaction, job.id, item.externalId, {
+        status: outcome.status,
+        reason: outcome.reason,
+        message: outcome.message,
+        chunks: Number(rows[0]?.chunk_count ?? 0),
+        documentId,
+      });
+    },
+  );
+}
+
+/** A PostgreSQL error (it carries a SQLSTATE): a problem of the database, not of the file. */
+function isDatabaseError(error: unknown): boolean {
+  return causeChain(error).some((link) => {
+    const code = (link as { code?: unknown }).code;
+    return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(22|23)/.test(code);
+  });
+}
+
+/**
+ * Runs `work` over the items, at most `limit` at a time. Once aborted, or once one call throws,
+ * no new item starts; the calls under way finish, then the first error is thrown.
+ */
+async function forEachConcurrently<T>(
+  items: readonly T[],
+  limit: number,
+  signal: AbortSignal,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length && !failed) {
+      signal.throwIfAborted();
+      const item = items[next] as T;
+      next += 1;
+      try {
+        await work(item);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  });
+  const settled = await Promise.allSettled(lanes);
+  const rejection = settled.find((lane): lane is PromiseRejectedResult => lane.status === 'rejected');
+  if (rejection !== undefined) throw rejection.reason;
+}

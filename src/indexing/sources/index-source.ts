@@ -1,0 +1,34 @@
+import type { DocumentFields, StoredDocumentState } from '../../db/repositories/documents.js';
+import type { IndexJobItemRow, IndexJobRow } from '../../db/repositories/index-jobs.js';
+
+/** The fetch stage's answer for one item: bytes to parse, or "nothing changed, no need to look". */
+export type FetchedItem =
+  | {
+      readonly kind: 'content';
+      readonly fields: DocumentFields;
+      readonly mimeType: string;
+      readonly bytes: Uint8Array;
+      readonly fileName?: string;
+    }
+  | { readonly kind: 'unchanged'; readonly fields: DocumentFields };
+
+/**
+ * Where an index job's documents come from. `expand` and `fetch` throw `SourceError` (retryable
+ * or not) or `FileFailure` (a final outcome for that file); everything else is a bug.
+ */
+export interface IndexSource {
+  /**
+   * Turns the request into one item per document (folders listed, the wiki space listed) and
+   * removes stored documents a complete listing no longer has. Must be idempotent: a crash may
+   * run it again.
+   */
+  expand(job: IndexJobRow, signal: AbortSignal): Promise<void>;
+  /** The document an item becomes, before anything is fetched (for recording failures). */
+  fields(job: IndexJobRow, item: IndexJobItemRow): DocumentFields;
+  fetch(
+    job: IndexJobRow,
+    item: IndexJobItemRow,
+    stored: StoredDocumentState | undefined,
+    signal: AbortSignal,
+  ): Promise<FetchedItem>;
+}

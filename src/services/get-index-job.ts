@@ -1,0 +1,69 @@
+import {
+  findIndexJob,
+  finishJob,
+  type IndexJobKind,
+  jobProgress,
+  listItems,
+  setItemOutcome,
+} from '../db/repositories/index-jobs.js';
+import type { Caller } from '../db/repositories/users.js';
+import { ServiceError } from '../errors.js';
+import { INDEX_DOCUMENTS_JOB } from '../jobs/definitions/index-documents.js';
+import type { ServiceDependencies } from './dependencies.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * One of the caller's team's index jobs with its per-file status. `kind` narrows it to one
+ * source (the Drive route shows Drive jobs only); anything else is 404.
+ */
+export async function getIndexJob(
+  deps: ServiceDependencies,
+  caller: Caller,
+  jobId: string,
+  kind?: IndexJobKind,
+) {
+  if (!UUID.test(jobId)) throw new ServiceError('not_found', 'Job not found');
+  let job = await findIndexJob(deps.sql, jobId, caller.teamId);
+  if (job === undefined || (kind !== undefined && job.kind !== kind)) {
+    throw new ServiceError('not_found', 'Job not found');
+  }
+  if (job.status === 'queued' || job.status === 'running') {
+    // A job whose every attempt died (crashes past its retry limit) never finished its own row.
+    const queued = await deps.jobs.getJob(INDEX_DOCUMENTS_JOB, jobId);
+    if (queued?.state === 'failed' || queued?.state === 'cancelled') {
+      const message = queued.failure?.message ?? 'The indexing job stopped';
+      for (const item of await listItems(deps.sql, jobId, ['queued', 'indexing'])) {
+        await setItemOutcome(deps.sql, jobId, item.externalId, {
+          status: 'failed',
+          reason: 'internal_error',
+          message,
+        });
+      }
+      await finishJob(deps.sql, jobId, 'failed', message);
+      job = (await findIndexJob(deps.sql, jobId, caller.teamId)) ?? job;
+    }
+  }
+  const [items, progress] = await Promise.all([listItems(deps.sql, jobId), jobProgress(deps.sql, jobId)]);
+  return {
+    result_id: job.id,
+    result_ready: job.status === 'completed' || job.status === 'failed',
+    status: job.status,
+    kind: job.kind,
+    connector_id: job.connectorId,
+    progress: progress,
+    error: job.error,
+    files: items.map((item) => ({
+      id: item.externalId,
+      name: item.name,
+      status: item.status,
+      reason: item.reason,
+      chunks: item.chunks,
+      message: item.message,
+      document_id: item.documentId,
+    })),
+    created_at: job.createdAt.toISOString(),
+    updated_at: job.updatedAt.toISOString(),
+    finished_at: job.finishedAt?.toISOString() ?? null,
+  };
+}

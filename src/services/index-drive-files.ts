@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto';
+import { type Caller, findVectorStore } from '../db/repositories/users.js';
+import { ServiceError } from '../errors.js';
+import type { ServiceDependencies } from './dependencies.js';
+import { ensureTeamConnector } from './ensure-team-connector.js';
+import { type QueuedIndexJob, queueIndexJob } from './queue-index-job.js';
+
+/** A picked Drive entry (spec 2.4); only what indexing uses is named here. */
+export interface DriveFileInput {
+  readonly id: string;
+  readonly name: string;
+  readonly type: string;
+  readonly url: string;
+  readonly serviceId: string;
+}
+
+/** The request's claim of who is asking (spec 2.1); checked, never trusted. */
+export interface UserContextClaim {
+  readonly id: number;
+  readonly team_id: number;
+  readonly vector_store: { readonly namespaces: readonly string[] };
+}
+
+/**
+ * Refuses a `user_context` that is not the caller's own: its user and team ids, and every
+ * vector-store namespace it names, must be the signed-in caller's. Nothing else is read from it.
+ */
+export async function assertOwnUserContext(
+  deps: ServiceDependencies,
+  caller: Caller,
+  claim: UserContextClaim,
+): Promise<void> {
+  if (claim.id !== caller.userId || claim.team_id !== caller.teamId) {
+    throw new ServiceError('forbidden', 'user_context is not the signed-in user');
+  }
+  const store = await findVectorStore(deps.db, caller.teamId);
+  const own = new Set(store?.namespaces ?? []);
+  const named = claim.vector_store.namespaces;
+  if (named.length === 0 || !named.every((namespace) => own.has(namespace))) {
+    throw new ServiceError('forbidden', "user_context.vector_store.namespaces are not the caller's team's");
+  }
+}
+
+/**
+ * Queues the indexing of picked Drive files and folders with the caller's Drive token, which is
+ * kept encrypted until the job ends. The team's Drive connector is created on first use.
+ */
+export async function indexDriveFiles(
+  deps: ServiceDependencies,
+  caller: Caller,
+  input: { files: readonly DriveFileInput[]; user_context: UserContextClaim },
+  driveToken: string,
+): Promise<QueuedIndexJob> {
+  await assertOwnUserContext(deps, caller, input.user_context);
+  const files = [...new Map(input.files.map((file) => [file.id, file])).values()];
+  const connectorId = await ensureTeamConnector(deps, caller.teamId, 'googledrive', 'Google Drive');
+  const ids = files.map((file) => file.id).sort();
+  return queueIndexJob(deps, {
+    teamId: caller.teamId,
+    connectorId,
+    kind: 'googledrive',
+    requestedBy: caller.userId,
+    request: { files: files.map((file) => ({ id: file.id, name: file.name, type: file.type })) },
+    requestHash: createHash('sha256')
+      .update(JSON.stringify(['googledrive', ids]))
+      .digest('hex'),
+    secretsSealed: deps.secrets.seal(driveToken),
+    items: files.map((file) => ({
+      externalId: file.id,
+      name: file.name,
+      payload: { requested: { type: file.type, url: file.url, service_id: file.serviceId } },
+    })),
+  });
+}

@@ -1,0 +1,50 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Runtime } from './deps.js';
+import { prepareVectorIndex } from './indexing/embed-stale-chunks.js';
+import { EMBED_STALE_CHUNKS_JOB } from './jobs/definitions/embed-stale-chunks.js';
+import { INDEX_DOCUMENTS_JOB } from './jobs/definitions/index-documents.js';
+import { queueDueWikiSyncs } from './services/sync-wiki.js';
+
+/** How often the worker looks for wiki connectors due a sync. */
+const WIKI_SCHEDULE_CHECK_MS = 60_000;
+
+/**
+ * The worker role: runs index jobs and re-embedding, and queues scheduled wiki syncs. Answers a
+ * function that stops the schedule (the queue itself stops with the runtime).
+ */
+export async function startWorker(runtime: Runtime, config: Config, logger: Logger): Promise<() => void> {
+  const { queue, indexing, deps, database } = runtime;
+  if (database.kind === 'embedded') {
+    // PGlite is opened by one process only: every job still active belongs to a process that died.
+    const released = await queue.releaseOrphanedJobs();
+    if (released > 0) logger.info({ jobs: released }, 'jobs of a stopped process handed back');
+  }
+  if (indexing.embedder !== undefined) {
+    try {
+      const dimensions = await prepareVectorIndex(deps.sql, indexing.embedder);
+      logger.info({ model: indexing.embedder.model, dimensions }, 'embeddings on');
+      await queue.send(EMBED_STALE_CHUNKS_JOB, { model: indexing.embedder.model }, { singletonKey: 'all' });
+    } catch (error) {
+      // Indexing still works; chunks stored meanwhile are embedded by the next start's catch-up.
+      logger.error(
+        { err: error, model: indexing.embedder.model },
+        'the embedding model did not answer at start',
+      );
+    }
+    await queue.work(EMBED_STALE_CHUNKS_JOB);
+  }
+  await queue.work(INDEX_DOCUMENTS_JOB);
+  const interval = config.wiki.syncIntervalMinutes;
+  if (interval === 0) return () => {};
+  const timer = setInterval(() => {
+    queueDueWikiSyncs(deps, interval).then(
+      (queued) => {
+        if (queued > 0) logger.info({ connectors: queued }, 'scheduled wiki syncs queued');
+      },
+      (error: unknown) => logger.error({ err: error }, 'scheduling wiki syncs failed'),
+    );
+  }, WIKI_SCHEDULE_CHECK_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
