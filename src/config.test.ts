@@ -73,4 +73,39 @@ describe('parseConfig', () => {
     expect(config.oauthProxy.clientCredentials.custom?.tokenUrls).toEqual(['https://idp.example/Token']);
     expect(config.oauthProxy.clientCredentials.chatapp?.clientId).toBe('slack-id');
   });
+
+  it('defaults to one process doing everything, lexical only, and reads the role from --role or ROLE', () => {
+    const config = parseConfig({});
+    expect(config.role).toBe('all');
+    expect(config.embeddings.provider).toBe('none');
+    expect(config.wiki.allowedHosts).toEqual(['*.atlassian.net']);
+    expect(config.wiki.allowPrivateNetwork).toBe(false);
+    expect(config.googleDrive.apiUrl).toBe('https://www.googleapis.com/');
+    expect(parseConfig({ ROLE: 'worker' }).role).toBe('worker');
+    expect(parseConfig({ ROLE: 'worker' }, ['--role=api']).role).toBe('api');
+    expect(parseConfig({ GOOGLE_DRIVE_API_URL: 'http://127.0.0.1:9/' }).googleDrive.apiUrl).toBe(
+      'http://127.0.0.1:9/',
+    );
+  });
+
+  it('refuses an unknown role, an OpenAI provider without a model, and bad wiki hosts, all at once', () => {
+    let thrown: unknown;
+    try {
+      parseConfig(
+        {
+          EMBEDDING_PROVIDER: 'openai',
+          WIKI_ALLOWED_HOSTS: 'ok.example, bad host!',
+          EMBEDDING_DIMENSIONS: '0',
+        },
+        ['--role=both'],
+      );
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    const problems = (thrown as ConfigError).problems.join('\n');
+    for (const name of ['ROLE', 'EMBEDDING_MODEL', 'WIKI_ALLOWED_HOSTS', 'EMBEDDING_DIMENSIONS']) {
+      expect(problems).toContain(name);
+    }
+  });
 });

@@ -269,7 +269,8 @@ export function splitSentences(text: string): { text: string; separator: ' ' | '
   for (let match = SENTENCE_END.exec(text); match !== null; match = SENTENCE_END.exec(text)) {
     const end = match.index + match[0].length;
     const next = text[end] ?? '';
-    const before = text.slice(start, match.index);
+    // Only the word before the mark matters; a bounded window keeps long runs of skipped marks linear.
+    const before = text.slice(Math.max(start, match.index - 32), match.index);
     const lastWord = (before.split(/\s+/).at(-1) ?? '').replace(/^["'([\u2018\u201C]+/, '').toLowerCase();
     const abbreviated =
       match[0].startsWith('.') && (ABBREVIATIONS.has(lastWord) || /^\p{L}$/u.test(lastWord));

@@ -146,12 +146,16 @@ export class ParsePool {
   #dispatch(): void {
     while (!this.#closed && this.#queue.length > 0) {
       let slot = [...this.#slots].find((candidate) => candidate.job === undefined);
-      if (slot === undefined) {
-        if (this.#slots.size >= this.#threads) return;
-        slot = this.#startWorker();
-      }
+      if (slot === undefined && this.#slots.size >= this.#threads) return;
       const job = this.#queue.shift();
       if (job === undefined) return;
+      try {
+        slot ??= this.#startWorker();
+      } catch (error) {
+        // The worker could not even be created (tsx missing, a bad build): no file's fault.
+        job.reject(error);
+        continue;
+      }
       this.#run(slot, job);
     }
   }

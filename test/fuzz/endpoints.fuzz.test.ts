@@ -237,6 +237,30 @@ const proxyShape: RecordShape = {
   required: ['endpoint', 'headers'],
 };
 
+const uploadedDocumentShape: RecordShape = {
+  fields: {
+    external_id: limitedText(512, 40),
+    title: limitedText(2048, 60),
+    text: fc.oneof({ arbitrary: anyText(300, false), weight: 9 }, { arbitrary: anyText(2000), weight: 1 }),
+    url: optional(fc.oneof(fc.webUrl(), limitedText(4096, 60))),
+    metadata: optional(
+      fc.dictionary(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
+    ),
+  },
+  required: ['external_id', 'title', 'text'],
+};
+const uploadShape: RecordShape = {
+  fields: {
+    documents: fc.oneof(
+      fc.array(validRecord(uploadedDocumentShape), { minLength: 1, maxLength: 4 }),
+      fc.array(mutatedRecord(uploadedDocumentShape), { maxLength: 4 }),
+    ),
+  },
+  required: ['documents'],
+};
+// Short enough that any encoding of it stays within the router's 500-character parameter limit.
+const jobId = fc.oneof(fc.uuid(), fc.string({ minLength: 1, maxLength: 30 }));
+
 const connectorSlug = fc.constantFrom(
   'googledrive',
   'drive',
@@ -330,6 +354,51 @@ const ENDPOINTS: readonly Endpoint[] = [
     pathStatuses: [204, 404, 422],
   },
   { method: 'POST', path: '/v1/wiki/config', auth: 'token', body: wikiShape },
+  { method: 'POST', path: '/v1/documents', auth: 'token', body: uploadShape },
+  {
+    method: 'GET',
+    path: '/v1/documents',
+    auth: 'token',
+    query: {
+      limit: fc.integer({ min: 1, max: 500 }).map(String),
+      offset: fc.nat().map(String),
+      source: fc.constantFrom('upload', 'googledrive', 'wiki'),
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/documents/{document_id}',
+    auth: 'token',
+    params: { document_id: connectorId },
+    pathStatuses: [404, 422],
+    notFoundDetail: 'Document not found',
+  },
+  ...['/v1/jobs/{result_id}', '/v2/drive/jobs/{result_id}', '/v1/documents/jobs/{result_id}'].map(
+    (path): Endpoint => ({
+      method: 'GET',
+      path,
+      auth: 'token',
+      params: { result_id: jobId },
+      pathStatuses: [404, 422],
+      notFoundDetail: 'Job not found',
+    }),
+  ),
+  {
+    method: 'DELETE',
+    path: '/v1/connectors/{connector_slug}/{connector_id}',
+    auth: 'token',
+    params: { connector_slug: connectorSlug, connector_id: connectorId },
+    pathStatuses: [404, 422],
+    notFoundDetail: 'Connector not found',
+  },
+  {
+    method: 'POST',
+    path: '/v1/connectors/{connector_slug}/{connector_id}/sync',
+    auth: 'token',
+    params: { connector_slug: connectorSlug, connector_id: connectorId },
+    pathStatuses: [404, 422],
+    notFoundDetail: 'Connector not found',
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------

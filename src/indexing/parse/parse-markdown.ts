@@ -33,11 +33,17 @@ export function parseMarkdown(source: string): ParsedDocument {
     : { title, blocks: parser.collector.blocks };
 }
 
+interface Fence {
+  readonly marker: string;
+  readonly indentation: RegExp;
+  readonly lines: string[];
+}
+
 class MarkdownParser {
   readonly collector = new BlockCollector();
   private paragraph: string[] = [];
   private listItem: string[] | undefined;
-  private fence: { marker: string; indent: number; lines: string[] } | undefined;
+  private fence: Fence | undefined;
   private indentedCode: string[] | undefined;
   private tableHeaders: string[] | undefined;
   private inComment = false;
@@ -74,7 +80,12 @@ class MarkdownParser {
     const fence = FENCE_OPEN.exec(line);
     if (fence !== null && !(fence[2]?.startsWith('`') && fence[3]?.includes('`'))) {
       this.flushText();
-      this.fence = { marker: fence[2] ?? '```', indent: fence[1]?.length ?? 0, lines: [] };
+      // A fence indented by n spaces takes up to n spaces off each of its lines.
+      this.fence = {
+        marker: fence[2] ?? '```',
+        indentation: new RegExp(`^ {0,${fence[1]?.length ?? 0}}`),
+        lines: [],
+      };
       return undefined;
     }
     const heading = ATX_HEADING.exec(line);
@@ -128,7 +139,7 @@ class MarkdownParser {
     this.flushText();
   }
 
-  private fenceLine(raw: string, fence: { marker: string; indent: number; lines: string[] }): void {
+  private fenceLine(raw: string, fence: Fence): void {
     const closing = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(raw);
     const marker = closing?.[1];
     if (marker !== undefined && marker[0] === fence.marker[0] && marker.length >= fence.marker.length) {
@@ -136,7 +147,7 @@ class MarkdownParser {
       this.fence = undefined;
       return;
     }
-    fence.lines.push(raw.replace(new RegExp(`^ {0,${fence.indent}}`), ''));
+    fence.lines.push(raw.replace(fence.indentation, ''));
   }
 
   private flushIndentedCode(): void {

@@ -1,0 +1,119 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServiceProcess } from '../helpers/service-process.js';
+import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../helpers/test-database.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** A `--role=worker` process: it serves no HTTP, so it is ready once it logs that it started. */
+async function startWorker(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), '--role=worker'],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  const started = new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += String(chunk);
+      if (output.includes('"service started"')) resolve();
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
+  });
+  await started;
+  return { child, output: () => output };
+}
+
+async function stop(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return child.exitCode;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const [code] = (await exited) as [number | null];
+  return code;
+}
+
+// Several processes share one database only on PostgreSQL: PGlite serves one process.
+describe.skipIf(testDatabaseKind() !== 'postgres')('API and worker processes apart (--role)', () => {
+  let database: TestDatabase;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    if (database.location.kind !== 'postgres') throw new Error('needs PostgreSQL');
+    env = { DATABASE_URL: database.location.url, ENCRYPTION_KEY: 'ef'.repeat(32), LOG_LEVEL: 'warn' };
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  it('queues in the API process and indexes in the worker processes', async () => {
+    const api = await startServiceProcess({ ...env, ROLE: 'api' });
+    const workers: ChildProcess[] = [];
+    try {
+      const registered = await fetch(`${api.url}/v2/users/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          type: 'oauth',
+          provider: 'google',
+          provider_account_id: 'r1',
+          email: 'r@x.io',
+          name: 'R',
+        }),
+      });
+      const { access_token: token } = (await registered.json()) as { access_token: string };
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const jobIds: string[] = [];
+      for (let batch = 0; batch < 4; batch++) {
+        const response = await fetch(`${api.url}/v1/documents`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({
+            documents: Array.from({ length: 10 }, (_, index) => ({
+              external_id: `b${batch}-d${index}`,
+              title: `Batch ${batch} document ${index}`,
+              text: `Text of document ${index} in batch ${batch}.`,
+            })),
+          }),
+        });
+        expect(response.status).toBe(202);
+        jobIds.push(((await response.json()) as { result_id: string }).result_id);
+      }
+      const status = async (id: string) =>
+        (await (await fetch(`${api.url}/v1/documents/jobs/${id}`, { headers })).json()) as {
+          status: string;
+          progress: { indexed: number };
+        };
+      // The API process runs no jobs.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect((await status(jobIds[0] as string)).status).toBe('queued');
+
+      workers.push((await startWorker(env)).child, (await startWorker(env)).child);
+      const deadline = Date.now() + 60_000;
+      for (const id of jobIds) {
+        for (;;) {
+          const view = await status(id);
+          if (view.status === 'completed') {
+            expect(view.progress.indexed).toBe(10);
+            break;
+          }
+          if (Date.now() > deadline) throw new Error(`job ${id} did not complete: ${JSON.stringify(view)}`);
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      }
+      for (const worker of workers) expect(await stop(worker)).toBe(0);
+    } finally {
+      for (const worker of workers) worker.kill('SIGKILL');
+      await api.stop();
+    }
+  }, 120_000);
+});
