@@ -35,26 +35,23 @@ async function storedChunks(
     documents: 'SELECT count(*)::int AS count FROM documents',
     items: `SELECT external_id || ':' || status AS item FROM index_job_items ORDER BY external_id`,
   };
+  const read = async (query: <T>(text: string) => Promise<T[]>) => ({
+    chunks: await query<StoredChunk>(queries.chunks),
+    documents: (await query<{ count: number }>(queries.documents))[0]?.count ?? 0,
+    items: (await query<{ item: string }>(queries.items)).map((row) => row.item),
+  });
   if (site.database.location.kind === 'postgres') {
     const client = new pg.Client({ connectionString: site.database.location.url });
     await client.connect();
     try {
-      return {
-        chunks: (await client.query<StoredChunk>(queries.chunks)).rows,
-        documents: (await client.query<{ count: number }>(queries.documents)).rows[0]?.count ?? 0,
-        items: (await client.query<{ item: string }>(queries.items)).rows.map((row) => row.item),
-      };
+      return await read(async <T>(text: string) => (await client.query(text)).rows as T[]);
     } finally {
       await client.end();
     }
   }
   const client = await PGlite.create(path.join(site.dataDir, 'pglite'));
   try {
-    return {
-      chunks: (await client.query<StoredChunk>(queries.chunks)).rows,
-      documents: (await client.query<{ count: number }>(queries.documents)).rows[0]?.count ?? 0,
-      items: (await client.query<{ item: string }>(queries.items)).rows.map((row) => row.item),
-    };
+    return await read(async <T>(text: string) => (await client.query<T>(text)).rows);
   } finally {
     await client.close();
   }

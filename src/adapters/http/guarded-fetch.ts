@@ -1,9 +1,10 @@
 import { lookup } from 'node:dns/promises';
-import http, { type IncomingHttpHeaders, validateHeaderName, validateHeaderValue } from 'node:http';
+import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { SourceError } from '../source-error.js';
 import { isRefusedAddress } from '../token-endpoint/address-policy.js';
+import { unsendableHeader } from './unsendable-header.js';
 
 export interface ResolvedAddress {
   readonly address: string;
@@ -325,21 +326,14 @@ function networkFailure(error: NodeJS.ErrnoException, describeSource: string): S
   return new SourceError('unavailable', `${describeSource} could not be reached (${code})`, { cause: error });
 }
 
-/**
- * Refuses headers Node cannot send (beyond Latin-1, control characters), which `http.request` would
- * throw as a bare TypeError. The value is not quoted: it may be a secret.
- */
+/** Refuses headers Node cannot send. The value is not quoted: it may be a secret. */
 function checkHeaders(headers: Readonly<Record<string, string>>): void {
-  for (const [name, value] of Object.entries(headers)) {
-    try {
-      validateHeaderName(name);
-      validateHeaderValue(name, value);
-    } catch {
-      throw new SourceError(
-        'bad_response',
-        `The ${name} header cannot be sent: it holds characters that HTTP headers do not allow`,
-      );
-    }
+  const name = unsendableHeader(headers);
+  if (name !== undefined) {
+    throw new SourceError(
+      'bad_response',
+      `The ${name} header cannot be sent: it holds characters that HTTP headers do not allow`,
+    );
   }
 }
 

@@ -1,8 +1,8 @@
 import { lookup } from 'node:dns/promises';
-import { validateHeaderName, validateHeaderValue } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { ServiceError } from '../../errors.js';
+import { unsendableHeader } from '../http/unsendable-header.js';
 import { isRefusedAddress } from './address-policy.js';
 import type {
   TokenEndpointClient,
@@ -170,20 +170,13 @@ export class GuardedHttpsClient implements TokenEndpointClient {
   }
 }
 
-/**
- * Refuses headers Node cannot send (characters beyond Latin-1, control characters): `https.request`
- * would throw them as a bare TypeError, a 500. The value is not quoted: it may be a secret.
- */
+/** Refuses headers Node cannot send. The value is not quoted: it may be a secret. */
 function checkHeaders(headers: Readonly<Record<string, string>>): void {
-  for (const [name, value] of Object.entries(headers)) {
-    try {
-      validateHeaderName(name);
-      validateHeaderValue(name, value);
-    } catch {
-      throw new ServiceError(
-        'bad_request',
-        `The ${name} header cannot be sent: it holds characters that HTTP headers do not allow`,
-      );
-    }
+  const name = unsendableHeader(headers);
+  if (name !== undefined) {
+    throw new ServiceError(
+      'bad_request',
+      `The ${name} header cannot be sent: it holds characters that HTTP headers do not allow`,
+    );
   }
 }
