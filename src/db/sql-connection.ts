@@ -23,11 +23,24 @@ export interface SqlConnection extends SqlExecutor {
  */
 function pgliteExecutor(client: PGliteInterface | Transaction): SqlExecutor {
   return {
-    executeSql: async (text, values) =>
-      values !== undefined && values.length > 0
-        ? client.query(text, values)
-        : ((await client.exec(text)).at(-1) ?? { rows: [] }),
+    executeSql: async (text, values) => {
+      const result =
+        values !== undefined && values.length > 0
+          ? await client.query(text, values)
+          : ((await client.exec(text)).at(-1) ?? { rows: [] });
+      await yieldToEventLoop();
+      return result;
+    },
   };
+}
+
+/**
+ * PGlite runs in the main thread and answers through promises alone, so a chain of statements
+ * (a job storing file after file) would otherwise never let the event loop reach waiting HTTP
+ * requests: /healthz waited seconds behind the indexing of an upload (bench/indexing).
+ */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Raw SQL on either database, for pg-boss and for writes that must share its transaction. */

@@ -88,6 +88,9 @@ export async function runIndexJob(
       // The listing itself cannot be had (the wiki rejects the token, the space is gone): the
       // job fails, naming why, and so does every file it was going to look at.
       const final = outcome.kind === 'retry' ? exhausted(outcome) : outcome;
+      if (final.reason === 'internal_error') {
+        deps.logger.error({ err: error, jobId }, 'listing the files of an index job failed');
+      }
       for (const item of await listItems(sql, jobId, ['queued', 'indexing'])) {
         await setItemOutcome(sql, jobId, item.externalId, final);
       }
@@ -98,8 +101,13 @@ export async function runIndexJob(
   }
   const pending = await listItems(sql, jobId, ['queued', 'indexing']);
   const retries = new Map<string, RetryOutcome>();
-  await forEachConcurrently(pending, deps.limits.fileConcurrency, context.signal, async (item) => {
-    const retry = await indexItem(deps, source, job, item, context.signal);
+  const fetchSlots = new Slots(deps.limits.fileConcurrency);
+  const lanes =
+    deps.embedder === undefined
+      ? deps.limits.fileConcurrency
+      : Math.max(deps.limits.fileConcurrency, FILES_WAITING_FOR_VECTORS);
+  await forEachConcurrently(pending, lanes, context.signal, async (item) => {
+    const retry = await indexItem(deps, source, job, item, fetchSlots, context.signal);
     if (retry !== undefined) retries.set(item.externalId, retry);
   });
   if (retries.size > 0) {
@@ -124,6 +132,34 @@ export async function runIndexJob(
   return { kind: 'finished', status: 'completed' };
 }
 
+/**
+ * Files of one job that may wait for their vectors at once: with about 1.2 chunks a file, enough
+ * to fill two batches of 64 while the embedding server works on the previous two.
+ */
+const FILES_WAITING_FOR_VECTORS = 128;
+
+/** At most `size` holders at a time; the others wait in line. */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  async use<T>(work: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free -= 1;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (next === undefined) this.free += 1;
+      else next();
+    }
+  }
+}
+
 function retryResult(outcome: RetryOutcome, pending: number): RunResult {
   return {
     kind: 'retry',
@@ -140,29 +176,35 @@ async function indexItem(
   source: IndexSource,
   job: IndexJobRow,
   item: IndexJobItemRow,
+  fetchSlots: Slots,
   signal: AbortSignal,
 ): Promise<RetryOutcome | undefined> {
   const { sql } = deps;
   try {
-    if (!(await claimItem(sql, job.id, item.externalId))) return undefined;
-    const key = source.fields(job, item);
-    const stored = await findDocumentState(sql, key);
-    const fetched = await source.fetch(job, item, stored, signal);
-    if (fetched.kind === 'unchanged' && stored !== undefined) {
-      await markUnchanged(deps, job, item, stored.id, stored.chunkCount, fetched.fields);
-      return undefined;
-    }
-    if (fetched.kind === 'unchanged')
-      throw new Error('a source answered unchanged for a document never stored');
-    const parsed = await deps.parser.parse(
-      {
-        mimeType: fetched.mimeType,
-        bytes: fetched.bytes,
-        title: fetched.fields.title,
-        ...(fetched.fileName === undefined ? {} : { fileName: fetched.fileName }),
-      },
-      signal,
-    );
+    // Fetching and parsing take one of a few slots; a file then waits for its vectors without
+    // one, so many files' chunks meet in the embedding batcher (full batches, bench/indexing).
+    const prepared = await fetchSlots.use(async () => {
+      if (!(await claimItem(sql, job.id, item.externalId))) return undefined;
+      const stored = await findDocumentState(sql, source.fields(job, item));
+      const fetched = await source.fetch(job, item, stored, signal);
+      if (fetched.kind === 'unchanged') {
+        if (stored === undefined) throw new Error('a source answered unchanged for a document never stored');
+        await markUnchanged(deps, job, item, stored.id, stored.chunkCount, fetched.fields);
+        return undefined;
+      }
+      const parsed = await deps.parser.parse(
+        {
+          mimeType: fetched.mimeType,
+          bytes: fetched.bytes,
+          title: fetched.fields.title,
+          ...(fetched.fileName === undefined ? {} : { fileName: fetched.fileName }),
+        },
+        signal,
+      );
+      return { stored, fetched, parsed };
+    });
+    if (prepared === undefined) return undefined;
+    const { stored, fetched, parsed } = prepared;
     if (parsed.chunks.length === 0) throw new FileFailure('parse_error', 'The file holds no text to index');
     const fields: DocumentFields =
       fetched.fields.title.trim() === '' && parsed.title !== undefined

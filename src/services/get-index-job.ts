@@ -44,7 +44,10 @@ export async function getIndexJob(
       job = (await findIndexJob(deps.sql, jobId, caller.teamId)) ?? job;
     }
   }
-  const [items, progress] = await Promise.all([listItems(deps.sql, jobId), jobProgress(deps.sql, jobId)]);
+  const [items, progress] = await Promise.all([
+    listItems(deps.sql, jobId, undefined, { withPayload: false }),
+    jobProgress(deps.sql, jobId),
+  ]);
   return {
     result_id: job.id,
     result_ready: job.status === 'completed' || job.status === 'failed',

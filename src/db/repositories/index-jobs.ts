@@ -179,23 +179,23 @@ export async function findIndexJob(
   return rows[0] === undefined ? undefined : jobFromRow(rows[0]);
 }
 
+/**
+ * A job's items in order, optionally only those in `statuses`. `withPayload: false` leaves out
+ * what each item carries for the pipeline (an upload's whole text), for status views.
+ */
 export async function listItems(
   db: SqlExecutor,
   jobId: string,
   statuses?: readonly ItemStatus[],
+  options: { withPayload?: boolean } = {},
 ): Promise<IndexJobItemRow[]> {
-  const { rows } =
-    statuses === undefined
-      ? await db.executeSql(
-          `SELECT external_id, position, name, status, reason, message, chunks, document_id, payload
-           FROM index_job_items WHERE job_id = $1 ORDER BY position`,
-          [jobId],
-        )
-      : await db.executeSql(
-          `SELECT external_id, position, name, status, reason, message, chunks, document_id, payload
-           FROM index_job_items WHERE job_id = $1 AND status = ANY($2::text[]) ORDER BY position`,
-          [jobId, statuses],
-        );
+  const payload = options.withPayload === false ? "'{}'::jsonb AS payload" : 'payload';
+  const { rows } = await db.executeSql(
+    `SELECT external_id, position, name, status, reason, message, chunks, document_id, ${payload}
+     FROM index_job_items WHERE job_id = $1 AND ($2::text[] IS NULL OR status = ANY($2::text[]))
+     ORDER BY position`,
+    [jobId, statuses ?? null],
+  );
   return rows.map(itemFromRow);
 }
 

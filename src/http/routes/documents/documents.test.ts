@@ -102,7 +102,7 @@ describe('/v1/documents', () => {
     ]);
     const listed = await list();
     expect(listed.total).toBe(2);
-    expect(listed.documents[0]).toMatchObject({
+    expect(listed.documents.find((document) => document.external_id === 'faq-2')).toMatchObject({
       external_id: 'faq-2',
       title: 'Expenses',
       source: 'upload',

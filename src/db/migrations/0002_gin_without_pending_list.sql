@@ -1,0 +1,2 @@
+DROP INDEX "chunks_search_idx";--> statement-breakpoint
+CREATE INDEX "chunks_search_idx" ON "chunks" USING gin ("search") WITH (fastupdate=false);
