@@ -317,18 +317,14 @@ async function recordFinal(
       message: outcome.message,
       dropChunks: outcome.dropChunks,
     },
-    async (transaction, documentId) => {
-      const { rows } = await transaction.executeSql('SELECT chunk_count FROM documents WHERE id = $1', [
-        documentId,
-      ]);
-      await setItemOutcome(transaction, job.id, item.externalId, {
+    (transaction, documentId, chunkCount) =>
+      setItemOutcome(transaction, job.id, item.externalId, {
         status: outcome.status,
         reason: outcome.reason,
         message: outcome.message,
-        chunks: Number(rows[0]?.chunk_count ?? 0),
+        chunks: chunkCount,
         documentId,
-      });
-    },
+      }),
   );
 }
 

@@ -2,6 +2,7 @@ import type { Caller } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { canonicalSlug } from './get-connector.js';
+import { parseSerialId } from './serial-id.js';
 
 /**
  * Deletes one of the team's connectors with all its documents, chunks and vectors (cascading),
@@ -14,7 +15,8 @@ export async function deleteConnector(
   id: string,
 ): Promise<void> {
   const canonical = canonicalSlug(slug);
-  if (canonical === undefined || !/^[1-9]\d{0,9}$/.test(id) || Number(id) > 2_147_483_647) {
+  const connectorId = parseSerialId(id);
+  if (canonical === undefined || connectorId === undefined) {
     throw new ServiceError('not_found', 'Connector not found');
   }
   const deleted = await deps.sql.transaction(async (transaction) => {
@@ -22,11 +24,11 @@ export async function deleteConnector(
       `UPDATE index_jobs SET status = 'failed', error = 'The connector was deleted', secrets_sealed = NULL,
          finished_at = now(), updated_at = now()
        WHERE connector_id = $1 AND team_id = $2 AND status IN ('queued', 'running')`,
-      [Number(id), caller.teamId],
+      [connectorId, caller.teamId],
     );
     const { rows } = await transaction.executeSql(
       'DELETE FROM connectors WHERE id = $1 AND team_id = $2 AND slug = $3 RETURNING id',
-      [Number(id), caller.teamId, canonical],
+      [connectorId, caller.teamId, canonical],
     );
     return rows.length > 0;
   });

@@ -3,6 +3,7 @@ import type { Caller } from '../db/repositories/users.js';
 import { connectors, documents } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
+import { parseSerialId } from './serial-id.js';
 
 /** Slugs by the names clients use for them. */
 const SLUG_ALIASES: Readonly<Record<string, ConnectorSlug>> = {
@@ -65,10 +66,9 @@ const NOT_FOUND = 'Connector not found';
 /** One connector of the caller's team; anything else (unknown slug or id, another team's) is 404. */
 export async function getConnector(deps: ServiceDependencies, caller: Caller, slug: string, id: string) {
   const canonical = canonicalSlug(slug);
-  if (canonical === undefined || !/^[1-9]\d{0,9}$/.test(id) || Number(id) > 2_147_483_647) {
-    throw new ServiceError('not_found', NOT_FOUND);
-  }
-  const view = await findConnectorView(deps, caller.teamId, canonical, Number(id));
+  const connectorId = parseSerialId(id);
+  if (canonical === undefined || connectorId === undefined) throw new ServiceError('not_found', NOT_FOUND);
+  const view = await findConnectorView(deps, caller.teamId, canonical, connectorId);
   if (view === undefined) throw new ServiceError('not_found', NOT_FOUND);
   return view;
 }

@@ -1,7 +1,9 @@
 import type { Caller } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
+import { canonicalSlug } from './get-connector.js';
 import { type QueuedIndexJob, queueIndexJob } from './queue-index-job.js';
+import { parseSerialId } from './serial-id.js';
 
 export type { QueuedIndexJob };
 
@@ -33,17 +35,16 @@ export async function syncWikiConnector(
   slug: string,
   id: string,
 ): Promise<QueuedIndexJob> {
-  const known = /^[1-9]\d{0,9}$/.test(id) && Number(id) <= 2_147_483_647;
-  const { rows } = known
-    ? await deps.sql.executeSql(
-        `SELECT id FROM connectors WHERE id = $1 AND team_id = $2 AND slug = 'wiki'`,
-        [Number(id), caller.teamId],
-      )
-    : { rows: [] };
-  if (!['wiki', 'confluence'].includes(slug.toLowerCase()) || rows.length === 0) {
+  const connectorId = parseSerialId(id);
+  if (canonicalSlug(slug) !== 'wiki' || connectorId === undefined) {
     throw new ServiceError('not_found', 'Connector not found');
   }
-  return queueWikiSync(deps, caller, Number(id));
+  const { rows } = await deps.sql.executeSql(
+    `SELECT id FROM connectors WHERE id = $1 AND team_id = $2 AND slug = 'wiki'`,
+    [connectorId, caller.teamId],
+  );
+  if (rows.length === 0) throw new ServiceError('not_found', 'Connector not found');
+  return queueWikiSync(deps, caller, connectorId);
 }
 
 /**

@@ -228,11 +228,12 @@ export async function recordDocumentOutcome(
   connection: SqlConnection,
   fields: DocumentFields,
   outcome: { status: 'skipped' | 'failed'; reason: string; message: string | null; dropChunks: boolean },
-  within?: (transaction: SqlExecutor, documentId: number) => Promise<void>,
+  within?: (transaction: SqlExecutor, documentId: number, chunkCount: number) => Promise<void>,
 ): Promise<number> {
   return connection.transaction(async (transaction) => {
     const existing = await findDocumentState(transaction, fields);
     const keepChunks = !outcome.dropChunks && existing !== undefined;
+    const chunkCount = keepChunks ? existing.chunkCount : 0;
     const { rows } = await transaction.executeSql(
       UPSERT_DOCUMENT,
       documentParameters(fields, {
@@ -240,7 +241,7 @@ export async function recordDocumentOutcome(
         reason: outcome.reason,
         message: outcome.message,
         contentHash: null,
-        chunkCount: keepChunks ? existing.chunkCount : 0,
+        chunkCount,
         indexed: false,
       }),
     );
@@ -249,7 +250,7 @@ export async function recordDocumentOutcome(
       await transaction.executeSql('DELETE FROM chunks WHERE document_id = $1', [documentId]);
       await transaction.executeSql('UPDATE documents SET content_hash = NULL WHERE id = $1', [documentId]);
     }
-    await within?.(transaction, documentId);
+    await within?.(transaction, documentId, chunkCount);
     return documentId;
   });
 }
