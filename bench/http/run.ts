@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { deferCleanup, installCleanupHandlers, runCleanups } from '../lib/children.js';
+import { deferCleanup, installCleanupHandlers, runBenchmark, runCleanups } from '../lib/children.js';
 import { type CpuWindowResult, cpuAccountingAvailable, openCpuWindow } from '../lib/cpu.js';
 import { expectJson } from '../lib/http.js';
 import { type LoadResult, type LoadSpec, runLoad } from '../lib/load.js';
@@ -25,8 +25,8 @@ import {
   formatPercent,
   markdownTable,
   median,
+  publishSection,
   redactUrl,
-  writeSection,
 } from '../lib/report.js';
 import {
   buildService,
@@ -543,29 +543,22 @@ async function main(): Promise<void> {
     await baseline.stop();
 
     const context = { settings, postgresUrl, postgresVersion, startedAt };
-    const { markdown, checks } = report(context, baselines, measurements, skipped);
-    process.stdout.write(`\n${markdown}\n\n`);
-    if (settings.cpuProfileDir !== undefined) {
-      progress(
-        `CPU profiles in ${path.resolve(settings.cpuProfileDir)}; docs/benchmarks.md left as it was (profiling slows the service)`,
-      );
-    } else if (!settings.write) {
-      progress('--no-write: docs/benchmarks.md left as it was');
-    } else {
-      writeSection('http', markdown);
-      progress('wrote the http section of docs/benchmarks.md');
-    }
-    if (checks.some((check) => !check.met)) progress('some targets are not met (see above)');
+    publishSection(
+      'http',
+      report(context, baselines, measurements, skipped),
+      {
+        write: settings.write,
+        withheld:
+          settings.cpuProfileDir === undefined
+            ? undefined
+            : `CPU profiles in ${path.resolve(settings.cpuProfileDir)} (profiling slows the service)`,
+      },
+      progress,
+    );
   } finally {
     await runCleanups();
     uninstall();
   }
 }
 
-main().catch(async (error: unknown) => {
-  process.stderr.write(
-    `bench:http failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  await runCleanups();
-  process.exit(1);
-});
+runBenchmark('http', main);

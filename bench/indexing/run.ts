@@ -17,6 +17,7 @@ import {
   type Child,
   deferCleanup,
   installCleanupHandlers,
+  runBenchmark,
   runCleanups,
   spawnChild,
 } from '../lib/children.js';
@@ -29,8 +30,8 @@ import {
   environmentLine,
   formatNumber,
   markdownTable,
+  publishSection,
   redactUrl,
-  writeSection,
 } from '../lib/report.js';
 import { buildService, type RunningServer, SERVICE_ENTRY, startService } from '../lib/service.js';
 import {
@@ -1076,27 +1077,22 @@ async function main(): Promise<void> {
       tookSeconds: (Date.now() - startedAt.getTime()) / 1000,
       corpusSize: corpusAll.length,
     };
-    const { markdown, checks } = report(context, measurements, skipped);
-    process.stdout.write(`\n${markdown}\n\n`);
-    if (settings.cpuProfileDir !== undefined || settings.statementsDir !== undefined) {
-      progress('diagnostics on (--cpu-prof / --statements): docs/benchmarks.md left as it was');
-    } else if (!settings.write) {
-      progress('--no-write: docs/benchmarks.md left as it was');
-    } else {
-      writeSection('indexing', markdown);
-      progress('wrote the indexing section of docs/benchmarks.md');
-    }
-    if (checks.some((check) => !check.met)) progress('some targets are not met (see above)');
+    publishSection(
+      'indexing',
+      report(context, measurements, skipped),
+      {
+        write: settings.write,
+        withheld:
+          settings.cpuProfileDir !== undefined || settings.statementsDir !== undefined
+            ? 'diagnostics on (--cpu-prof / --statements)'
+            : undefined,
+      },
+      progress,
+    );
   } finally {
     await runCleanups();
     uninstall();
   }
 }
 
-main().catch(async (error: unknown) => {
-  process.stderr.write(
-    `bench:indexing failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  await runCleanups();
-  process.exit(1);
-});
+runBenchmark('indexing', main);

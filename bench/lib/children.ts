@@ -153,3 +153,14 @@ export function installCleanupHandlers(deadlineMs: number): () => void {
     process.off('SIGTERM', onSigterm);
   };
 }
+
+/** Runs a benchmark's main function; a failure is printed, its children stopped, and the exit code 1. */
+export function runBenchmark(name: string, main: () => Promise<void>): void {
+  main().catch(async (error: unknown) => {
+    process.stderr.write(
+      `bench:${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    await runCleanups();
+    process.exit(1);
+  });
+}

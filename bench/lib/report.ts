@@ -37,6 +37,28 @@ export function writeSection(name: string, content: string, file = BENCHMARKS_FI
   renameSync(temporary, file);
 }
 
+/**
+ * Prints a benchmark's section, then writes it into docs/benchmarks.md unless `withheld` says why
+ * not (profiling on: the figures are distorted) or `write` is off; says when targets are missed.
+ */
+export function publishSection(
+  name: string,
+  report: { readonly markdown: string; readonly checks: readonly { readonly met: boolean }[] },
+  options: { readonly write: boolean; readonly withheld?: string | undefined },
+  progress: (message: string) => void,
+): void {
+  process.stdout.write(`\n${report.markdown}\n\n`);
+  if (options.withheld !== undefined) {
+    progress(`${options.withheld}; docs/benchmarks.md left as it was`);
+  } else if (!options.write) {
+    progress('--no-write: docs/benchmarks.md left as it was');
+  } else {
+    writeSection(name, report.markdown);
+    progress(`wrote the ${name} section of docs/benchmarks.md`);
+  }
+  if (report.checks.some((check) => !check.met)) progress('some targets are not met (see above)');
+}
+
 /** A GitHub-flavoured markdown table, padded as Biome formats markdown (so `biome check docs` stays clean). */
 export function markdownTable(
   headers: readonly string[],
