@@ -6,6 +6,9 @@ export type ServiceRole = 'all' | 'api' | 'worker';
 
 export type EmbeddingProvider = 'none' | 'openai' | 'hashing';
 
+/** Who writes answers: sentences chosen from the sources (no model needed), or a chat-completions LLM. */
+export type AnswererKind = 'extractive' | 'llm';
+
 /** The service's whole configuration, parsed once at start from the environment. */
 export interface Config {
   readonly role: ServiceRole;
@@ -86,6 +89,32 @@ export interface Config {
     readonly concurrency: number;
     readonly timeoutMs: number;
   };
+  readonly search: {
+    /**
+     * Weight of the vector ranking against the lexical one in reciprocal rank fusion (lexical
+     * weighs 1). Measured on SciFact by bench/eval-scifact; 0 turns vectors off in search.
+     */
+    readonly denseWeight: number;
+    /** RRF's k: how flat the rank curve is (60 in Cormack et al.). */
+    readonly rrfK: number;
+    /** HNSW candidates a vector query considers (pgvector's `hnsw.ef_search`). */
+    readonly efSearch: number;
+  };
+  readonly answering: {
+    readonly answerer: AnswererKind;
+    /** Passages retrieved and numbered for one answer. */
+    readonly passages: number;
+    /** Earlier messages of the same chat given as conversation memory. */
+    readonly memoryMessages: number;
+    readonly llm: {
+      readonly baseUrl: string;
+      readonly apiKey: string | undefined;
+      readonly model: string;
+      readonly timeoutMs: number;
+      readonly maxTokens: number;
+      readonly temperature: number;
+    };
+  };
 }
 
 export interface OAuthClientCredentials {
@@ -137,6 +166,18 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
     problems.push('EMBEDDING_MODEL is required with EMBEDDING_PROVIDER=openai (e.g. text-embedding-3-small)');
   }
   const wikiBaseUrl = read.optionalUrl('WIKI_BASE_URL');
+  const llmModel = read.optionalString('LLM_MODEL');
+  // Setting LLM_MODEL is asking for LLM answers; ANSWERER=extractive keeps the extractive one.
+  const answerer = read.oneOf(
+    'ANSWERER',
+    ['extractive', 'llm'],
+    llmModel === undefined ? 'extractive' : 'llm',
+  );
+  if (answerer === 'llm' && llmModel === undefined) {
+    problems.push(
+      'LLM_MODEL is required with ANSWERER=llm (e.g. gpt-4o-mini, or the model your server runs)',
+    );
+  }
 
   const databaseUrl = read.optionalString('DATABASE_URL');
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -233,6 +274,24 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
       concurrency: read.integer('EMBEDDING_CONCURRENCY', 2, 1, 64),
       timeoutMs: read.integer('EMBEDDING_TIMEOUT_MS', 60_000, 100, 600_000),
     },
+    search: {
+      denseWeight: read.number('SEARCH_DENSE_WEIGHT', 1, 0, 100),
+      rrfK: read.integer('SEARCH_RRF_K', 60, 1, 10_000),
+      efSearch: read.integer('SEARCH_EF_SEARCH', 100, 1, 1000),
+    },
+    answering: {
+      answerer,
+      passages: read.integer('ANSWER_PASSAGES', 6, 1, 50),
+      memoryMessages: read.integer('CHAT_MEMORY_MESSAGES', 10, 0, 100),
+      llm: {
+        baseUrl: read.url('LLM_BASE_URL', 'https://api.openai.com/v1'),
+        apiKey: read.optionalString('LLM_API_KEY'),
+        model: llmModel ?? '',
+        timeoutMs: read.integer('LLM_TIMEOUT_MS', 60_000, 100, 600_000),
+        maxTokens: read.integer('LLM_MAX_TOKENS', 800, 1, 100_000),
+        temperature: read.number('LLM_TEMPERATURE', 0.1, 0, 2),
+      },
+    },
   };
   if (config.apiProcesses > 1 && databaseUrl === undefined) {
     problems.push('API_PROCESSES above 1 needs DATABASE_URL: the embedded PGlite serves one process');
@@ -274,6 +333,16 @@ class SettingReader {
     if (value === undefined) return fallback;
     if (!/^-?\d+$/.test(value) || Number(value) < min || Number(value) > max) {
       this.problems.push(`${name} must be a whole number from ${min} to ${max} (got "${value}")`);
+      return fallback;
+    }
+    return Number(value);
+  }
+
+  number(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^-?(\d+\.?\d*|\.\d+)$/.test(value) || Number(value) < min || Number(value) > max) {
+      this.problems.push(`${name} must be a number from ${min} to ${max} (got "${value}")`);
       return fallback;
     }
     return Number(value);

@@ -218,6 +218,8 @@ export const chunks = pgTable(
     pageLabels: text('page_labels').array().notNull().default(sql`'{}'::text[]`),
     tokenCount: integer('token_count').notNull(),
     search: tsvector('search').notNull(),
+    /** Words in `search` (stop words aside): BM25's document length. */
+    lexicalLength: integer('lexical_length').notNull().default(0),
   },
   (table) => [
     uniqueIndex('chunks_document_position_unique').on(table.documentId, table.position),
@@ -243,6 +245,66 @@ export const chunkEmbeddings = pgTable(
   (table) => [
     primaryKey({ columns: [table.chunkId, table.model] }),
     index('chunk_embeddings_model_team_idx').on(table.model, table.teamId),
+  ],
+);
+
+/**
+ * The lexical index BM25 reads: one row per distinct term of a chunk (a lexeme of its `search`
+ * vector) with its count there, written with the chunk in the same statement. Scoring needs
+ * each query term's postings and the team's document frequencies; the covering index gives both
+ * from one index range a term, scoped to the team, without touching the chunks.
+ */
+export const chunkTerms = pgTable(
+  'chunk_terms',
+  {
+    chunkId: bigint('chunk_id', { mode: 'number' })
+      .notNull()
+      .references(() => chunks.id, { onDelete: 'cascade' }),
+    term: text('term').notNull(),
+    teamId: integer('team_id').notNull(),
+    /** Occurrences of the term in the chunk. */
+    frequency: integer('frequency').notNull(),
+    /** The chunk's `lexical_length`, copied so that scoring never reads the chunk. */
+    chunkLength: integer('chunk_length').notNull(),
+    connectorId: integer('connector_id'),
+    source: text('source').notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.chunkId, table.term] }),
+    index('chunk_terms_team_term_idx').on(
+      table.teamId,
+      table.term,
+      table.chunkId,
+      table.frequency,
+      table.chunkLength,
+      table.connectorId,
+      table.source,
+    ),
+  ],
+);
+
+/**
+ * A Slack event received (by its `event_id`, per workspace): Slack delivers an event again when
+ * its acknowledgement is late, and each delivery must produce at most one answer.
+ */
+export const chatappEvents = pgTable(
+  'chatapp_events',
+  {
+    workspaceId: text('workspace_id').notNull(),
+    eventId: text('event_id').notNull(),
+    teamId: integer('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    /** queued | answered | refused */
+    status: text('status').notNull().default('queued'),
+    /** The `ts` of the reply posted to Slack, once posted. */
+    replyTs: text('reply_ts'),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.workspaceId, table.eventId] }),
+    index('chatapp_events_received_idx').on(table.receivedAt),
   ],
 );
 

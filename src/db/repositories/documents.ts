@@ -146,15 +146,24 @@ export async function replaceDocument(
     for (let start = 0; start < chunks.length; start += CHUNK_ROWS_PER_STATEMENT) {
       const slice = chunks.slice(start, start + CHUNK_ROWS_PER_STATEMENT);
       const inserted = await transaction.executeSql(
-        `INSERT INTO chunks (document_id, team_id, connector_id, source, position, text, heading_path,
-           page_labels, token_count, search)
-         SELECT $1, $2, $3, $4, t.position, t.text,
-           ARRAY(SELECT jsonb_array_elements_text(t.heading_path)),
-           ARRAY(SELECT jsonb_array_elements_text(t.page_labels)),
-           t.token_count, to_tsvector('english', t.contextual)
-         FROM jsonb_to_recordset($5::jsonb)
-           AS t(position int, text text, heading_path jsonb, page_labels jsonb, token_count int, contextual text)
-         RETURNING id, position`,
+        `WITH inserted AS (
+           INSERT INTO chunks (document_id, team_id, connector_id, source, position, text, heading_path,
+             page_labels, token_count, search, lexical_length)
+           SELECT $1, $2, $3, $4, t.position, t.text,
+             ARRAY(SELECT jsonb_array_elements_text(t.heading_path)),
+             ARRAY(SELECT jsonb_array_elements_text(t.page_labels)),
+             t.token_count, v.search,
+             (SELECT coalesce(sum(array_length(l.positions, 1)), 0) FROM unnest(v.search) AS l)
+           FROM jsonb_to_recordset($5::jsonb)
+             AS t(position int, text text, heading_path jsonb, page_labels jsonb, token_count int, contextual text)
+           CROSS JOIN LATERAL (SELECT to_tsvector('english', t.contextual) AS search) AS v
+           RETURNING id, position, search, lexical_length
+         ), postings AS (
+           INSERT INTO chunk_terms (chunk_id, term, team_id, frequency, chunk_length, connector_id, source)
+           SELECT i.id, l.lexeme, $2, coalesce(array_length(l.positions, 1), 1), i.lexical_length, $3, $4
+           FROM inserted AS i, unnest(i.search) AS l
+         )
+         SELECT id, position FROM inserted`,
         [
           documentId,
           fields.teamId,

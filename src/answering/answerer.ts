@@ -1,0 +1,31 @@
+import type { SearchHit } from '../retrieval/search-types.js';
+
+/** A retrieved passage as an answerer sees it: numbered from 1, the number it is cited by. */
+export interface Passage {
+  readonly number: number;
+  readonly hit: SearchHit;
+}
+
+/** An earlier message of the same chat (conversation memory), oldest first. */
+export interface ConversationTurn {
+  readonly role: 'user' | 'assistant';
+  readonly content: string;
+}
+
+export interface AnswerInput {
+  readonly question: string;
+  readonly history: readonly ConversationTurn[];
+  /** Best first; may be empty (nothing relevant found). */
+  readonly passages: readonly Passage[];
+  /** Aborted when the client goes away: stop work, and any LLM request. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Writes an answer from numbered passages, as text pieces in order; cites a passage as `[n]`.
+ * Throws (an `AnswerError`) when it cannot go on; pieces already yielded stay valid.
+ */
+export interface Answerer {
+  readonly kind: 'extractive' | 'llm';
+  answer(input: AnswerInput): AsyncIterable<string>;
+}

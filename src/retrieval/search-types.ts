@@ -1,0 +1,47 @@
+/** How a search ranks: lexical (BM25) only, vectors only, or both fused (the default). */
+export type SearchMode = 'hybrid' | 'lexical' | 'dense';
+
+export type DocumentSource = 'googledrive' | 'wiki' | 'upload';
+
+export interface SearchRequest {
+  /** The caller's team: the only team whose chunks are searched. */
+  readonly teamId: number;
+  readonly query: string;
+  readonly topK: number;
+  /** Only chunks of these connectors (any of them); undefined or empty: all. */
+  readonly connectorIds?: readonly number[] | undefined;
+  /** Only chunks of these sources; undefined or empty: all. */
+  readonly sources?: readonly DocumentSource[] | undefined;
+  /** Defaults to hybrid; hybrid is lexical alone when embeddings are off. */
+  readonly mode?: SearchMode | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** One ranked chunk, with what answers need to cite its document. */
+export interface SearchHit {
+  readonly chunkId: number;
+  readonly documentId: number;
+  readonly externalId: string;
+  readonly title: string;
+  readonly url: string | null;
+  readonly source: string;
+  readonly connectorId: number | null;
+  readonly mimeType: string | null;
+  readonly text: string;
+  readonly headingPath: readonly string[];
+  readonly pageLabels: readonly string[];
+  /** Higher is better; comparable only within one result list. */
+  readonly score: number;
+  readonly documentCreatedAt: Date;
+  readonly sourceModifiedAt: Date | null;
+}
+
+/** The search port use cases depend on (a team's chunks, ranked). */
+export interface TeamSearch {
+  search(request: SearchRequest): Promise<readonly SearchHit[]>;
+  /**
+   * PostgreSQL's English analysis of each text (the same stemming and stop words as search):
+   * its lexemes with their counts. Lets answerers score sentences as search scores chunks.
+   */
+  analyze(texts: readonly string[]): Promise<ReadonlyArray<ReadonlyMap<string, number>>>;
+}
