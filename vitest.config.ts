@@ -2,7 +2,12 @@ import { defineConfig } from 'vitest/config';
 
 // Every test runs on the embedded PGlite; the tests that use a database run a second time on
 // real PostgreSQL when TEST_DATABASE_URL is set (CI sets it).
-const databaseTests = ['src/http/**/*.test.ts', 'src/jobs/**/*.test.ts', 'test/**/*.test.ts'];
+const databaseTests = [
+  'src/http/**/*.test.ts',
+  'src/jobs/**/*.test.ts',
+  'src/retrieval/team-search.test.ts',
+  'test/**/*.test.ts',
+];
 
 export default defineConfig({
   test: {

@@ -26,6 +26,7 @@ import { ParsePool } from './indexing/parse-pool.js';
 import { embedStaleChunksJob } from './jobs/definitions/embed-stale-chunks.js';
 import { indexDocumentsJob } from './jobs/definitions/index-documents.js';
 import { PgBossJobQueue } from './jobs/pg-boss-queue.js';
+import { PostgresTeamSearch } from './retrieval/team-search.js';
 import { loadOrCreateEmbeddedKey } from './security/encryption-key.js';
 import { SecretBox } from './security/secret-box.js';
 import { CallerDirectory } from './services/caller-directory.js';
@@ -145,6 +146,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       tokenEndpoint,
       now,
       callers: new CallerDirectory(db, config.authCacheTtlSeconds * 1000, now),
+      search: new PostgresTeamSearch(database.sql, embeddingModel, config.search),
       // PGlite has one connection. On PostgreSQL two batches in flight keep the pipe full while
       // one commits; more only make each batch smaller (measured in bench/http).
       chatWrites: new Batcher((writes) => upsertChats(db, writes), {

@@ -7,6 +7,7 @@ import type { Database, DatabaseKind } from '../db/client.js';
 import type { ChatWrite, ChatWriteResult } from '../db/repositories/chats.js';
 import type { SqlConnection } from '../db/sql-connection.js';
 import type { JobQueue } from '../jobs/job-queue.js';
+import type { TeamSearch } from '../retrieval/search-types.js';
 import type { SecretBox } from '../security/secret-box.js';
 import type { CallerDirectory } from './caller-directory.js';
 
@@ -28,6 +29,8 @@ export interface ServiceDependencies {
   readonly now: () => Date;
   /** Bearer token -> caller, cached briefly. */
   readonly callers: CallerDirectory;
+  /** Ranked chunks of one team (lexical, vectors or both). */
+  readonly search: TeamSearch;
   /** Chat saves, committed together when they arrive together. */
   readonly chatWrites: Batcher<ChatWrite, ChatWriteResult>;
 }

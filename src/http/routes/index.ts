@@ -8,6 +8,7 @@ import { driveRoutes } from './drive/drive.route.js';
 import { healthRoutes } from './health/health.route.js';
 import { jobRoutes } from './jobs/jobs.route.js';
 import { oauthProxyRoutes } from './oauth-proxy/oauth-proxy.route.js';
+import { searchRoutes } from './search/search.route.js';
 import { userRoutes } from './users/users.route.js';
 import { wikiRoutes } from './wiki/wiki.route.js';
 
@@ -22,4 +23,5 @@ export async function registerRoutes(app: FastifyInstance, options: AppOptions):
   await app.register(driveRoutes, options);
   await app.register(documentRoutes, options);
   await app.register(jobRoutes, options);
+  await app.register(searchRoutes, options);
 }

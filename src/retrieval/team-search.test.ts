@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, registerUser, startTestApp, type TestApp, waitForJob } from '../../test/helpers/test-app.js';
+import { HashingEmbeddingModel } from '../adapters/embeddings/hashing-embedding-model.js';
+import { PostgresTeamSearch } from './team-search.js';
+
+type Registered = Awaited<ReturnType<typeof registerUser>>;
+
+const TOPICS = ['invoice', 'espresso', 'deploy', 'holiday', 'laptop', 'payroll', 'backup', 'security'];
+
+function documents(prefix: string, count: number) {
+  return Array.from({ length: count }, (_, index) => {
+    const topic = TOPICS[index % TOPICS.length] ?? 'misc';
+    return {
+      external_id: `${prefix}-${index}`,
+      title: `${topic} note ${index}`,
+      text: `The ${topic} procedure, revision ${index}: ask the ${topic} owner, then file the ${topic} form number ${index}.`,
+    };
+  });
+}
+
+describe('hybrid search with embeddings on', () => {
+  let testApp: TestApp;
+  let small: Registered;
+  let large: Registered;
+
+  async function upload(as: Registered, items: unknown[]) {
+    const response = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/documents',
+      headers: bearer(as.token),
+      payload: { documents: items },
+    });
+    expect(response.statusCode, response.body).toBe(202);
+    const { result_id: id } = response.json() as { result_id: string };
+    await waitForJob(testApp.app, as.token, `/v1/documents/jobs/${id}`, 60_000);
+  }
+
+  beforeAll(async () => {
+    testApp = await startTestApp({
+      env: { EMBEDDING_PROVIDER: 'hashing', EMBEDDING_DIMENSIONS: '64' },
+      worker: true,
+    });
+    small = await registerUser(testApp.app);
+    large = await registerUser(testApp.app);
+    await upload(small, documents('small', 24));
+    await upload(large, documents('large', 400));
+  }, 120_000);
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  it('answers dense and hybrid searches from the caller team only', async () => {
+    for (const mode of ['dense', 'hybrid', 'lexical']) {
+      const response = await testApp.app.inject({
+        method: 'POST',
+        url: '/v1/search',
+        headers: bearer(small.token),
+        payload: { query: 'espresso procedure owner', top_k: 5, mode },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      const { results } = response.json() as { results: { external_id: string; text: string }[] };
+      expect(results, mode).toHaveLength(5);
+      expect(
+        results.every((result) => result.external_id.startsWith('small-')),
+        mode,
+      ).toBe(true);
+      expect(results[0]?.text, mode).toContain('espresso');
+    }
+  });
+
+  it('gives a small team its full top_k from the HNSW index, the tenant filter inside the scan', async () => {
+    const model = new HashingEmbeddingModel({ dimensions: 64 });
+    const settings = { denseWeight: 1, rrfK: 60, efSearch: 10 };
+    // Every team through the graph, even this small one: 24 of 424 vectors are the caller's.
+    const throughIndex = new PostgresTeamSearch(testApp.runtime.deps.sql, model, {
+      ...settings,
+      exactScanMaxChunks: 0,
+    });
+    const exact = new PostgresTeamSearch(testApp.runtime.deps.sql, model, settings);
+    const request = { teamId: small.teamId, query: 'laptop form', topK: 20, mode: 'dense' as const };
+    const viaIndex = await throughIndex.search(request);
+    expect(viaIndex).toHaveLength(20);
+    expect(viaIndex.every((hit) => hit.externalId.startsWith('small-'))).toBe(true);
+    const exactIds = new Set((await exact.search(request)).map((hit) => hit.chunkId));
+    const overlap = viaIndex.filter((hit) => exactIds.has(hit.chunkId)).length;
+    expect(overlap).toBeGreaterThanOrEqual(18);
+  });
+
+  it('leaves vectors out of hybrid ranking when their weight is 0', async () => {
+    const model = new HashingEmbeddingModel({ dimensions: 64 });
+    const lexicalOnly = new PostgresTeamSearch(testApp.runtime.deps.sql, model, {
+      denseWeight: 0,
+      rrfK: 60,
+      efSearch: 40,
+    });
+    const request = { teamId: large.teamId, query: 'payroll form number 13', topK: 10 };
+    const hybrid = await lexicalOnly.search(request);
+    const lexical = await lexicalOnly.search({ ...request, mode: 'lexical' });
+    expect(hybrid.map((hit) => hit.chunkId)).toEqual(lexical.map((hit) => hit.chunkId));
+  });
+});

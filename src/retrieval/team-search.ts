@@ -1,0 +1,152 @@
+import type { EmbeddingModel } from '../adapters/embeddings/embedding-model.js';
+import type { SqlConnection } from '../db/sql-connection.js';
+import { ServiceError } from '../errors.js';
+import { fuseRankings } from './fusion.js';
+import { searchLexical } from './lexical-search.js';
+import { parseQuery } from './query-text.js';
+import type { SearchHit, SearchRequest, TeamSearch } from './search-types.js';
+import { TeamStatisticsCache } from './team-statistics.js';
+import { searchVectors } from './vector-search.js';
+
+export interface TeamSearchSettings {
+  /** RRF weight of the vector ranking (lexical weighs 1); 0 leaves vectors out of hybrid search. */
+  readonly denseWeight: number;
+  readonly rrfK: number;
+  readonly efSearch: number;
+  /** Teams up to this many chunks get exact vector search (tests lower it to reach the HNSW path). */
+  readonly exactScanMaxChunks?: number;
+}
+
+/** Each ranking fused looks this deep: enough for a chunk ranked low by one to be lifted by the other. */
+const MIN_FUSION_DEPTH = 50;
+
+/**
+ * Hybrid search of one team's chunks: BM25 over the lexical postings, cosine similarity over the
+ * configured model's vectors (when embeddings are on), fused by weighted reciprocal rank fusion.
+ * Every query names the team; nothing here can reach another team's rows.
+ */
+export class PostgresTeamSearch implements TeamSearch {
+  private readonly statistics: TeamStatisticsCache;
+
+  constructor(
+    private readonly sql: SqlConnection,
+    /** The configured model, for query vectors; undefined when embeddings are off. */
+    private readonly embeddingModel: EmbeddingModel | undefined,
+    private readonly settings: TeamSearchSettings,
+  ) {
+    this.statistics = new TeamStatisticsCache(sql);
+  }
+
+  async search(request: SearchRequest): Promise<readonly SearchHit[]> {
+    const mode = request.mode ?? 'hybrid';
+    const useVectors =
+      mode === 'dense' ||
+      (mode === 'hybrid' && this.embeddingModel !== undefined && this.settings.denseWeight > 0);
+    if (mode === 'dense' && this.embeddingModel === undefined) {
+      throw new ServiceError(
+        'bad_request',
+        'Dense search needs embeddings: this server runs lexical search only (set EMBEDDING_PROVIDER).',
+      );
+    }
+    const query = parseQuery(request.query);
+    const statistics = await this.statistics.get(request.teamId);
+    const depth = mode === 'hybrid' && useVectors ? Math.max(request.topK, MIN_FUSION_DEPTH) : request.topK;
+    const filters = { connectorIds: request.connectorIds, sources: request.sources };
+    const [lexical, dense] = await Promise.all([
+      mode === 'dense'
+        ? undefined
+        : searchLexical(this.sql, statistics, { teamId: request.teamId, query, limit: depth, ...filters }),
+      useVectors ? this.searchVectors(request, statistics.chunks, depth) : undefined,
+    ]);
+    request.signal?.throwIfAborted();
+    let ranked: { chunkId: number; score: number }[];
+    if (dense === undefined) ranked = lexical ?? [];
+    else if (lexical === undefined) {
+      ranked = dense.map((match) => ({ chunkId: match.chunkId, score: match.similarity }));
+    } else {
+      ranked = fuseRankings(
+        [
+          { ranking: lexical.map((match) => match.chunkId), weight: 1 },
+          { ranking: dense.map((match) => match.chunkId), weight: this.settings.denseWeight },
+        ],
+        this.settings.rrfK,
+        request.topK,
+      );
+    }
+    return this.hydrate(request.teamId, ranked.slice(0, request.topK));
+  }
+
+  async analyze(texts: readonly string[]): Promise<ReadonlyArray<ReadonlyMap<string, number>>> {
+    if (texts.length === 0) return [];
+    const { rows } = await this.sql.executeSql(
+      `SELECT t.position, l.lexeme, coalesce(array_length(l.positions, 1), 1) AS count
+       FROM unnest($1::text[]) WITH ORDINALITY AS t(text, position)
+       CROSS JOIN LATERAL unnest(to_tsvector('english', t.text)) AS l`,
+      [texts],
+    );
+    const analysed = texts.map(() => new Map<string, number>());
+    for (const row of rows) analysed[Number(row.position) - 1]?.set(String(row.lexeme), Number(row.count));
+    return analysed;
+  }
+
+  private async searchVectors(request: SearchRequest, teamChunks: number, limit: number) {
+    const model = this.embeddingModel;
+    if (model === undefined) return [];
+    const [vector] = await model.embed([request.query], {
+      purpose: 'query',
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+    });
+    return searchVectors(this.sql, {
+      teamId: request.teamId,
+      model: model.id,
+      vector: vector ?? [],
+      limit,
+      teamChunks,
+      efSearch: this.settings.efSearch,
+      ...(this.settings.exactScanMaxChunks === undefined
+        ? {}
+        : { exactScanMaxChunks: this.settings.exactScanMaxChunks }),
+      connectorIds: request.connectorIds,
+      sources: request.sources,
+    });
+  }
+
+  /** The ranked chunks with their documents, in rank order; the team is checked once more. */
+  private async hydrate(
+    teamId: number,
+    ranked: readonly { chunkId: number; score: number }[],
+  ): Promise<SearchHit[]> {
+    if (ranked.length === 0) return [];
+    const { rows } = await this.sql.executeSql(
+      `SELECT c.id, c.text, c.heading_path, c.page_labels, c.source, c.connector_id,
+              d.id AS document_id, d.external_id, d.title, d.url, d.mime_type, d.created_at, d.source_modified_at
+       FROM chunks AS c JOIN documents AS d ON d.id = c.document_id
+       WHERE c.id = ANY($1::bigint[]) AND c.team_id = $2`,
+      [ranked.map((match) => match.chunkId), teamId],
+    );
+    const byId = new Map(rows.map((row) => [Number(row.id), row]));
+    const hits: SearchHit[] = [];
+    for (const { chunkId, score } of ranked) {
+      const row = byId.get(chunkId);
+      // A chunk replaced between ranking and reading is left out rather than shown stale.
+      if (row === undefined) continue;
+      hits.push({
+        chunkId,
+        documentId: Number(row.document_id),
+        externalId: String(row.external_id),
+        title: String(row.title),
+        url: row.url === null ? null : String(row.url),
+        source: String(row.source),
+        connectorId: row.connector_id === null ? null : Number(row.connector_id),
+        mimeType: row.mime_type === null ? null : String(row.mime_type),
+        text: String(row.text),
+        headingPath: row.heading_path ?? [],
+        pageLabels: row.page_labels ?? [],
+        score,
+        documentCreatedAt: new Date(row.created_at),
+        sourceModifiedAt: row.source_modified_at === null ? null : new Date(row.source_modified_at),
+      });
+    }
+    return hits;
+  }
+}
