@@ -92,7 +92,10 @@ export interface Config {
   readonly search: {
     /**
      * Weight of the vector ranking against the lexical one in reciprocal rank fusion (lexical
-     * weighs 1). Measured on SciFact by bench/eval-scifact; 0 turns vectors off in search.
+     * weighs 1). 0, the default, keeps vectors out of the ranking and lets them only fill in
+     * below BM25's matches: the one embedder measurable here (bench/eval-scifact) lowers nDCG at
+     * every weight above 0, and an unmeasured model must not drag BM25 down. Raise it once
+     * bench/eval-scifact shows your model helps.
      */
     readonly denseWeight: number;
     /** RRF's k: how flat the rank curve is (60 in Cormack et al.). */
@@ -275,7 +278,7 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
       timeoutMs: read.integer('EMBEDDING_TIMEOUT_MS', 60_000, 100, 600_000),
     },
     search: {
-      denseWeight: read.number('SEARCH_DENSE_WEIGHT', 1, 0, 100),
+      denseWeight: read.number('SEARCH_DENSE_WEIGHT', 0, 0, 100),
       rrfK: read.integer('SEARCH_RRF_K', 60, 1, 10_000),
       efSearch: read.integer('SEARCH_EF_SEARCH', 100, 1, 1000),
     },

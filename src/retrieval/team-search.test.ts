@@ -68,6 +68,30 @@ describe('hybrid search with embeddings on', () => {
     }
   });
 
+  it('fills in from vectors, below every lexical match, when too few chunks share the words', async () => {
+    const search = testApp.runtime.deps.search;
+    // No chunk has this word: BM25 finds nothing, the vectors still answer (default weight 0).
+    const none = await search.search({ teamId: small.teamId, query: 'qwertyuiop', topK: 5, mode: 'lexical' });
+    expect(none).toEqual([]);
+    const filled = await search.search({ teamId: small.teamId, query: 'qwertyuiop', topK: 5 });
+    expect(filled).toHaveLength(5);
+    expect(filled.every((hit) => hit.externalId.startsWith('small-'))).toBe(true);
+    // The chunks that mention espresso stay first, in BM25's order; vectors add the rest.
+    const lexical = await search.search({
+      teamId: small.teamId,
+      query: 'espresso',
+      topK: 24,
+      mode: 'lexical',
+    });
+    const hybrid = await search.search({ teamId: small.teamId, query: 'espresso', topK: 24 });
+    expect(lexical.length).toBeGreaterThan(0);
+    expect(lexical.length).toBeLessThan(24);
+    expect(hybrid.slice(0, lexical.length).map((hit) => hit.chunkId)).toEqual(
+      lexical.map((hit) => hit.chunkId),
+    );
+    expect(hybrid).toHaveLength(24);
+  });
+
   it('gives a small team its full top_k from the HNSW index, the tenant filter inside the scan', async () => {
     const model = new HashingEmbeddingModel({ dimensions: 64 });
     const settings = { denseWeight: 1, rrfK: 60, efSearch: 10 };

@@ -59,6 +59,20 @@ export class PostgresTeamSearch implements TeamSearch {
       useVectors ? this.searchVectors(request, statistics.chunks, depth) : undefined,
     ]);
     request.signal?.throwIfAborted();
+    if (
+      mode === 'hybrid' &&
+      !useVectors &&
+      this.embeddingModel !== undefined &&
+      (lexical?.length ?? 0) < request.topK
+    ) {
+      // Vectors out of the fusion still fill in where BM25 runs out (no shared words at all):
+      // below every lexical match, so they can only add results, never displace one.
+      const found = new Set(lexical?.map((match) => match.chunkId));
+      const extra = (await this.searchVectors(request, statistics.chunks, request.topK))
+        .filter((match) => !found.has(match.chunkId))
+        .map((match) => ({ chunkId: match.chunkId, score: 0 }));
+      return this.hydrate(request.teamId, [...(lexical ?? []), ...extra].slice(0, request.topK));
+    }
     let ranked: { chunkId: number; score: number }[];
     if (dense === undefined) ranked = lexical ?? [];
     else if (lexical === undefined) {
