@@ -7,12 +7,19 @@ import { OpenAiEmbeddingModel } from './adapters/embeddings/openai-embedding-mod
 import type { GoogleDrive } from './adapters/google-drive/google-drive.js';
 import { GoogleApisDrive } from './adapters/google-drive/googleapis-drive.js';
 import { GuardedFetch } from './adapters/http/guarded-fetch.js';
+import type { ChatModel } from './adapters/llm/chat-model.js';
+import { OpenAiChatModel } from './adapters/llm/openai-chat-model.js';
+import type { SlackMessenger } from './adapters/slack/slack-messenger.js';
 import type { SlackOAuth } from './adapters/slack/slack-oauth.js';
+import { WebApiSlackMessenger } from './adapters/slack/web-api-slack-messenger.js';
 import { WebApiSlackOAuth } from './adapters/slack/web-api-slack-oauth.js';
 import { GuardedHttpsClient } from './adapters/token-endpoint/guarded-https-client.js';
 import type { TokenEndpointClient } from './adapters/token-endpoint/token-endpoint-client.js';
 import { ConfluenceClient } from './adapters/wiki/confluence-client.js';
 import type { WikiClient } from './adapters/wiki/wiki-client.js';
+import type { Answerer } from './answering/answerer.js';
+import { ExtractiveAnswerer } from './answering/extractive-answerer.js';
+import { LlmAnswerer } from './answering/llm-answerer.js';
 import type { Config } from './config.js';
 import { Batcher } from './db/batcher.js';
 import { type DatabaseHandle, type DatabaseLocation, openDatabase } from './db/client.js';
@@ -23,14 +30,18 @@ import type {
   IndexingLogger,
 } from './indexing/indexing-dependencies.js';
 import { ParsePool } from './indexing/parse-pool.js';
+import { answerChatappEventJob } from './jobs/definitions/answer-chatapp-event.js';
 import { embedStaleChunksJob } from './jobs/definitions/embed-stale-chunks.js';
 import { indexDocumentsJob } from './jobs/definitions/index-documents.js';
 import { PgBossJobQueue } from './jobs/pg-boss-queue.js';
+import type { TeamSearch } from './retrieval/search-types.js';
 import { PostgresTeamSearch } from './retrieval/team-search.js';
 import { loadOrCreateEmbeddedKey } from './security/encryption-key.js';
 import { SecretBox } from './security/secret-box.js';
+import { answerChatappEvent } from './services/answer-chatapp-event.js';
 import { CallerDirectory } from './services/caller-directory.js';
 import type { ServiceDependencies } from './services/dependencies.js';
+import { recordChatappQuestions } from './services/receive-chatapp-event.js';
 
 export interface Runtime {
   readonly deps: ServiceDependencies;
@@ -46,10 +57,13 @@ export interface Runtime {
 export interface RuntimeOverrides {
   readonly database?: DatabaseLocation;
   readonly slackOAuth?: SlackOAuth;
+  readonly slackMessenger?: SlackMessenger;
   readonly tokenEndpoint?: TokenEndpointClient;
   readonly drive?: GoogleDrive;
   readonly wiki?: WikiClient;
   readonly embeddingModel?: EmbeddingModel;
+  /** The LLM answerer's model (used when ANSWERER=llm). */
+  readonly chatModel?: ChatModel;
   readonly now?: () => Date;
   /** Where the pipeline and the job queue log (a pino logger); silent by default. */
   readonly logger?: IndexingLogger;
@@ -121,9 +135,18 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
   };
   await queue.define(indexDocumentsJob(indexing, config.indexing.jobConcurrency));
   await queue.define(embedStaleChunksJob(indexing));
+  // The Slack bot's answers run a use case over the service dependencies, built last (below).
+  let services: ServiceDependencies | undefined;
+  await queue.define(
+    answerChatappEventJob((payload, context) => {
+      if (services === undefined) throw new Error('the service dependencies are not built yet');
+      return answerChatappEvent(services, payload, context);
+    }),
+  );
   await queue.start();
+  const search = new PostgresTeamSearch(database.sql, embeddingModel, config.search);
   let closed = false;
-  return {
+  const runtime: Runtime = {
     database,
     indexing,
     queue,
@@ -143,18 +166,30 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       wiki,
       secrets,
       slackOAuth,
+      slackMessenger: overrides.slackMessenger ?? new WebApiSlackMessenger(slack.apiUrl),
       tokenEndpoint,
       now,
       callers: new CallerDirectory(db, config.authCacheTtlSeconds * 1000, now),
-      search: new PostgresTeamSearch(database.sql, embeddingModel, config.search),
+      search,
+      answerer: answererFrom(config, search, overrides.chatModel),
       // PGlite has one connection. On PostgreSQL two batches in flight keep the pipe full while
       // one commits; more only make each batch smaller (measured in bench/http).
       chatWrites: new Batcher((writes) => upsertChats(db, writes), {
         maxBatchSize: 100,
         maxConcurrentRuns: database.kind === 'postgres' ? 2 : 1,
       }),
+      // Slack waits for these before its acknowledgement (p99 100 ms under bursts): group commit.
+      chatappQuestions: new Batcher(
+        (questions) => recordChatappQuestions({ sql: database.sql, jobs: queue }, questions),
+        {
+          maxBatchSize: 100,
+          maxConcurrentRuns: database.kind === 'postgres' ? 2 : 1,
+        },
+      ),
     },
   };
+  services = runtime.deps;
+  return runtime;
 }
 
 const silentLogger: IndexingLogger = { info: () => {}, warn: () => {}, error: () => {} };
@@ -175,6 +210,23 @@ function wikiHttpClient(config: Config): GuardedFetch {
     maxResponseBytes: config.indexing.maxFileBytes,
     sourceName: 'the wiki',
   });
+}
+
+/** Sentences chosen from the passages (no model needed), or the configured chat model's answer. */
+function answererFrom(config: Config, search: TeamSearch, chatModel: ChatModel | undefined): Answerer {
+  if (config.answering.answerer === 'extractive') return new ExtractiveAnswerer(search);
+  const { llm } = config.answering;
+  return new LlmAnswerer(
+    chatModel ??
+      new OpenAiChatModel({
+        baseUrl: llm.baseUrl,
+        apiKey: llm.apiKey,
+        model: llm.model,
+        timeoutMs: llm.timeoutMs,
+        maxTokens: llm.maxTokens,
+        temperature: llm.temperature,
+      }),
+  );
 }
 
 /** The configured embedding model; undefined for `none` (lexical search only). */

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Runtime } from './deps.js';
 import { prepareVectorIndex } from './indexing/embed-stale-chunks.js';
+import { ANSWER_CHATAPP_EVENT_JOB } from './jobs/definitions/answer-chatapp-event.js';
 import { EMBED_STALE_CHUNKS_JOB } from './jobs/definitions/embed-stale-chunks.js';
 import { INDEX_DOCUMENTS_JOB } from './jobs/definitions/index-documents.js';
 import { queueDueWikiSyncs } from './services/sync-wiki.js';
@@ -10,7 +11,7 @@ import { queueDueWikiSyncs } from './services/sync-wiki.js';
 const WIKI_SCHEDULE_CHECK_MS = 60_000;
 
 /**
- * The worker role: runs index jobs and re-embedding, and queues scheduled wiki syncs. Answers a
+ * The worker role: runs index jobs, re-embedding and the Slack bot's answers, and queues scheduled wiki syncs. Answers a
  * function that stops the schedule (the queue itself stops with the runtime).
  */
 export async function startWorker(runtime: Runtime, config: Config, logger: Logger): Promise<() => void> {
@@ -35,6 +36,7 @@ export async function startWorker(runtime: Runtime, config: Config, logger: Logg
     await queue.work(EMBED_STALE_CHUNKS_JOB);
   }
   await queue.work(INDEX_DOCUMENTS_JOB);
+  await queue.work(ANSWER_CHATAPP_EVENT_JOB);
   const interval = config.wiki.syncIntervalMinutes;
   if (interval === 0) return () => {};
   const timer = setInterval(() => {

@@ -295,7 +295,7 @@ export const chatappEvents = pgTable(
     teamId: integer('team_id')
       .notNull()
       .references(() => teams.id, { onDelete: 'cascade' }),
-    /** queued | answered | refused */
+    /** queued | answered | refused | failed (posting gave up, or the installation is gone) */
     status: text('status').notNull().default('queued'),
     /** The `ts` of the reply posted to Slack, once posted. */
     replyTs: text('reply_ts'),
@@ -380,6 +380,22 @@ export interface StoredChatMessage {
   content: string;
   timestamp: string | null;
   chat_id: string | null;
+  /** On answers the web chat wrote: the documents they cite. */
+  sources?: StoredCitedSource[];
+}
+
+/** A document an answer cites, kept with the answer (the web chat's `sources` line, answering's `CitedSource`). */
+export interface StoredCitedSource {
+  file_name: string;
+  file_path: string;
+  mimetype: string | null;
+  creation_date: string;
+  last_modified_date: string;
+  page_labels: string[];
+  title: string;
+  url: string | null;
+  snippet: string;
+  citation: number;
 }
 
 /** A user's chat history; `chatId` is the client's id, unique per user. */

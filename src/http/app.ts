@@ -144,7 +144,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   return app;
 }
 
-function invalidJson(offset: number): ServiceError {
+/** A 422 for a body that is not JSON, at the byte where it stops being JSON (as FastAPI reports it). */
+export function invalidJson(offset: number): ServiceError {
   return ServiceError.validation([
     {
       type: 'json_invalid',

@@ -86,6 +86,14 @@ export class InMemoryJobQueue implements JobQueue {
     });
   }
 
+  async sendMany(name: string, payloads: readonly object[]): Promise<string[]> {
+    const validate = this.require(name).validate;
+    for (const payload of payloads) parsePayload(name, validate, payload);
+    const ids: string[] = [];
+    for (const payload of payloads) ids.push((await this.send(name, payload)) ?? '');
+    return ids;
+  }
+
   async send(name: string, payload: object, options: SendOptions = {}): Promise<string | null> {
     const entry = this.require(name);
     parsePayload(name, entry.validate, payload);

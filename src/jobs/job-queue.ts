@@ -123,6 +123,11 @@ export interface JobQueue {
   define<P extends object>(definition: JobDefinition<P>): Promise<void>;
   /** Queues a job; the payload is checked against the definition. Null when `singletonKey` deduplicated it. */
   send(name: string, payload: object, options?: SendOptions): Promise<string | null>;
+  /**
+   * Queues many jobs of one kind in one statement, each payload checked first; answers their ids
+   * in order. No `singletonKey` deduplication. `db` joins the caller's transaction, as in `send`.
+   */
+  sendMany(name: string, payloads: readonly object[], options?: Pick<SendOptions, 'db'>): Promise<string[]>;
   /** Workers of this job name in this process look for work now instead of at their next poll. */
   wake(name: string): void;
   /** Starts working a defined job in this process, with its definition's handler unless one is given. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import PgBoss from 'pg-boss';
 import { type RawDatabase, type SqlConnection, sqlConnection } from '../db/sql-connection.js';
 import {
@@ -212,6 +213,33 @@ export class PgBossJobQueue implements JobQueue {
     const due = !(options.startAfterSeconds && options.startAfterSeconds > 0);
     if (id !== null && due && options.db === undefined) entry.worker?.wake();
     return id;
+  }
+
+  async sendMany(
+    name: string,
+    payloads: readonly object[],
+    options: Pick<SendOptions, 'db'> = {},
+  ): Promise<string[]> {
+    const entry = this.require(name);
+    for (const payload of payloads) parsePayload(name, entry.validate, payload);
+    if (payloads.length === 0) return [];
+    const { retry } = entry.definition;
+    // pg-boss's batch insert answers no ids: they are chosen here.
+    const ids = payloads.map(() => randomUUID());
+    await this.boss.insert(
+      payloads.map((data, index) => ({
+        id: ids[index],
+        name,
+        data,
+        retryLimit: retry.limit,
+        retryDelay: retry.backoff.delaySeconds,
+        retryBackoff: retry.backoff.type === 'exponential',
+        expireInSeconds: entry.initialExpireSeconds,
+      })),
+      options.db === undefined ? {} : { db: options.db as PgBoss.Db },
+    );
+    if (options.db === undefined) entry.worker?.wake();
+    return ids;
   }
 
   wake(name: string): void {

@@ -1,15 +1,19 @@
+import type { SlackMessenger } from '../adapters/slack/slack-messenger.js';
 import type { SlackOAuth } from '../adapters/slack/slack-oauth.js';
 import type { TokenEndpointClient } from '../adapters/token-endpoint/token-endpoint-client.js';
 import type { WikiClient } from '../adapters/wiki/wiki-client.js';
+import type { Answerer } from '../answering/answerer.js';
 import type { Config } from '../config.js';
 import type { Batcher } from '../db/batcher.js';
 import type { Database, DatabaseKind } from '../db/client.js';
 import type { ChatWrite, ChatWriteResult } from '../db/repositories/chats.js';
 import type { SqlConnection } from '../db/sql-connection.js';
+import type { AnswerChatappEventPayload } from '../jobs/definitions/answer-chatapp-event.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import type { TeamSearch } from '../retrieval/search-types.js';
 import type { SecretBox } from '../security/secret-box.js';
 import type { CallerDirectory } from './caller-directory.js';
+import type { RecordedQuestion } from './receive-chatapp-event.js';
 
 /** What use cases need from the outside world; built once in `deps.ts`. */
 export interface ServiceDependencies {
@@ -25,12 +29,18 @@ export interface ServiceDependencies {
   readonly secrets: SecretBox;
   /** Undefined when Slack's client id and secret are not configured. */
   readonly slackOAuth: SlackOAuth | undefined;
+  /** Posts the bot's replies (`chat.postMessage` at SLACK_API_URL, with each installation's bot token). */
+  readonly slackMessenger: SlackMessenger;
   readonly tokenEndpoint: TokenEndpointClient;
   readonly now: () => Date;
   /** Bearer token -> caller, cached briefly. */
   readonly callers: CallerDirectory;
   /** Ranked chunks of one team (lexical, vectors or both). */
   readonly search: TeamSearch;
+  /** Writes answers from retrieved passages: extractive by default, an LLM when configured. */
+  readonly answerer: Answerer;
   /** Chat saves, committed together when they arrive together. */
   readonly chatWrites: Batcher<ChatWrite, ChatWriteResult>;
+  /** Slack questions recorded and queued, many per commit when they arrive together. */
+  readonly chatappQuestions: Batcher<AnswerChatappEventPayload, RecordedQuestion>;
 }

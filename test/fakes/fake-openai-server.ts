@@ -24,6 +24,15 @@ import { HashingEmbeddingModel } from '../../src/adapters/embeddings/hashing-emb
  *   by default). Vectors come from `HashingEmbeddingModel` with the request's `dimensions` (else
  *   the server's), so texts sharing words are closer, and the same text always gets the same
  *   vector.
+ * - `POST /v1/chat/completions`: body `{model, messages: [{role, content}], stream?, max_tokens?,
+ *   temperature?}`. Replies with `chatScript.reply` (a text, or a function of the messages;
+ *   default: "Fake answer."). `stream: true` answers `text/event-stream`: `data:
+ *   {chat.completion.chunk}` lines (a first one with the role, `chunkSize` characters of content
+ *   each `chunkDelayMs` apart, a last one with `finish_reason`) then `data: [DONE]`;
+ *   `chatScript.failAfterChunks` breaks the stream after that many content chunks (`destroy` drops
+ *   the connection, `error_event` sends OpenAI's `data: {"error": …}` and ends), and
+ *   `chatScript.hangAfterChunks` never finishes it. Otherwise a `chat.completion` object. Each
+ *   request is in `chatRequests` with its messages and whether the client closed it early.
  * - Anything else: 404 in OpenAI's error shape. `routes` maps `METHOD /path` to a handler, so the
  *   chat-completions endpoint can be added beside embeddings.
  *
@@ -85,13 +94,62 @@ export interface RecordedOpenAiRequest {
   status: number | undefined;
 }
 
-type OpenAiAnswer = { status: number; headers?: Record<string, string>; body: unknown };
+/** How the next chat completions are answered; tests set `server.chatScript`. */
+export interface ChatCompletionScript {
+  /** The reply text, or a function of the request's messages. Default: "Fake answer." */
+  readonly reply?: string | ((messages: readonly RecordedChatMessage[]) => string);
+  /** Characters of content per streamed chunk. Default 8. */
+  readonly chunkSize?: number;
+  /** Pause before each streamed content chunk. Default 0. */
+  readonly chunkDelayMs?: number;
+  /** Breaks the stream after this many content chunks: drops the connection, or sends an error event. */
+  readonly failAfterChunks?: { readonly chunks: number; readonly how: 'destroy' | 'error_event' };
+  /** Sends this many content chunks, then nothing more until the client goes away. */
+  readonly hangAfterChunks?: number;
+}
+
+export interface RecordedChatMessage {
+  readonly role: string;
+  readonly content: string;
+}
+
+/** One chat-completions request and how its answer ended. */
+export interface RecordedChatRequest {
+  readonly model: string | undefined;
+  readonly messages: readonly RecordedChatMessage[];
+  readonly stream: boolean;
+  readonly maxTokens: number | undefined;
+  readonly temperature: number | undefined;
+  /** True when the client closed the connection before the answer was complete. */
+  closedByClient: boolean;
+  /** True once the whole answer (up to `[DONE]`) was written. */
+  completed: boolean;
+}
+
+/** A streamed chat answer, written by `writeChatStream` after the checks every route shares. */
+interface ChatStreamPlan {
+  readonly text: string;
+  readonly model: string;
+  readonly script: ChatCompletionScript;
+  readonly record: RecordedChatRequest;
+}
+
+type OpenAiAnswer = {
+  status: number;
+  headers?: Record<string, string>;
+  body: unknown;
+  stream?: ChatStreamPlan;
+};
 
 type RouteHandler = (body: Record<string, unknown>, record: RecordedOpenAiRequest) => OpenAiAnswer;
 
 export class FakeOpenAiServer {
   /** Every request, in arrival order. */
   readonly requests: RecordedOpenAiRequest[] = [];
+  /** Every chat-completions request, in arrival order. */
+  readonly chatRequests: RecordedChatRequest[] = [];
+  /** How chat completions are answered; tests may change it. */
+  chatScript: ChatCompletionScript = {};
   /** Added to every request before it is answered; tests may change it. */
   delayMsPerRequest: number;
   /** Answer `data` in reverse index order (servers need not keep order); tests may change it. */
@@ -117,6 +175,7 @@ export class FakeOpenAiServer {
     this.delayMsPerRequest = options.delayMsPerRequest ?? 0;
     this.routes = new Map<string, RouteHandler>([
       ['POST /v1/embeddings', (body, record) => this.embeddings(body, record)],
+      ['POST /v1/chat/completions', (body, record) => this.chatCompletions(body, record)],
     ]);
   }
 
@@ -168,6 +227,7 @@ export class FakeOpenAiServer {
   /** Forgets requests, busy time, the peak and scripted failures; keeps options. */
   clearRecords(): void {
     this.requests.length = 0;
+    this.chatRequests.length = 0;
     this.failures.length = 0;
     this.tampers.length = 0;
     this.busyTotal = 0;
@@ -230,6 +290,12 @@ export class FakeOpenAiServer {
     if (this.delayMsPerRequest > 0) await delay(this.delayMsPerRequest);
 
     const answer = this.answer(route, body, parseFailed, record, request.headers.authorization);
+    if (answer.stream !== undefined) {
+      await this.writeChatStream(response, answer.stream);
+      record.status = answer.status;
+      record.endedAt = performance.now();
+      return;
+    }
     record.status = answer.status;
     record.endedAt = performance.now();
     if (response.destroyed) return;
@@ -385,6 +451,145 @@ export class FakeOpenAiServer {
         usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
       },
     };
+  }
+
+  private chatCompletions(body: Record<string, unknown>, record: RecordedOpenAiRequest): OpenAiAnswer {
+    const model = record.model;
+    if (model === undefined) {
+      return openAiError(400, 'you must provide a model parameter', 'invalid_request_error', null, null);
+    }
+    if (this.options.models !== undefined && !this.options.models.includes(model)) {
+      return openAiError(
+        404,
+        `The model \`${model}\` does not exist or you do not have access to it.`,
+        'invalid_request_error',
+        null,
+        'model_not_found',
+      );
+    }
+    const messages = body.messages;
+    if (
+      !Array.isArray(messages) ||
+      messages.length === 0 ||
+      !messages.every(
+        (message): message is RecordedChatMessage =>
+          typeof message === 'object' &&
+          message !== null &&
+          typeof (message as Record<string, unknown>).role === 'string' &&
+          typeof (message as Record<string, unknown>).content === 'string',
+      )
+    ) {
+      return openAiError(
+        400,
+        "Invalid value for 'messages': expected a non-empty array of {role, content}.",
+        'invalid_request_error',
+        'messages',
+        null,
+      );
+    }
+    const stream = body.stream === true;
+    const chat: RecordedChatRequest = {
+      model,
+      messages: messages.map((message) => ({ role: message.role, content: message.content })),
+      stream,
+      maxTokens: typeof body.max_tokens === 'number' ? body.max_tokens : undefined,
+      temperature: typeof body.temperature === 'number' ? body.temperature : undefined,
+      closedByClient: false,
+      completed: false,
+    };
+    this.chatRequests.push(chat);
+    const script = this.chatScript;
+    const reply = script.reply ?? 'Fake answer.';
+    const text = typeof reply === 'function' ? reply(chat.messages) : reply;
+    if (stream) return { status: 200, body: null, stream: { text, model, script, record: chat } };
+    chat.completed = true;
+    const promptTokens = chat.messages.reduce((sum, message) => sum + countTokens(message.content), 0);
+    const completionTokens = countTokens(text);
+    return {
+      status: 200,
+      body: {
+        id: `chatcmpl-${this.chatRequests.length}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model,
+        choices: [
+          { index: 0, message: { role: 'assistant', content: text }, logprobs: null, finish_reason: 'stop' },
+        ],
+        usage: {
+          prompt_tokens: promptTokens,
+          completion_tokens: completionTokens,
+          total_tokens: promptTokens + completionTokens,
+        },
+      },
+    };
+  }
+
+  /** OpenAI's streamed chat answer: `data: {chunk}` events, then `data: [DONE]`, or the scripted break. */
+  private async writeChatStream(response: ServerResponse, plan: ChatStreamPlan): Promise<void> {
+    const { script, record } = plan;
+    response.once('close', () => {
+      if (!record.completed) record.closedByClient = true;
+    });
+    response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
+    const id = `chatcmpl-${this.chatRequests.length}`;
+    const created = Math.floor(Date.now() / 1000);
+    const event = (delta: Record<string, unknown>, finishReason: string | null) =>
+      `data: ${JSON.stringify({
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model: plan.model,
+        system_fingerprint: null,
+        choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      })}\n\n`;
+    // Each write's promise settles once its bytes are with the kernel: a scripted drop comes after them.
+    let written = Promise.resolve();
+    const send = (data: string) => {
+      written = new Promise<void>((resolve) => response.write(data, () => resolve()));
+    };
+    send(event({ role: 'assistant', content: '' }, null));
+    const size = Math.max(1, script.chunkSize ?? 8);
+    const pieces: string[] = [];
+    for (let start = 0; start < plan.text.length; start += size)
+      pieces.push(plan.text.slice(start, start + size));
+    for (let index = 0; ; index += 1) {
+      if (response.destroyed) return;
+      if (script.failAfterChunks?.chunks === index) {
+        if (script.failAfterChunks.how === 'destroy') {
+          await written;
+          response.destroy();
+          return;
+        }
+        response.end(
+          `data: ${JSON.stringify({
+            error: {
+              message: 'The server had an error while processing your request. Sorry about that!',
+              type: 'server_error',
+              param: null,
+              code: null,
+            },
+          })}\n\n`,
+        );
+        return;
+      }
+      if (script.hangAfterChunks === index) {
+        // Never finishes: the client's disconnect (or `close()`) ends it.
+        await new Promise<void>((resolve) => response.once('close', () => resolve()));
+        return;
+      }
+      const piece = pieces[index];
+      if (piece === undefined) break;
+      if (script.chunkDelayMs !== undefined && script.chunkDelayMs > 0) await delay(script.chunkDelayMs);
+      if (response.destroyed) return;
+      send(event({ content: piece }, null));
+    }
+    send(event({}, 'stop'));
+    record.completed = true;
+    response.end('data: [DONE]\n\n');
   }
 
   private takeFailure(): OpenAiAnswer | undefined {

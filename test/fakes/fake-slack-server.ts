@@ -142,6 +142,11 @@ export class FakeSlackServer {
     this.script(method, times, { status: 200, body: { ok: false, error } });
   }
 
+  /** Answers the next `times` calls to `method` with an HTTP error status (e.g. 503), as an outage would. */
+  failNextWithStatus(method: string, status: number, times = 1): void {
+    this.script(method, times, { status, body: { ok: false, error: 'service_unavailable' } });
+  }
+
   /** The recorded calls to one method. */
   callsTo(method: string): RecordedSlackCall[] {
     return this.calls.filter((call) => call.method === method);

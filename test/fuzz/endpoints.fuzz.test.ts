@@ -178,6 +178,23 @@ const signInShape: RecordShape = {
   required: ['password'],
 };
 
+const searchShape: RecordShape = {
+  fields: {
+    query: fc.oneof(
+      anyText(200, false),
+      limitedText(4000),
+      fc.constantFrom('"quoted phrase" ERR-4021', 'the and of'),
+    ),
+    top_k: fc.oneof(fc.integer({ min: 1, max: 100 }), fc.integer()),
+    mode: fc.oneof(fc.constantFrom('hybrid', 'lexical', 'dense'), limitedText(20)),
+    connector_ids: fc.array(fc.oneof(fc.integer({ min: 1, max: 1000 }), fc.integer()), { maxLength: 5 }),
+    sources: fc.array(fc.oneof(fc.constantFrom('googledrive', 'wiki', 'upload'), limitedText(20)), {
+      maxLength: 4,
+    }),
+  },
+  required: ['query'],
+};
+
 const wikiShape: RecordShape = {
   fields: {
     wikiApiToken: limitedText(8192, 200),
@@ -354,6 +371,7 @@ const ENDPOINTS: readonly Endpoint[] = [
     pathStatuses: [204, 404, 422],
   },
   { method: 'POST', path: '/v1/wiki/config', auth: 'token', body: wikiShape },
+  { method: 'POST', path: '/v1/search', auth: 'token', body: searchShape },
   { method: 'POST', path: '/v1/documents', auth: 'token', body: uploadShape },
   {
     method: 'GET',

@@ -243,7 +243,7 @@ export function normaliseBaseUrl(baseUrl: string): string {
 }
 
 /** `retry-after-ms` (OpenAI's, more precise) or `retry-after` (seconds or an HTTP date), in seconds. */
-function retryAfterFrom(headers: Headers | undefined): number | undefined {
+export function retryAfterFrom(headers: Headers | undefined): number | undefined {
   const milliseconds = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
   if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds / 1000;
   const value = headers?.get('retry-after')?.trim();

@@ -81,3 +81,66 @@ export async function upsertChats(db: Database, writes: readonly ChatWrite[]): P
     };
   });
 }
+
+export interface ChatAppend {
+  readonly userId: number;
+  readonly chatId: string;
+  /** Used only when the chat is created (or still has no title). */
+  readonly title: string;
+  readonly messages: readonly StoredChatMessage[];
+  /** The chat keeps its last this many messages; older ones go. */
+  readonly maxMessages: number;
+}
+
+/**
+ * Appends messages to a chat, creating it when missing, in one statement: the row lock of
+ * `ON CONFLICT DO UPDATE` orders concurrent appends to the same chat, so none is lost.
+ */
+export async function appendChatMessages(
+  db: Database,
+  append: ChatAppend,
+): Promise<{ readonly id: number; readonly created: boolean }> {
+  const max = Math.max(1, append.maxMessages);
+  const messages = JSON.stringify(append.messages.slice(-max));
+  const [row] = await queryRows<{ id: number; inserted: boolean }>(
+    db,
+    sql`
+      INSERT INTO ${chats} (chat_id, user_id, title, messages)
+      VALUES (${append.chatId}, ${append.userId}, ${append.title}, ${messages}::jsonb)
+      ON CONFLICT (user_id, chat_id) DO UPDATE SET
+        messages = (
+          SELECT COALESCE(jsonb_agg(kept.value ORDER BY kept.position), '[]'::jsonb)
+          FROM jsonb_array_elements(${chats.messages} || excluded.messages)
+            WITH ORDINALITY AS kept(value, position)
+          WHERE kept.position > jsonb_array_length(${chats.messages} || excluded.messages) - ${max}
+        ),
+        title = CASE WHEN ${chats.title} = '' THEN excluded.title ELSE ${chats.title} END,
+        updated_at = now()
+      RETURNING id, (xmax = 0) AS inserted`,
+  );
+  if (row === undefined) throw new Error('A chat append got no row back');
+  return { id: Number(row.id), created: row.inserted === true };
+}
+
+/** The last `limit` messages of one user's chat, oldest first; none when the chat does not exist. */
+export async function recentChatMessages(
+  db: Database,
+  userId: number,
+  chatId: string,
+  limit: number,
+): Promise<StoredChatMessage[]> {
+  if (limit <= 0) return [];
+  // Sliced in SQL: a long chat's older messages never leave the database.
+  const [row] = await queryRows<{ messages: StoredChatMessage[] | null }>(
+    db,
+    sql`
+      SELECT (
+        SELECT jsonb_agg(recent.value ORDER BY recent.position)
+        FROM jsonb_array_elements(${chats.messages}) WITH ORDINALITY AS recent(value, position)
+        WHERE recent.position > jsonb_array_length(${chats.messages}) - ${limit}
+      ) AS messages
+      FROM ${chats}
+      WHERE ${chats.userId} = ${userId} AND ${chats.chatId} = ${chatId}`,
+  );
+  return row?.messages ?? [];
+}

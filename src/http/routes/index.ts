@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppOptions } from '../app.js';
 import { authRoutes } from './auth/auth.route.js';
+import { webChatRoutes } from './chat/chat.route.js';
+import { chatappRoutes } from './chatapp/chatapp.route.js';
 import { chatRoutes } from './chats/chats.route.js';
 import { connectorRoutes } from './connectors/connectors.route.js';
 import { documentRoutes } from './documents/documents.route.js';
@@ -23,5 +25,7 @@ export async function registerRoutes(app: FastifyInstance, options: AppOptions):
   await app.register(driveRoutes, options);
   await app.register(documentRoutes, options);
   await app.register(jobRoutes, options);
+  await app.register(chatappRoutes, options);
   await app.register(searchRoutes, options);
+  await app.register(webChatRoutes, options);
 }

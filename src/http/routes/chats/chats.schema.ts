@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { Nullable } from '../../schema-types.js';
+import { CitedSourceView } from '../chat/chat.schema.js';
 
 export const ChatParams = Type.Object({ chat_id: Type.String({ minLength: 1, maxLength: 256 }) });
 
@@ -27,6 +28,11 @@ export const StoredChat = Type.Object({
       content: Type.String(),
       timestamp: Type.Union([Type.String(), Type.Null()]),
       chat_id: Type.Union([Type.String(), Type.Null()]),
+      sources: Type.Optional(
+        Type.Array(CitedSourceView, {
+          description: 'on answers from POST /v1/chat/: the documents they cite',
+        }),
+      ),
     }),
   ),
   user_id: Type.Integer(),

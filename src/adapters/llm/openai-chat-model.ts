@@ -1,0 +1,156 @@
+import OpenAI from 'openai';
+import { normaliseBaseUrl, retryAfterFrom } from '../embeddings/openai-embedding-model.js';
+import { type ChatModel, ChatModelError, type ChatModelMessage } from './chat-model.js';
+
+export interface OpenAiChatModelOptions {
+  /** The API root, e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1` (a bare origin gets `/v1`). */
+  readonly baseUrl: string;
+  /** Bearer token; Ollama, vLLM and llama.cpp usually need none. */
+  readonly apiKey?: string | undefined;
+  readonly model: string;
+  /** Longest wait for the reply to start, and then between two pieces of it. */
+  readonly timeoutMs: number;
+  readonly maxTokens: number;
+  readonly temperature: number;
+}
+
+/** What the `openai` client needs when the server wants no key (it refuses an absent one). */
+const NO_API_KEY = 'no-api-key';
+
+/**
+ * Streams replies from any OpenAI-compatible `POST /chat/completions` server (OpenAI, Azure,
+ * Ollama, vLLM, llama.cpp) through the `openai` client, with no retries: a stream cannot be
+ * resumed, and the caller decides whether to try again (`ChatModelError.retryable`).
+ */
+export class OpenAiChatModel implements ChatModel {
+  readonly id: string;
+
+  private readonly client: OpenAI;
+  private readonly options: OpenAiChatModelOptions;
+  private readonly apiKey: string | undefined;
+
+  constructor(options: OpenAiChatModelOptions) {
+    if (options.model.trim() === '') throw new RangeError('model must not be empty');
+    this.options = options;
+    this.id = `openai:${options.model}`;
+    this.apiKey = options.apiKey === '' ? undefined : options.apiKey;
+    this.client = new OpenAI({
+      baseURL: normaliseBaseUrl(options.baseUrl),
+      apiKey: this.apiKey ?? NO_API_KEY,
+      // Explicit nulls and log level: the client would otherwise read OPENAI_* variables itself.
+      organization: null,
+      project: null,
+      webhookSecret: null,
+      logLevel: 'off',
+      maxRetries: 0,
+      timeout: options.timeoutMs,
+    });
+  }
+
+  async *stream(
+    messages: readonly ChatModelMessage[],
+    { signal }: { readonly signal: AbortSignal },
+  ): AsyncGenerator<string, void, undefined> {
+    signal.throwIfAborted();
+    // The client's own time-out ends at the response headers; a server that stalls mid-reply
+    // is caught by this idle timer, which aborts the request the same way the caller can.
+    const request = new AbortController();
+    const forwardAbort = () => request.abort(signal.reason);
+    signal.addEventListener('abort', forwardAbort, { once: true });
+    let idle: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    const rearm = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        timedOut = true;
+        request.abort();
+      }, this.options.timeoutMs);
+    };
+    try {
+      rearm();
+      let completion: AsyncIterable<OpenAI.ChatCompletionChunk>;
+      try {
+        completion = await this.client.chat.completions.create(
+          {
+            model: this.options.model,
+            messages: messages.map((message) => ({ role: message.role, content: message.content })),
+            stream: true,
+            // max_tokens, not max_completion_tokens: Ollama, vLLM and llama.cpp all read this one.
+            max_tokens: this.options.maxTokens,
+            temperature: this.options.temperature,
+          },
+          { signal: request.signal },
+        );
+      } catch (error) {
+        throw this.failure(error, signal, timedOut);
+      }
+      try {
+        for await (const chunk of completion) {
+          rearm();
+          const delta = chunk.choices?.[0]?.delta?.content;
+          if (typeof delta === 'string' && delta !== '') yield delta;
+        }
+      } catch (error) {
+        throw this.failure(error, signal, timedOut);
+      }
+      // The client ends an aborted stream quietly, as if the reply were complete: it was not.
+      if (signal.aborted) throw signal.reason;
+      if (timedOut) throw this.timeout();
+    } finally {
+      clearTimeout(idle);
+      signal.removeEventListener('abort', forwardAbort);
+    }
+  }
+
+  private timeout(): ChatModelError {
+    return new ChatModelError(
+      'timeout',
+      `the model server sent nothing for ${this.options.timeoutMs} ms (${this.id})`,
+    );
+  }
+
+  private failure(error: unknown, signal: AbortSignal, timedOut: boolean): unknown {
+    if (signal.aborted) return signal.reason;
+    if (timedOut || error instanceof OpenAI.APIConnectionTimeoutError) return this.timeout();
+    if (error instanceof OpenAI.APIConnectionError || error instanceof OpenAI.APIUserAbortError) {
+      return new ChatModelError('unavailable', `the model server is unreachable (${this.id})`, {
+        cause: error,
+      });
+    }
+    if (!(error instanceof OpenAI.APIError)) {
+      // A reset mid-reply surfaces as the fetch body's own error ("terminated").
+      return new ChatModelError(
+        'unavailable',
+        `the model server's reply broke off (${this.id}): ${this.redact(String(error))}`,
+      );
+    }
+    const status = error.status;
+    // The raw APIError is not kept as the cause: its body may echo part of the API key.
+    const detail = `the model server answered ${status ?? 'an error'} (${this.id}): ${this.redact(error.message)}`;
+    // An error event inside a stream has no status: the server failed after it had started.
+    if (status === undefined) return new ChatModelError('unavailable', detail);
+    if (status === 401) return new ChatModelError('unauthorized', detail, { status });
+    if (status === 403) return new ChatModelError('permission_denied', detail, { status });
+    if (status === 404) return new ChatModelError('not_found', detail, { status });
+    if (status === 429) {
+      if (error.code === 'insufficient_quota') {
+        return new ChatModelError('permission_denied', detail, { status });
+      }
+      const retryAfterSeconds = retryAfterFrom(error.headers);
+      return new ChatModelError('rate_limited', detail, {
+        status,
+        ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+      });
+    }
+    if (status === 408 || status === 504) return new ChatModelError('timeout', detail, { status });
+    if (status >= 500) return new ChatModelError('unavailable', detail, { status });
+    return new ChatModelError('bad_response', detail, { status });
+  }
+
+  /** Drops the key and the server's echo of it (OpenAI's 401 says "Incorrect API key provided: sk-…"). */
+  private redact(message: string): string {
+    let safe = message.replace(/(API key provided:\s*)\S+/gi, '$1[redacted]');
+    if (this.apiKey !== undefined) safe = safe.split(this.apiKey).join('[redacted]');
+    return safe.length > 500 ? `${safe.slice(0, 500)}…` : safe;
+  }
+}

@@ -1,0 +1,76 @@
+import { SourceError, type SourceFailure } from '../source-error.js';
+
+/** A Block Kit block, as `chat.postMessage` takes it (https://api.slack.com/reference/block-kit/blocks). */
+export type SlackBlock =
+  | { readonly type: 'section'; readonly text: SlackText }
+  | { readonly type: 'context'; readonly elements: readonly SlackText[] }
+  | { readonly type: 'divider' };
+
+export interface SlackText {
+  readonly type: 'mrkdwn' | 'plain_text';
+  readonly text: string;
+}
+
+export interface SlackMessage {
+  readonly channel: string;
+  /** Reply in this thread (the parent message's `ts`). */
+  readonly threadTs?: string;
+  /** The plain-text fallback: notifications, and clients that cannot show blocks. */
+  readonly text: string;
+  readonly blocks?: readonly SlackBlock[];
+}
+
+/** Posts a bot's messages to Slack. */
+export interface SlackMessenger {
+  /** Answers the posted message's `ts`; throws a `SlackApiError` saying whether a retry can help. */
+  postMessage(botToken: string, message: SlackMessage): Promise<{ ts: string }>;
+}
+
+/**
+ * A failed Slack Web API call. Retryable (429 with its `Retry-After`, 5xx, Slack's own
+ * `internal_error`, network, time-out) or not (`invalid_auth`, `channel_not_found`,
+ * `not_in_channel`, …); `slackError` is Slack's error code when it gave one.
+ */
+export class SlackApiError extends SourceError {
+  constructor(
+    failure: SourceFailure,
+    readonly slackError: string,
+    message: string,
+    options: { readonly status?: number; readonly retryAfterSeconds?: number; readonly cause?: unknown } = {},
+  ) {
+    super(failure, message, options);
+    this.name = 'SlackApiError';
+  }
+}
+
+/** Slack's `{ok: false, error}` codes, by what they mean for another attempt. */
+const FAILURE_BY_SLACK_ERROR: Readonly<Record<string, SourceFailure>> = {
+  ratelimited: 'rate_limited',
+  rate_limited: 'rate_limited',
+  internal_error: 'unavailable',
+  fatal_error: 'unavailable',
+  service_unavailable: 'unavailable',
+  request_timeout: 'timeout',
+  not_authed: 'unauthorized',
+  invalid_auth: 'unauthorized',
+  account_inactive: 'unauthorized',
+  token_revoked: 'unauthorized',
+  token_expired: 'unauthorized',
+  no_permission: 'permission_denied',
+  missing_scope: 'permission_denied',
+  not_in_channel: 'permission_denied',
+  is_archived: 'permission_denied',
+  restricted_action: 'permission_denied',
+  restricted_action_read_only_channel: 'permission_denied',
+  restricted_action_thread_only_channel: 'permission_denied',
+  restricted_action_non_threadable_channel: 'permission_denied',
+  team_access_not_granted: 'permission_denied',
+  ekm_access_denied: 'permission_denied',
+  channel_not_found: 'not_found',
+  msg_too_long: 'too_large',
+};
+
+/** The failure one of Slack's error codes means; unknown codes are not retried (a bug, a bad request). */
+export function slackFailureOf(slackError: string): SourceFailure {
+  return FAILURE_BY_SLACK_ERROR[slackError] ?? 'bad_response';
+}

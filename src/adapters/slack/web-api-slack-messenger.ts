@@ -1,0 +1,111 @@
+import {
+  type ChatPostMessageArguments,
+  ErrorCode,
+  LogLevel,
+  WebAPIHTTPError,
+  WebAPIPlatformError,
+  WebAPIRateLimitedError,
+  WebAPIRequestError,
+  WebClient,
+} from '@slack/web-api';
+import { parseRetryAfter } from '../../jobs/retry-policy.js';
+import { SlackApiError, type SlackMessage, type SlackMessenger, slackFailureOf } from './slack-messenger.js';
+
+/** Block Kit blocks as the library types them (from @slack/types, not a dependency of ours). */
+type PostedBlocks = NonNullable<Extract<ChatPostMessageArguments, { blocks?: unknown }>['blocks']>;
+
+/** `chat.postMessage` through `@slack/web-api`, at a configurable API URL (a fake one in tests). */
+export class WebApiSlackMessenger implements SlackMessenger {
+  private readonly client: WebClient;
+
+  constructor(apiUrl: string, options: { readonly timeoutMs?: number } = {}) {
+    // The job that posts retries with backoff and Retry-After: the library's own retries would
+    // only hold the job's worker for minutes (its default is ten tries in about thirty minutes).
+    this.client = new WebClient(undefined, {
+      slackApiUrl: apiUrl,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+      timeout: options.timeoutMs ?? 10_000,
+      logLevel: LogLevel.ERROR,
+    });
+  }
+
+  async postMessage(botToken: string, message: SlackMessage): Promise<{ ts: string }> {
+    let ts: string | undefined;
+    try {
+      const response = await this.client.chat.postMessage({
+        token: botToken,
+        channel: message.channel,
+        text: message.text,
+        ...(message.threadTs === undefined ? {} : { thread_ts: message.threadTs }),
+        ...(message.blocks === undefined ? {} : { blocks: [...message.blocks] as PostedBlocks }),
+        // Source links would otherwise each unfold into a preview under the answer.
+        unfurl_links: false,
+        unfurl_media: false,
+      });
+      ts = response.ts;
+    } catch (error) {
+      throw slackApiError('chat.postMessage', error);
+    }
+    if (ts === undefined) {
+      throw new SlackApiError('bad_response', 'no_ts', 'Slack answered chat.postMessage without a ts');
+    }
+    return { ts };
+  }
+}
+
+/** What `@slack/web-api` threw, as a `SlackApiError` that knows whether another attempt can help. */
+export function slackApiError(method: string, error: unknown): SlackApiError {
+  if (error instanceof WebAPIRateLimitedError) {
+    return new SlackApiError('rate_limited', 'ratelimited', `Slack rate-limited ${method}`, {
+      status: 429,
+      retryAfterSeconds: error.retryAfter,
+      cause: error,
+    });
+  }
+  if (error instanceof WebAPIPlatformError) {
+    const slackError = error.data.error;
+    return new SlackApiError(
+      slackFailureOf(slackError),
+      slackError,
+      `Slack refused ${method}: ${slackError}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  if (error instanceof WebAPIHTTPError) {
+    const status = error.statusCode;
+    const failure = status === 429 ? 'rate_limited' : status >= 500 ? 'unavailable' : 'bad_response';
+    const retryAfterSeconds = parseRetryAfter(error.headers['retry-after']);
+    return new SlackApiError(failure, `http_${status}`, `Slack answered ${method} with HTTP ${status}`, {
+      status,
+      cause: error,
+      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+    });
+  }
+  if (error instanceof WebAPIRequestError) {
+    const timedOut = error.original.name === 'TimeoutError' || error.original.name === 'AbortError';
+    return new SlackApiError(
+      timedOut ? 'timeout' : 'unavailable',
+      timedOut ? 'timeout' : 'network',
+      timedOut ? `Slack did not answer ${method} in time` : `Slack could not be reached for ${method}`,
+      { cause: error },
+    );
+  }
+  // A 429 without a readable Retry-After: the library throws a plain error (WebClient.makeRequest).
+  const message = error instanceof Error ? error.message : String(error);
+  if (message.startsWith('Retry header did not contain a valid timeout')) {
+    return new SlackApiError('rate_limited', 'ratelimited', `Slack rate-limited ${method}`, {
+      status: 429,
+      cause: error,
+    });
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  return new SlackApiError(
+    'bad_response',
+    typeof code === 'string' && code !== ErrorCode.PlatformError ? code : 'unknown_error',
+    `${method} failed: ${message}`,
+    { cause: error },
+  );
+}

@@ -1,0 +1,123 @@
+import type { SearchHit } from '../retrieval/search-types.js';
+import type { Passage } from './answerer.js';
+
+/**
+ * A document an answer cites, in the shape the original's web client read from the `sources`
+ * line (`file_name` … `page_labels`), plus what a link needs (`title`, `url`), a `snippet` of
+ * the cited passage, and the `citation` number the answer's text uses for it (`[n]`).
+ */
+export interface CitedSource {
+  readonly file_name: string;
+  /** The document's address: its URL, else `<source>/<external_id>`; unique among the sources. */
+  readonly file_path: string;
+  readonly mimetype: string | null;
+  /** `YYYY-MM-DD`: when the document was first indexed. */
+  readonly creation_date: string;
+  /** `YYYY-MM-DD`: the source's last change when it tells one, else the creation date. */
+  readonly last_modified_date: string;
+  readonly page_labels: string[];
+  readonly title: string;
+  readonly url: string | null;
+  readonly snippet: string;
+  readonly citation: number;
+}
+
+/** Where a hit's document lives, as the original's `file_path`: its URL, else a stable id. */
+export function filePathOf(hit: SearchHit): string {
+  return hit.url !== null && hit.url !== '' ? hit.url : `${hit.source}/${hit.externalId}`;
+}
+
+/**
+ * Numbers ranked hits for citing: one number per document (by `file_path`), given in order of
+ * the document's best hit. Two chunks of one document share its number, so an answer citing
+ * either cites the one source listed for it, and the numbers in the text always match the list.
+ */
+export function numberPassages(hits: readonly SearchHit[]): Passage[] {
+  const numbers = new Map<string, number>();
+  return hits.map((hit) => {
+    const path = filePathOf(hit);
+    let number = numbers.get(path);
+    if (number === undefined) {
+      number = numbers.size + 1;
+      numbers.set(path, number);
+    }
+    return { number, hit };
+  });
+}
+
+/** A citation: `[1]`, `[1, 2]`, `[1-3]`, `[^1]`, `[Source 1]`; `[1][2]` is two of them. */
+const CITATION =
+  /\[\^?\s*(?:sources?\s*)?(\d{1,3}(?:\s*[-\u2013]\s*\d{1,3})?(?:\s*[,;]\s*(?:sources?\s*)?\d{1,3}(?:\s*[-\u2013]\s*\d{1,3})?)*)\s*\]/gi;
+const MAX_RANGE = 20;
+
+/** The numbers an answer cites, each once, in order of first citation. */
+export function citedNumbers(text: string): number[] {
+  const numbers = new Set<number>();
+  for (const match of text.matchAll(CITATION)) {
+    for (const part of (match[1] ?? '').split(/[,;]/)) {
+      const [from, to] = part
+        .replace(/sources?/i, '')
+        .split(/[-\u2013]/)
+        .map((value) => Number.parseInt(value.trim(), 10));
+      if (from === undefined || Number.isNaN(from)) continue;
+      const last = to === undefined || Number.isNaN(to) || to < from || to - from > MAX_RANGE ? from : to;
+      for (let number = from; number <= last; number += 1) numbers.add(number);
+    }
+  }
+  return [...numbers];
+}
+
+/** `[n]` markers taken out, for text whose numbers point at other sources (earlier answers). */
+export function withoutCitations(text: string): string {
+  return text
+    .replace(CITATION, '')
+    .replace(/[ \t]+([.,;:!?])/g, '$1')
+    .replace(/[ \t]{2,}/g, ' ')
+    .trim();
+}
+
+/**
+ * The sources an answer cites, one per document, by citation number; numbers that name no
+ * passage (a model's slip) are ignored. Each source's snippet comes from its best-ranked passage.
+ */
+export function citedSources(answer: string, passages: readonly Passage[]): CitedSource[] {
+  const firstByNumber = new Map<number, SearchHit>();
+  for (const passage of passages) {
+    if (!firstByNumber.has(passage.number)) firstByNumber.set(passage.number, passage.hit);
+  }
+  return citedNumbers(answer)
+    .filter((number) => firstByNumber.has(number))
+    .sort((a, b) => a - b)
+    .map((number) => sourceOf(firstByNumber.get(number) as SearchHit, number));
+}
+
+function sourceOf(hit: SearchHit, citation: number): CitedSource {
+  const created = isoDate(hit.documentCreatedAt);
+  return {
+    file_name: hit.title,
+    file_path: filePathOf(hit),
+    mimetype: hit.mimeType,
+    creation_date: created,
+    last_modified_date: hit.sourceModifiedAt === null ? created : isoDate(hit.sourceModifiedAt),
+    page_labels: [...hit.pageLabels],
+    title: hit.title,
+    url: hit.url,
+    snippet: snippetOf(hit.text),
+    citation,
+  };
+}
+
+const SNIPPET_CHARS = 240;
+
+/** The start of a passage on one line, cut at a word near `maxChars`. */
+export function snippetOf(text: string, maxChars = SNIPPET_CHARS): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= maxChars) return flat;
+  const cut = flat.slice(0, maxChars);
+  const lastSpace = cut.lastIndexOf(' ');
+  return `${(lastSpace > maxChars / 2 ? cut.slice(0, lastSpace) : cut).trimEnd()}\u2026`;
+}
+
+function isoDate(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { sentencesOf } from './sentences.js';
+
+describe('sentencesOf', () => {
+  it('cuts prose at sentence ends but not after abbreviations or initials', () => {
+    expect(
+      sentencesOf('Ask Dr. Smith about it. Holidays are 25 days, e.g. in 2024. J. R. Doe agrees!'),
+    ).toEqual(['Ask Dr. Smith about it.', 'Holidays are 25 days, e.g. in 2024.', 'J. R. Doe agrees!']);
+  });
+
+  it('makes headings and list items their own sentences, without their markers', () => {
+    expect(sentencesOf('# Holidays\n\n- 25 days a year\n- 5 carried over\n1. Ask your manager')).toEqual([
+      'Holidays',
+      '25 days a year',
+      '5 carried over',
+      'Ask your manager',
+    ]);
+  });
+
+  it('joins prose wrapped onto the next line', () => {
+    expect(sentencesOf('Everyone gets 25 days of\npaid holiday. Ask HR.')).toEqual([
+      'Everyone gets 25 days of paid holiday.',
+      'Ask HR.',
+    ]);
+  });
+});

@@ -1,0 +1,48 @@
+import { Type } from 'typebox';
+import { Nullable } from '../../schema-types.js';
+import { UserContextBody } from '../shared-schemas.js';
+
+/** Longest question: a question, not a document pasted whole (and a bounded search query). */
+export const MAX_QUESTION_CHARS = 8_000;
+
+/** A web chat question (spec 4.5): `role`, `content` and `user_context` required, as the original had them. */
+export function webChatBody(maxQuestionChars: number) {
+  return Type.Object({
+    role: Type.String({ maxLength: 64 }),
+    content: Type.String({ maxLength: maxQuestionChars }),
+    user_context: UserContextBody,
+    timestamp: Nullable.String({ maxLength: 64 }),
+    chat_id: Nullable.String({ maxLength: 256, description: 'the chat to continue; a new one when absent' }),
+  });
+}
+
+/** A document an answer cites (the `sources` line; also kept on answers in the chat history). */
+export const CitedSourceView = Type.Object({
+  file_name: Type.String(),
+  file_path: Type.String({ description: "the document's URL, else `<source>/<external_id>`" }),
+  mimetype: Type.Union([Type.String(), Type.Null()]),
+  creation_date: Type.String({ format: 'date' }),
+  last_modified_date: Type.String({ format: 'date' }),
+  page_labels: Type.Array(Type.String()),
+  title: Type.String(),
+  url: Type.Union([Type.String(), Type.Null()]),
+  snippet: Type.String(),
+  citation: Type.Integer({ description: 'the number the answer cites it by: `[n]`' }),
+});
+
+/** One line of the stream (NDJSON), or the data of one event (SSE). */
+export const WebChatLine = Type.Union([
+  Type.Object({ answer: Type.String() }, { description: 'a piece of the answer (SSE event `answer-delta`)' }),
+  Type.Object(
+    { sources: Type.Array(CitedSourceView) },
+    { description: 'the cited documents (event `sources`)' },
+  ),
+  Type.Object(
+    { done: Type.Literal(true), chat_id: Type.String() },
+    { description: 'the end; the turn is in the chat history (event `done`)' },
+  ),
+  Type.Object(
+    { error: Type.Object({ code: Type.String(), message: Type.String() }) },
+    { description: 'the answer failed; nothing follows (event `error`)' },
+  ),
+]);

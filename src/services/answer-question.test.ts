@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { FakeTeamSearch } from '../../test/fakes/fake-team-search.js';
+import { ScriptedChatModel } from '../adapters/llm/scripted-chat-model.js';
+import type { Answerer, ConversationTurn } from '../answering/answerer.js';
+import { ExtractiveAnswerer, NOT_FOUND_ANSWER } from '../answering/extractive-answerer.js';
+import { LlmAnswerer } from '../answering/llm-answerer.js';
+import { parseConfig } from '../config.js';
+import { type AnswerEvent, answerQuestion } from './answer-question.js';
+
+const OUR_TEAM = 1;
+const OTHER_TEAM = 2;
+
+function searchWithDocuments() {
+  return new FakeTeamSearch().add(
+    {
+      teamId: OUR_TEAM,
+      title: 'Handbook',
+      url: 'https://intranet/handbook',
+      text: 'Every employee gets 25 days of paid holiday each year. Unused holiday can be carried over, up to 5 days.',
+    },
+    { teamId: OUR_TEAM, title: 'Expenses', text: 'Submit expense receipts within 30 days of purchase.' },
+    {
+      teamId: OTHER_TEAM,
+      title: 'Other team handbook',
+      text: 'Every employee of ours gets 40 days of paid holiday each year, paid holiday days for every employee.',
+    },
+  );
+}
+
+async function run(
+  answerer: (search: FakeTeamSearch) => Answerer,
+  question: string,
+  history: ConversationTurn[] = [],
+) {
+  const search = searchWithDocuments();
+  const deps = { config: parseConfig({ ANSWER_PASSAGES: '4' }), search, answerer: answerer(search) };
+  const events: AnswerEvent[] = [];
+  for await (const event of answerQuestion(deps, {
+    teamId: OUR_TEAM,
+    question,
+    history,
+    signal: new AbortController().signal,
+  })) {
+    events.push(event);
+  }
+  const text = events.flatMap((event) => (event.type === 'answer' ? [event.text] : [])).join('');
+  const sources = events.flatMap((event) => (event.type === 'sources' ? event.sources : []));
+  return { events, text, sources, search };
+}
+
+const extractive = (search: FakeTeamSearch) => new ExtractiveAnswerer(search);
+
+describe('answerQuestion', () => {
+  it('yields the answer in pieces, then once the sources it cites, from the asking team only', async () => {
+    const { events, text, sources, search } = await run(
+      extractive,
+      'How many days of paid holiday does an employee get?',
+    );
+    expect(events.at(-1)?.type).toBe('sources');
+    expect(events.filter((event) => event.type === 'sources')).toHaveLength(1);
+    expect(text).toContain('25 days of paid holiday');
+    expect(text).not.toContain('40 days');
+    expect(sources.map((source) => [source.citation, source.title])).toEqual([[1, 'Handbook']]);
+    expect(search.requests[0]).toMatchObject({ teamId: OUR_TEAM, topK: 4, mode: 'hybrid' });
+  });
+
+  it('lists no sources with a plain "not found" when nothing matches', async () => {
+    const { text, sources } = await run(extractive, 'What is the capital of Mongolia?');
+    expect(text).toBe(NOT_FOUND_ANSWER);
+    expect(sources).toEqual([]);
+  });
+
+  it('searches a follow-up together with the question it follows', async () => {
+    const { search, text } = await run(extractive, 'Can it be carried over?', [
+      { role: 'user', content: 'How much paid holiday do employees get?' },
+      { role: 'assistant', content: 'Every employee gets 25 days of paid holiday each year [1].' },
+    ]);
+    expect(search.requests[0]?.query).toBe(
+      'How much paid holiday do employees get?\nCan it be carried over?',
+    );
+    expect(text).toContain('carried over');
+  });
+
+  it('lists only what an LLM answer cites', async () => {
+    const model = new ScriptedChatModel({ reply: 'Receipts go in within 30 days [2].' });
+    const { sources } = await run(() => new LlmAnswerer(model), 'expense receipts and paid holiday');
+    expect(sources.map((source) => [source.citation, source.title])).toEqual([[2, 'Expenses']]);
+  });
+});

@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import type { ConversationTurn } from '../answering/answerer.js';
+import type { CitedSource } from '../answering/citations.js';
+import { appendChatMessages, recentChatMessages } from '../db/repositories/chats.js';
+import type { Caller } from '../db/repositories/users.js';
+import type { StoredChatMessage } from '../db/schema.js';
+import { type AnswerEvent, answerQuestion } from './answer-question.js';
+import type { ServiceDependencies } from './dependencies.js';
+import { assertOwnUserContext, type UserContextClaim } from './index-drive-files.js';
+import { titleFrom } from './save-chat.js';
+
+/** A question from the web chat (spec 4.5). */
+export interface WebChatInput {
+  readonly role: string;
+  readonly content: string;
+  readonly user_context: UserContextClaim;
+  readonly timestamp?: string | null | undefined;
+  /** The conversation to continue; a new one when absent. */
+  readonly chat_id?: string | null | undefined;
+}
+
+/** The answer's pieces and sources, then `done` once the turn is in the chat's history. */
+export type WebChatEvent = AnswerEvent | { readonly type: 'done'; readonly chatId: string };
+
+export interface WebChat {
+  readonly chatId: string;
+  /**
+   * Answers, then appends the question and the answer (with its sources) to the chat, then says
+   * `done`. Throws on failure and when `signal` aborts; nothing is saved then.
+   */
+  events(signal: AbortSignal): AsyncGenerator<WebChatEvent, void, undefined>;
+}
+
+/**
+ * Checks a web chat question before anything is streamed: a `user_context` that is not the
+ * caller's is refused (403) and nothing else happens. Memory is the chat's last messages, read
+ * by the caller's user id and the chat id together, so it never crosses users or chats.
+ */
+export async function startWebChat(
+  deps: ServiceDependencies,
+  caller: Caller,
+  input: WebChatInput,
+): Promise<WebChat> {
+  await assertOwnUserContext(deps, caller, input.user_context);
+  const chatId =
+    input.chat_id === undefined || input.chat_id === null || input.chat_id === ''
+      ? randomUUID()
+      : input.chat_id;
+  const { memoryMessages } = deps.config.answering;
+  return {
+    chatId,
+    async *events(signal) {
+      const stored = await recentChatMessages(deps.db, caller.userId, chatId, memoryMessages);
+      const history = stored.map(toTurn);
+      let answer = '';
+      let sources: readonly CitedSource[] = [];
+      for await (const event of answerQuestion(deps, {
+        teamId: caller.teamId,
+        question: input.content,
+        history,
+        signal,
+      })) {
+        if (event.type === 'answer') answer += event.text;
+        else sources = event.sources;
+        yield event;
+      }
+      signal.throwIfAborted();
+      const askedAt = input.timestamp ?? deps.now().toISOString();
+      const question: StoredChatMessage = {
+        role: input.role,
+        content: input.content,
+        timestamp: askedAt,
+        chat_id: chatId,
+      };
+      await appendChatMessages(deps.db, {
+        userId: caller.userId,
+        chatId,
+        title: titleFrom([question]),
+        messages: [
+          question,
+          {
+            role: 'assistant',
+            content: answer,
+            timestamp: deps.now().toISOString(),
+            chat_id: chatId,
+            sources: [...sources],
+          },
+        ],
+        maxMessages: deps.config.chats.maxMessages,
+      });
+      yield { type: 'done', chatId };
+    },
+  };
+}
+
+/** A stored message as memory: the assistant's own answers, and everything else as the user's. */
+function toTurn(message: StoredChatMessage): ConversationTurn {
+  return {
+    role: message.role === 'assistant' ? 'assistant' : 'user',
+    content: String(message.content ?? ''),
+  };
+}
