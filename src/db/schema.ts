@@ -9,6 +9,7 @@ import {
   jsonb,
   pgTable,
   primaryKey,
+  real,
   serial,
   text,
   timestamp,
@@ -252,7 +253,7 @@ export const chunkEmbeddings = pgTable(
  * The lexical index BM25 reads: one row per distinct term of a chunk (a lexeme of its `search`
  * vector) with its count there, written with the chunk in the same statement. Scoring needs
  * each query term's postings and the team's document frequencies; the covering index gives both
- * from one index range a term, scoped to the team, without touching the chunks.
+ * from one index range a term, scoped to the team, best postings first, without touching chunks.
  */
 export const chunkTerms = pgTable(
   'chunk_terms',
@@ -266,14 +267,20 @@ export const chunkTerms = pgTable(
     frequency: integer('frequency').notNull(),
     /** The chunk's `lexical_length`, copied so that scoring never reads the chunk. */
     chunkLength: integer('chunk_length').notNull(),
+    /**
+     * BM25's term-frequency part at a fixed reference length (`postingImpactSql`): the order in
+     * which a term's postings are read, best first, so a query can stop after the best few.
+     */
+    impact: real('impact').notNull(),
     connectorId: integer('connector_id'),
     source: text('source').notNull(),
   },
   (table) => [
     primaryKey({ columns: [table.chunkId, table.term] }),
-    index('chunk_terms_team_term_idx').on(
+    index('chunk_terms_team_term_impact_idx').on(
       table.teamId,
       table.term,
+      table.impact.desc(),
       table.chunkId,
       table.frequency,
       table.chunkLength,

@@ -9,7 +9,7 @@ import type { TeamStatistics } from './team-statistics.js';
  */
 export const BM25 = { k1: 1.2, b: 0.75 } as const;
 
-/** The query's distinct lexemes ($2 is its text), computed once per statement (an init plan). */
+/** The query's distinct lexemes ($2 is its text). */
 const QUERY_LEXEMES = `ARRAY(SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', $2::text)))`;
 
 export interface LexicalQuery {
@@ -18,6 +18,8 @@ export interface LexicalQuery {
   readonly limit: number;
   readonly connectorIds?: readonly number[] | undefined;
   readonly sources?: readonly DocumentSource[] | undefined;
+  /** Postings read per query term, best first; 0 reads them all (exact BM25). */
+  readonly maxPostingsPerTerm: number;
 }
 
 export interface LexicalMatch {
@@ -28,13 +30,18 @@ export interface LexicalMatch {
 /**
  * Okapi BM25 over the team's postings (`chunk_terms`), in one statement. The query is analysed by
  * PostgreSQL's English configuration, as the chunks were (Snowball stemming, stop words), so
- * identifiers like `ERR-4021` or `v2.3.1` become the same lexemes on both sides. Each query term
- * reads one range of the covering index: its postings in this team, whose count is the term's
- * document frequency. IDF is Lucene's, `ln(1 + (N − df + ½) / (df + ½))`, never negative.
+ * identifiers like `ERR-4021` or `v2.3.1` become the same lexemes on both sides. IDF is Lucene's,
+ * `ln(1 + (N − df + ½) / (df + ½))`, never negative, over the whole team.
+ *
+ * Each query term reads its postings in this team from the covering index, best impact first
+ * (`postingImpactSql`), at most `maxPostingsPerTerm` of them: exact BM25 while every term has
+ * fewer postings than that; beyond it a very common term adds its weight only to the chunks where
+ * it counts most, which bounds a query's work in a big team (bench/search) at a cost measured in
+ * bench/eval-scifact. 0 reads every posting. A term's document frequency is the number of rows
+ * read when the budget was not reached, else one index-only count.
  *
  * Quoted phrases restrict the candidates to chunks containing them (GIN on `search` with
- * `phraseto_tsquery`); connector and source filters apply inside each term's index range, while
- * document frequencies stay those of the whole team.
+ * `phraseto_tsquery`); connector and source filters apply inside each term's index range.
  */
 export async function searchLexical(
   sql: SqlExecutor,
@@ -66,28 +73,33 @@ export async function searchLexical(
       .join(' && ');
     filters.push(`p.chunk_id IN (SELECT id FROM chunks WHERE team_id = $1 AND search @@ (${phrases}))`);
   }
-  const filtered = filters.length > 0;
-  const bm25 = (idf: string) => `${idf} * p.frequency * ${BM25.k1 + 1}::float8
-    / (p.frequency + ${BM25.k1}::float8 * (${1 - BM25.b}::float8 + ${BM25.b}::float8 * p.chunk_length / $4::float8))`;
-  const idf = (df: string) => `ln(1 + ($3::float8 - ${df} + 0.5::float8) / (${df} + 0.5::float8))`;
-  // Unfiltered, one pass: the index returns each term's postings together (it is ordered by
-  // term), so a window counts the term's document frequency without a second scan or a join.
+  const budget = request.maxPostingsPerTerm;
+  const bounded = budget > 0;
+  // Rows read are the term's whole postings (its df) only when unfiltered and under the budget.
+  const countedByReading = filters.length === 0 ? (bounded ? `count(*) < ${budget}` : 'true') : 'false';
   const { rows } = await sql.executeSql(
-    filtered
-      ? `WITH weights AS (
-           SELECT p.term, ${idf('count(*)')} AS idf FROM chunk_terms AS p
-           WHERE p.team_id = $1 AND p.term = ANY(${QUERY_LEXEMES}) GROUP BY p.term
-         )
-         SELECT p.chunk_id, sum(${bm25('w.idf')}) AS score
-         FROM chunk_terms AS p JOIN weights AS w USING (term)
-         WHERE p.team_id = $1 AND ${filters.join(' AND ')}
-         GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT $5`
-      : `SELECT p.chunk_id, sum(${bm25('p.idf')}) AS score
-         FROM (
-           SELECT chunk_id, frequency, chunk_length, ${idf('count(*) OVER (PARTITION BY term)')} AS idf
-           FROM chunk_terms WHERE team_id = $1 AND term = ANY(${QUERY_LEXEMES})
-         ) AS p
-         GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT $5`,
+    `WITH postings AS MATERIALIZED (
+       SELECT t.term, p.chunk_id, p.frequency, p.chunk_length
+       FROM unnest(${QUERY_LEXEMES}) AS t(term)
+       CROSS JOIN LATERAL (
+         SELECT p.chunk_id, p.frequency, p.chunk_length FROM chunk_terms AS p
+         WHERE p.team_id = $1 AND p.term = t.term ${filters.map((filter) => `AND ${filter}`).join(' ')}
+         ${bounded ? `ORDER BY p.impact DESC LIMIT ${budget}` : ''}
+       ) AS p
+     ), weights AS (
+       SELECT term, ln(1 + ($3::float8 - df + 0.5::float8) / (df + 0.5::float8)) AS idf
+       FROM (
+         SELECT term, CASE WHEN ${countedByReading} THEN count(*) ELSE
+           (SELECT count(*) FROM chunk_terms AS c WHERE c.team_id = $1 AND c.term = postings.term) END AS df
+         FROM postings GROUP BY term
+       ) AS frequencies
+     )
+     SELECT p.chunk_id, sum(
+       w.idf * p.frequency * ${BM25.k1 + 1}::float8
+       / (p.frequency + ${BM25.k1}::float8 * (${1 - BM25.b}::float8 + ${BM25.b}::float8 * p.chunk_length / $4::float8))
+     ) AS score
+     FROM postings AS p JOIN weights AS w USING (term)
+     GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT $5`,
     values,
   );
   return rows.map((row) => ({ chunkId: Number(row.chunk_id), score: Number(row.score) }));

@@ -94,7 +94,7 @@ describe('hybrid search with embeddings on', () => {
 
   it('gives a small team its full top_k from the HNSW index, the tenant filter inside the scan', async () => {
     const model = new HashingEmbeddingModel({ dimensions: 64 });
-    const settings = { denseWeight: 1, rrfK: 60, efSearch: 10 };
+    const settings = { denseWeight: 1, rrfK: 60, efSearch: 10, maxPostingsPerTerm: 2000 };
     // Every team through the graph, even this small one: 24 of 424 vectors are the caller's.
     const throughIndex = new PostgresTeamSearch(testApp.runtime.deps.sql, model, {
       ...settings,
@@ -116,10 +116,37 @@ describe('hybrid search with embeddings on', () => {
       denseWeight: 0,
       rrfK: 60,
       efSearch: 40,
+      maxPostingsPerTerm: 2000,
     });
     const request = { teamId: large.teamId, query: 'payroll form number 13', topK: 10 };
     const hybrid = await lexicalOnly.search(request);
     const lexical = await lexicalOnly.search({ ...request, mode: 'lexical' });
     expect(hybrid.map((hit) => hit.chunkId)).toEqual(lexical.map((hit) => hit.chunkId));
+  });
+
+  it('is exact BM25 under the postings budget, and still ranks by the best postings above it', async () => {
+    const withBudget = (maxPostingsPerTerm: number) =>
+      new PostgresTeamSearch(testApp.runtime.deps.sql, undefined, {
+        denseWeight: 0,
+        rrfK: 60,
+        efSearch: 40,
+        maxPostingsPerTerm,
+      });
+    // "procedure" is in all 400 chunks, "payroll" in 50, "13" in a few.
+    const request = {
+      teamId: large.teamId,
+      query: 'payroll procedure 13',
+      topK: 20,
+      mode: 'lexical' as const,
+    };
+    const exact = await withBudget(0).search(request);
+    const underBudget = await withBudget(1000).search(request);
+    // The same chunks and scores (summed in another order: equal to 12 digits).
+    const rounded = (hits: typeof exact) => hits.map((hit) => [hit.chunkId, hit.score.toFixed(9)]);
+    expect(rounded(underBudget)).toEqual(rounded(exact));
+    const bounded = await withBudget(60).search(request);
+    expect(bounded).toHaveLength(20);
+    expect(bounded[0]?.chunkId).toBe(exact[0]?.chunkId);
+    expect(bounded.every((hit) => hit.text.includes('payroll'))).toBe(true);
   });
 });

@@ -13,6 +13,8 @@ export interface TeamSearchSettings {
   readonly denseWeight: number;
   readonly rrfK: number;
   readonly efSearch: number;
+  /** Postings a query term reads, best first (0: all, exact BM25); see lexical-search.ts. */
+  readonly maxPostingsPerTerm: number;
   /** Teams up to this many chunks get exact vector search (tests lower it to reach the HNSW path). */
   readonly exactScanMaxChunks?: number;
 }
@@ -55,7 +57,13 @@ export class PostgresTeamSearch implements TeamSearch {
     const [lexical, dense] = await Promise.all([
       mode === 'dense'
         ? undefined
-        : searchLexical(this.sql, statistics, { teamId: request.teamId, query, limit: depth, ...filters }),
+        : searchLexical(this.sql, statistics, {
+            teamId: request.teamId,
+            query,
+            limit: depth,
+            maxPostingsPerTerm: this.settings.maxPostingsPerTerm,
+            ...filters,
+          }),
       useVectors ? this.searchVectors(request, statistics.chunks, depth) : undefined,
     ]);
     request.signal?.throwIfAborted();

@@ -117,6 +117,16 @@ function documentParameters(
 }
 
 /**
+ * A posting's impact: BM25's saturated term frequency tf / (tf + k1·(1 − b + b·length / 150)), with
+ * k1 1.2, b 0.75 and a reference length of 150 words (about the mean of our chunks without stop
+ * words). Only an order, not a score: search reads a term's postings best first and may stop
+ * after the best ones (retrieval/lexical-search.ts). Migration 0003 repeats it for old chunks.
+ */
+export function postingImpactSql(frequency: string, length: string): string {
+  return `(${frequency} / (${frequency} + 1.2 * (0.25 + 0.75 * ${length} / 150.0)))::real`;
+}
+
+/**
  * Replaces a document's chunks (and their vectors) in one transaction: readers see the old
  * chunks or the new ones, never both and never none. `within` runs in the same transaction
  * (the job item's outcome), so a crash cannot leave the document stored but its item pending.
@@ -159,9 +169,11 @@ export async function replaceDocument(
            CROSS JOIN LATERAL (SELECT to_tsvector('english', t.contextual) AS search) AS v
            RETURNING id, position, search, lexical_length
          ), postings AS (
-           INSERT INTO chunk_terms (chunk_id, term, team_id, frequency, chunk_length, connector_id, source)
-           SELECT i.id, l.lexeme, $2, coalesce(array_length(l.positions, 1), 1), i.lexical_length, $3, $4
-           FROM inserted AS i, unnest(i.search) AS l
+           INSERT INTO chunk_terms (chunk_id, term, team_id, frequency, chunk_length, impact, connector_id, source)
+           SELECT i.id, l.lexeme, $2, f.frequency, i.lexical_length,
+             ${postingImpactSql('f.frequency', 'i.lexical_length')}, $3, $4
+           FROM inserted AS i, unnest(i.search) AS l,
+             LATERAL (SELECT coalesce(array_length(l.positions, 1), 1) AS frequency) AS f
          )
          SELECT id, position FROM inserted`,
         [
