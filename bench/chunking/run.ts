@@ -5,33 +5,19 @@
 //
 //   --dataset DIR   the SciFact copy (BENCH_SCIFACT_DIR, default /work/shared/datasets/scifact)
 //   --no-write      print the table without writing docs/benchmarks.md
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type ChunkOptions, chunkDocument, DEFAULT_CHUNK_OPTIONS } from '../../src/indexing/chunk.js';
 import { type Chunk, contextualText } from '../../src/indexing/document.js';
 import { parseDocument } from '../../src/indexing/parse/parse-document.js';
 import { commandLine, environmentLine, formatNumber, markdownTable, writeSection } from '../lib/report.js';
+import { formatDifference, mean, ndcgAt, pairedDifference, recallAt } from '../lib/retrieval-metrics.js';
+import { DEFAULT_SCIFACT_DIR, loadScifact, type Scifact, type ScifactDocument } from '../lib/scifact.js';
 import { ANSERINI_BM25, Bm25Index } from './bm25.js';
-
-interface CorpusDocument {
-  readonly id: string;
-  readonly title: string;
-  readonly text: string;
-}
-
-interface Dataset {
-  readonly documents: readonly CorpusDocument[];
-  /** Test queries that have judgements, in file order. */
-  readonly queries: readonly { readonly id: string; readonly text: string }[];
-  /** Query id → (document id → graded relevance). */
-  readonly judgements: ReadonlyMap<string, ReadonlyMap<string, number>>;
-}
 
 interface Quality {
   readonly ndcgAt10: number;
   readonly recallAt100: number;
-  /** nDCG@10 of each query, in `Dataset.queries` order, for paired comparisons. */
+  /** nDCG@10 of each query, in `Scifact.queries` order, for paired comparisons. */
   readonly perQuery: readonly number[];
 }
 
@@ -51,34 +37,9 @@ const { values } = parseArgs({
   options: { dataset: { type: 'string' }, 'no-write': { type: 'boolean' } },
   strict: true,
 });
-const datasetDir = values.dataset ?? process.env.BENCH_SCIFACT_DIR ?? '/work/shared/datasets/scifact';
+const datasetDir = values.dataset ?? process.env.BENCH_SCIFACT_DIR ?? DEFAULT_SCIFACT_DIR;
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
-
-function readJsonLines<T>(file: string): T[] {
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as T);
-}
-
-function loadDataset(directory: string): Dataset {
-  const documents = readJsonLines<{ _id: string; title: string; text: string }>(
-    path.join(directory, 'corpus.jsonl'),
-  ).map((row) => ({ id: row._id, title: row.title, text: row.text }));
-  const judgements = new Map<string, Map<string, number>>();
-  const [, ...rows] = readFileSync(path.join(directory, 'qrels/test.tsv'), 'utf8').trim().split('\n');
-  for (const row of rows) {
-    const [queryId = '', documentId = '', score = '0'] = row.split('\t');
-    const forQuery = judgements.get(queryId) ?? new Map<string, number>();
-    forQuery.set(documentId, Number(score));
-    judgements.set(queryId, forQuery);
-  }
-  const queries = readJsonLines<{ _id: string; text: string }>(path.join(directory, 'queries.jsonl'))
-    .filter((row) => judgements.has(row._id))
-    .map((row) => ({ id: row._id, text: row.text }));
-  return { documents, queries, judgements };
-}
 
 async function chunksOf(text: string, options: ChunkOptions): Promise<Chunk[]> {
   const parsed = await parseDocument({ mimeType: 'text/plain', bytes: new TextEncoder().encode(text) });
@@ -91,7 +52,7 @@ async function chunksOf(text: string, options: ChunkOptions): Promise<Chunk[]> {
  * (`contextualText`), as the service indexes and embeds chunks.
  */
 async function passagesFor(
-  documents: readonly CorpusDocument[],
+  documents: readonly ScifactDocument[],
   options: ChunkOptions,
 ): Promise<{ chunk: Passages; contextual: Passages }> {
   const chunk: Passages = { texts: [], documents: [] };
@@ -115,10 +76,10 @@ async function passagesFor(
   return { chunk, contextual };
 }
 
-function evaluate(dataset: Dataset, passages: Passages): Quality {
+function evaluate(dataset: Scifact, passages: Passages): Quality {
   const index = new Bm25Index(passages.texts, ANSERINI_BM25);
   const perQuery: number[] = [];
-  let recallTotal = 0;
+  const recalls: number[] = [];
   for (const query of dataset.queries) {
     const scores = index.score(query.text);
     // A document scores as its best chunk.
@@ -134,37 +95,18 @@ function evaluate(dataset: Dataset, passages: Passages): Quality {
       .map(([document]) => dataset.documents[document]?.id ?? '');
     const relevant = dataset.judgements.get(query.id) ?? new Map<string, number>();
     perQuery.push(ndcgAt(10, ranking, relevant));
-    const found = ranking.filter((id) => (relevant.get(id) ?? 0) > 0).length;
-    const total = [...relevant.values()].filter((grade) => grade > 0).length;
-    recallTotal += total === 0 ? 0 : found / total;
+    recalls.push(recallAt(100, ranking, relevant));
   }
-  const ndcgAt10 = perQuery.reduce((sum, value) => sum + value, 0) / perQuery.length;
-  return { ndcgAt10, recallAt100: recallTotal / dataset.queries.length, perQuery };
+  return { ndcgAt10: mean(perQuery), recallAt100: mean(recalls), perQuery };
 }
 
 /** Mean difference of paired per-query scores, ± the half-width of its 95 % confidence interval. */
-function pairedDifference(a: readonly number[], b: readonly number[]): string {
-  const differences = a.map((value, index) => value - (b[index] ?? 0));
-  const mean = differences.reduce((sum, value) => sum + value, 0) / differences.length;
-  const variance =
-    differences.reduce((sum, value) => sum + (value - mean) ** 2, 0) / (differences.length - 1);
-  const halfWidth = 1.96 * Math.sqrt(variance / differences.length);
-  const signed = `${mean < 0 ? '−' : '+'}${Math.abs(mean).toFixed(3)}`;
-  return `${signed} ± ${halfWidth.toFixed(3)}`;
-}
-
-function ndcgAt(cutoff: number, ranking: readonly string[], relevant: ReadonlyMap<string, number>): number {
-  const gain = (grade: number, rank: number) => (2 ** grade - 1) / Math.log2(rank + 2);
-  const dcg = ranking.slice(0, cutoff).reduce((sum, id, rank) => sum + gain(relevant.get(id) ?? 0, rank), 0);
-  const ideal = [...relevant.values()]
-    .sort((a, b) => b - a)
-    .slice(0, cutoff)
-    .reduce((sum, grade, rank) => sum + gain(grade, rank), 0);
-  return ideal === 0 ? 0 : dcg / ideal;
+function pairedDifferenceText(a: readonly number[], b: readonly number[]): string {
+  return formatDifference(pairedDifference(a, b));
 }
 
 const started = performance.now();
-const dataset = loadDataset(datasetDir);
+const dataset = loadScifact(datasetDir);
 const wordsOf = (text: string) => text.split(/\s+/).filter((word) => word !== '').length;
 const documentWords = dataset.documents.map((document) => wordsOf(`${document.title} ${document.text}`));
 const meanWords = documentWords.reduce((sum, words) => sum + words, 0) / documentWords.length;
@@ -222,10 +164,10 @@ for (const targetWords of TARGETS) {
       formatNumber(wordsPerChunk),
       fixed(plain.ndcgAt10),
       fixed(plain.recallAt100),
-      pairedDifference(plain.perQuery, whole.perQuery),
+      pairedDifferenceText(plain.perQuery, whole.perQuery),
       fixed(withTitle.ndcgAt10),
       fixed(withTitle.recallAt100),
-      pairedDifference(withTitle.perQuery, whole.perQuery),
+      pairedDifferenceText(withTitle.perQuery, whole.perQuery),
     ]);
   }
 }

@@ -33,7 +33,18 @@ import {
   publishSection,
   redactUrl,
 } from '../lib/report.js';
+import { loadScifactCorpus } from '../lib/scifact.js';
 import { buildService, type RunningServer, SERVICE_ENTRY, startService } from '../lib/service.js';
+import { type Percentiles, sleep, summarise } from '../lib/stats.js';
+import {
+  type JobOutcome,
+  scifactUploads,
+  type UploadDocument,
+  type UploadOutcome,
+  uploadAndWait,
+  uploadBatches,
+} from '../lib/upload.js';
+import { registerUser } from '../lib/users.js';
 import {
   type DatabaseName,
   type IndexingSettings,
@@ -68,7 +79,6 @@ function compiledStatementsHook(): string {
   writeFileSync(COMPILED_STATEMENTS_HOOK, outputText);
   return COMPILED_STATEMENTS_HOOK;
 }
-const POLL_INTERVAL_MS = 250;
 
 /** The issue's targets. */
 const TARGETS = {
@@ -113,55 +123,6 @@ function plannedVariants(settings: IndexingSettings, databases: readonly Databas
   ]);
 }
 
-interface CorpusDocument {
-  readonly external_id: string;
-  readonly title: string;
-  readonly text: string;
-  readonly metadata: Record<string, unknown>;
-}
-
-function loadCorpus(directory: string, limit: number | undefined): CorpusDocument[] {
-  const rows = readFileSync(path.join(directory, 'corpus.jsonl'), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map(
-      (line) =>
-        JSON.parse(line) as { _id: string; title: string; text: string; metadata?: Record<string, unknown> },
-    );
-  return rows.slice(0, limit ?? rows.length).map((row) => ({
-    external_id: row._id,
-    title: row.title,
-    text: row.text,
-    metadata: row.metadata ?? {},
-  }));
-}
-
-interface Percentiles {
-  readonly count: number;
-  readonly failed: number;
-  readonly p50: number;
-  readonly p99: number;
-  readonly max: number;
-}
-
-function percentile(sorted: readonly number[], share: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  // Nearest rank.
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil(share * sorted.length)));
-  return sorted[rank - 1] ?? Number.NaN;
-}
-
-function summarise(latencies: readonly number[], failed: number): Percentiles {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  return {
-    count: sorted.length,
-    failed,
-    p50: percentile(sorted, 0.5),
-    p99: percentile(sorted, 0.99),
-    max: sorted.at(-1) ?? Number.NaN,
-  };
-}
-
 interface EmbeddingFigures {
   readonly requests: number;
   readonly texts: number;
@@ -169,18 +130,6 @@ interface EmbeddingFigures {
   readonly busyMs: number;
   /** Requests that did not answer 200. */
   readonly failedRequests: number;
-}
-
-interface JobOutcome {
-  readonly id: string;
-  readonly documents: number;
-  readonly finishedAtMs: number;
-  readonly indexed: number;
-  readonly skipped: number;
-  readonly failed: number;
-  readonly chunks: number;
-  readonly status: string;
-  readonly problems: readonly string[];
 }
 
 interface Measurement {
@@ -213,8 +162,6 @@ interface Skipped {
 function progress(message: string): void {
   process.stderr.write(`[bench:indexing] ${message}\n`);
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Starts a `--role=worker` process and waits for its `service started` log line. */
 async function startWorkerProcess(
@@ -339,138 +286,6 @@ async function startProber(url: string, intervalMs: number): Promise<HealthProbe
   };
 }
 
-interface JobView {
-  readonly result_ready: boolean;
-  readonly status: string;
-  readonly error: string | null;
-  readonly progress: { done: number; total: number; indexed: number; skipped: number; failed: number };
-  readonly files: readonly {
-    id: string;
-    status: string;
-    reason: string | null;
-    chunks: number;
-    message: string | null;
-  }[];
-  readonly finished_at: string | null;
-}
-
-/**
- * Uploads the corpus in batches, `inFlight` requests at a time, as a client would, while following
- * the jobs (the oldest unfinished one, every POLL_INTERVAL_MS) until every one has finished.
- * Answers when the first request was sent (epoch ms) and what each job did.
- */
-async function uploadAndWait(
-  baseUrl: string,
-  headers: Record<string, string>,
-  bodies: readonly string[],
-  batchSizes: readonly number[],
-  settings: IndexingSettings,
-  alive: () => boolean,
-): Promise<{
-  startedAtMs: number;
-  uploadsAnsweredMs: number;
-  uploadLatencies: number[];
-  jobs: JobOutcome[];
-  pollErrors: string[];
-}> {
-  const jobIds: (string | undefined)[] = bodies.map(() => undefined);
-  const uploadLatencies: number[] = [];
-  let uploadsAnsweredAt = 0;
-  let uploadError: unknown;
-  let next = 0;
-  const startedAt = performance.now();
-  const startedAtMs = performance.timeOrigin + startedAt;
-  const lanes = Array.from({ length: Math.min(settings.inFlight, bodies.length) }, async () => {
-    while (next < bodies.length && uploadError === undefined) {
-      const index = next;
-      next += 1;
-      const sent = performance.now();
-      const response = await fetch(`${baseUrl}/v1/documents`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: bodies[index],
-        signal: AbortSignal.timeout(120_000),
-      });
-      const text = await response.text();
-      uploadLatencies.push(performance.now() - sent);
-      if (response.status !== 202) {
-        throw new Error(`upload ${index + 1} answered ${response.status}: ${text.slice(0, 500)}`);
-      }
-      jobIds[index] = (JSON.parse(text) as { result_id: string }).result_id;
-      uploadsAnsweredAt = Math.max(uploadsAnsweredAt, performance.now());
-    }
-  });
-  const uploads = Promise.all(lanes).catch((error: unknown) => {
-    uploadError = error;
-  });
-
-  const jobs: JobOutcome[] = [];
-  const pollErrors: string[] = [];
-  const deadline = startedAt + settings.timeoutSeconds * 1000;
-  let lastReport = startedAt;
-  while (jobs.length < bodies.length) {
-    if (uploadError !== undefined) throw uploadError;
-    if (!alive()) throw new Error('a service process exited while indexing');
-    if (performance.now() > deadline) {
-      throw new Error(
-        `not indexed within ${settings.timeoutSeconds} s (${jobs.length} of ${bodies.length} upload jobs finished)`,
-      );
-    }
-    const id = jobIds[jobs.length];
-    if (id === undefined) {
-      await sleep(20);
-      continue;
-    }
-    const job = await pollJob(`${baseUrl}/v1/documents/jobs/${id}`, headers, pollErrors);
-    if (!job.result_ready) {
-      if (performance.now() - lastReport > 10_000) {
-        lastReport = performance.now();
-        const done = jobs.reduce((sum, outcome) => sum + outcome.documents, 0) + job.progress.done;
-        progress(`  ${((lastReport - startedAt) / 1000).toFixed(0)} s: ${formatNumber(done)} documents done`);
-      }
-      await sleep(POLL_INTERVAL_MS);
-      continue;
-    }
-    const problems = job.files
-      .filter((file) => file.status !== 'indexed')
-      .map(
-        (file) =>
-          `${file.id}: ${file.status}${file.reason === null ? '' : ` (${file.reason})`}${file.message === null ? '' : `: ${file.message}`}`,
-      );
-    jobs.push({
-      id,
-      documents: batchSizes[jobs.length] ?? 0,
-      finishedAtMs: job.finished_at === null ? Date.now() : Date.parse(job.finished_at),
-      indexed: job.progress.indexed,
-      skipped: job.progress.skipped,
-      failed: job.progress.failed,
-      chunks: job.files.reduce((sum, file) => sum + file.chunks, 0),
-      status: job.status,
-      problems: job.error === null ? problems : [`job: ${job.error}`, ...problems],
-    });
-  }
-  await uploads;
-  if (uploadError !== undefined) throw uploadError;
-  return { startedAtMs, uploadsAnsweredMs: uploadsAnsweredAt - startedAt, uploadLatencies, jobs, pollErrors };
-}
-
-/**
- * One look at a job. A request that fails without an answer (the connection closed under it) is
- * sent again, up to 3 times, as a client following a job would; each such failure is recorded.
- */
-async function pollJob(url: string, headers: Record<string, string>, errors: string[]): Promise<JobView> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return (await expectJson([200], 'GET', url, undefined, headers)) as JobView;
-    } catch (error) {
-      if (!(error instanceof TypeError) || attempt >= 3) throw error;
-      const cause = error.cause instanceof Error ? error.cause.message : String(error.cause ?? '');
-      errors.push(`${error.message}${cause === '' ? '' : ` (${cause})`}`);
-      progress(`  following a job: ${errors.at(-1)}; asking again`);
-    }
-  }
-}
-
 async function countPostgresRows(url: string): Promise<{ chunks: number; embeddings: number }> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   client.on('error', () => {});
@@ -517,7 +332,7 @@ async function benchVariant(
   settings: IndexingSettings,
   variant: Variant,
   postgresUrl: string,
-  corpus: readonly CorpusDocument[],
+  corpus: readonly UploadDocument[],
 ): Promise<Measurement> {
   const label = variantLabel(variant);
   const env: Record<string, string> = { LOG_LEVEL: 'warn' };
@@ -589,7 +404,7 @@ async function measure(
   settings: IndexingSettings,
   variant: Variant,
   processes: ServiceProcesses,
-  corpus: readonly CorpusDocument[],
+  corpus: readonly UploadDocument[],
   fake: FakeOpenAiServer | undefined,
   adminUrl: string,
   postgres: { url: string; name: string } | undefined,
@@ -598,15 +413,7 @@ async function measure(
   const label = variantLabel(variant);
   const baseUrl = processes.api.url;
   const slug = variantSlug(variant);
-  const registration = (await expectJson([201], 'POST', `${baseUrl}/v2/users/register`, {
-    type: 'oauth',
-    provider: 'google',
-    provider_account_id: `bench-indexing-${slug}`,
-    email: `bench-indexing-${slug}@example.com`,
-    name: 'Benchmark User',
-  })) as { access_token?: unknown };
-  if (typeof registration.access_token !== 'string') throw new Error('registration gave no access_token');
-  const headers = { authorization: `Bearer ${registration.access_token}` };
+  const { headers } = await registerUser(baseUrl, `indexing-${slug}`);
 
   // The worker starts after the HTTP server answers: let it settle (on embeddings, its probe of
   // the model's dimension and the catch-up job) before the clock starts.
@@ -618,11 +425,7 @@ async function measure(
   await sleep(2_000);
   fake?.clearRecords();
 
-  const batches: CorpusDocument[][] = [];
-  for (let start = 0; start < corpus.length; start += settings.batchSize) {
-    batches.push(corpus.slice(start, start + settings.batchSize));
-  }
-  const bodies = batches.map((documents) => JSON.stringify({ documents }));
+  const { bodies, sizes } = uploadBatches(corpus, settings.batchSize);
 
   const prober = await startProber(baseUrl, settings.probeIntervalMs);
   const servicePids = [...processes.roles.keys()];
@@ -635,21 +438,19 @@ async function measure(
     : undefined;
   await sampler?.start();
   progress(
-    `${label}: uploading ${formatNumber(corpus.length)} documents in ${batches.length} requests, ${settings.inFlight} in flight`,
+    `${label}: uploading ${formatNumber(corpus.length)} documents in ${bodies.length} requests, ${settings.inFlight} in flight`,
   );
-  let outcome: Awaited<ReturnType<typeof uploadAndWait>>;
+  let outcome: UploadOutcome;
   let usage: WindowUsage | undefined;
   let samples: ProbeSample[];
   let embedding: EmbeddingFigures | undefined;
   try {
-    outcome = await uploadAndWait(
-      baseUrl,
-      headers,
-      bodies,
-      batches.map((batch) => batch.length),
-      settings,
-      processes.alive,
-    );
+    outcome = await uploadAndWait(baseUrl, headers, bodies, sizes, {
+      inFlight: settings.inFlight,
+      timeoutSeconds: settings.timeoutSeconds,
+      alive: processes.alive,
+      progress,
+    });
   } finally {
     usage = await sampler?.stop();
     if (fake !== undefined) {
@@ -1041,7 +842,7 @@ async function main(): Promise<void> {
   const settings = parseIndexingSettings(process.argv.slice(2), process.env);
   const postgresUrl = process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_DATABASE_URL;
   const startedAt = new Date();
-  const corpusAll = loadCorpus(settings.datasetDir, undefined);
+  const corpusAll = scifactUploads(loadScifactCorpus(settings.datasetDir));
   const corpus = corpusAll.slice(0, settings.limit ?? corpusAll.length);
   const skipped: Skipped[] = [];
   let postgresVersion: string | undefined;

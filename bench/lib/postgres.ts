@@ -29,10 +29,19 @@ export interface ScratchDatabase {
 }
 
 /** Creates a new, empty database next to the one `adminUrl` points at. */
-export async function createScratchDatabase(adminUrl: string, prefix: string): Promise<ScratchDatabase> {
+export async function createScratchDatabase(
+  adminUrl: string,
+  prefix: string,
+  /** A database to copy (`CREATE DATABASE … TEMPLATE`); no session may be connected to it. */
+  template?: string,
+): Promise<ScratchDatabase> {
   const name = `${prefix}_${randomBytes(4).toString('hex')}`;
-  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`unsafe database name ${name}`);
-  await withClient(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+  for (const identifier of [name, template ?? name]) {
+    if (!/^[a-z_][a-z0-9_]*$/.test(identifier)) throw new Error(`unsafe database name ${identifier}`);
+  }
+  await withClient(adminUrl, (client) =>
+    client.query(`CREATE DATABASE ${name}${template === undefined ? '' : ` TEMPLATE ${template}`}`),
+  );
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
@@ -43,7 +52,7 @@ export async function createScratchDatabase(adminUrl: string, prefix: string): P
   };
 }
 
-async function withClient(url: string, work: (client: pg.Client) => Promise<unknown>): Promise<void> {
+export async function withClient(url: string, work: (client: pg.Client) => Promise<unknown>): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   client.on('error', () => {});
   await client.connect();

@@ -63,13 +63,26 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   };
 }
 
-/** The service from `dist/src/main.js` with the given settings (DATA_DIR or DATABASE_URL…). */
+/** The TypeScript entry point, run through tsx when a benchmark is asked to skip the build. */
+export const SERVICE_SOURCE_ENTRY = path.join(ROOT, 'src/main.ts');
+
+/**
+ * The service from `dist/src/main.js` with the given settings (DATA_DIR or DATABASE_URL…), or,
+ * with `fromSource`, from `src/main.ts` through tsx (for trial runs while the tree does not build).
+ */
 export function startService(
   name: string,
   env: Readonly<Record<string, string>>,
   nodeArgs: readonly string[] = [],
+  fromSource = false,
 ): Promise<RunningServer> {
-  return startServer({ name, script: SERVICE_ENTRY, env, nodeArgs, readyPath: '/readyz' });
+  return startServer({
+    name,
+    script: fromSource ? SERVICE_SOURCE_ENTRY : SERVICE_ENTRY,
+    env,
+    nodeArgs: fromSource ? ['--import', 'tsx', ...nodeArgs] : nodeArgs,
+    readyPath: '/readyz',
+  });
 }
 
 /** The bare fastify baseline (one `GET /` JSON route). */

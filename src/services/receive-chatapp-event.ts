@@ -147,8 +147,27 @@ export async function recordChatappQuestions(
       outcomes[index] = recorded[position] === true ? 'queued' : 'duplicate';
     });
   });
-  if (outcomes.includes('queued')) deps.jobs.wake(ANSWER_CHATAPP_EVENT_JOB);
+  if (outcomes.includes('queued')) wakeAnswersSoon(deps.jobs);
   return outcomes;
+}
+
+/**
+ * How long answers wait before this process's workers look for them. Slack drops an event not
+ * acknowledged within 3 s and the rest of a burst is usually still arriving: answering at once
+ * (a search per question) would take the event loop and the database from those
+ * acknowledgements (bench/answer), while a person waits seconds for an answer anyway.
+ */
+const ANSWER_WAKE_DELAY_MS = 250;
+/** Queues with a wake already scheduled: one timer per burst, not one per batch. */
+const wakePending = new WeakSet<object>();
+
+function wakeAnswersSoon(jobs: Pick<ServiceDependencies['jobs'], 'wake'>): void {
+  if (wakePending.has(jobs)) return;
+  wakePending.add(jobs);
+  setTimeout(() => {
+    wakePending.delete(jobs);
+    jobs.wake(ANSWER_CHATAPP_EVENT_JOB);
+  }, ANSWER_WAKE_DELAY_MS).unref();
 }
 
 interface Question {

@@ -1,0 +1,50 @@
+// Registering a benchmark's users through the API, as clients do.
+import { expectJson } from './http.js';
+
+export interface BenchUser {
+  readonly accessToken: string;
+  /** `authorization: Bearer …`. */
+  readonly headers: Record<string, string>;
+  readonly userId: number;
+  readonly teamId: number;
+  /** The caller's own `user_context` (`GET /v1/users/me`), as chat requests carry it. */
+  readonly userContext: Record<string, unknown>;
+  /** The registration's `chatapp` answer, when it carried a `chatappCode`. */
+  readonly chatapp: Record<string, unknown> | undefined;
+}
+
+/**
+ * Registers a new user (a new team) with `POST /v2/users/register`, then reads its
+ * `user_context`. `extra` adds fields to the registration record (e.g. `chatappCode`).
+ */
+export async function registerUser(
+  baseUrl: string,
+  slug: string,
+  extra: Record<string, unknown> = {},
+): Promise<BenchUser> {
+  const registration = (await expectJson([201], 'POST', `${baseUrl}/v2/users/register`, {
+    type: 'oauth',
+    provider: 'google',
+    provider_account_id: `bench-${slug}`,
+    email: `bench-${slug}@example.com`,
+    name: `Benchmark ${slug}`,
+    ...extra,
+  })) as { access_token?: unknown; user?: { id?: unknown; team_id?: unknown }; chatapp?: unknown };
+  if (typeof registration.access_token !== 'string') throw new Error('registration gave no access_token');
+  const headers = { authorization: `Bearer ${registration.access_token}` };
+  const me = (await expectJson([200], 'GET', `${baseUrl}/v1/users/me`, undefined, headers)) as Record<
+    string,
+    unknown
+  >;
+  return {
+    accessToken: registration.access_token,
+    headers,
+    userId: Number(me.id),
+    teamId: Number(me.team_id),
+    userContext: me,
+    chatapp:
+      typeof registration.chatapp === 'object' && registration.chatapp !== null
+        ? (registration.chatapp as Record<string, unknown>)
+        : undefined,
+  };
+}
