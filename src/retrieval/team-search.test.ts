@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, registerUser, startTestApp, type TestApp, waitForJob } from '../../test/helpers/test-app.js';
+import {
+  bearer,
+  registerUser,
+  startTestApp,
+  type TestApp,
+  uploadDocuments,
+} from '../../test/helpers/test-app.js';
 import { HashingEmbeddingModel } from '../adapters/embeddings/hashing-embedding-model.js';
 import { PostgresTeamSearch } from './team-search.js';
 
@@ -24,15 +30,7 @@ describe('hybrid search with embeddings on', () => {
   let large: Registered;
 
   async function upload(as: Registered, items: unknown[]) {
-    const response = await testApp.app.inject({
-      method: 'POST',
-      url: '/v1/documents',
-      headers: bearer(as.token),
-      payload: { documents: items },
-    });
-    expect(response.statusCode, response.body).toBe(202);
-    const { result_id: id } = response.json() as { result_id: string };
-    await waitForJob(testApp.app, as.token, `/v1/documents/jobs/${id}`, 60_000);
+    await uploadDocuments(testApp.app, as.token, items, 60_000);
   }
 
   beforeAll(async () => {

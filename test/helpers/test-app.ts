@@ -129,3 +129,24 @@ export async function waitForJob(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/**
+ * Uploads JSON documents into the token's team (`POST /v1/documents`) and waits until their job is
+ * ready; answers the job's view. Throws when the upload is refused.
+ */
+export async function uploadDocuments(
+  app: App,
+  token: string,
+  documents: readonly unknown[],
+  timeoutMs = 30_000,
+): Promise<Awaited<ReturnType<typeof waitForJob>>> {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/v1/documents',
+    headers: bearer(token),
+    payload: { documents },
+  });
+  if (response.statusCode !== 202) throw new Error(`upload refused: ${response.statusCode} ${response.body}`);
+  const { result_id: id } = response.json() as { result_id: string };
+  return waitForJob(app, token, `/v1/documents/jobs/${id}`, timeoutMs);
+}

@@ -8,7 +8,7 @@ import {
   registerUser,
   startTestApp,
   type TestApp,
-  waitForJob,
+  uploadDocuments,
 } from '../../../../test/helpers/test-app.js';
 import { NOT_FOUND_ANSWER } from '../../../answering/extractive-answerer.js';
 import { appendChatMessages } from '../../../db/repositories/chats.js';
@@ -122,15 +122,7 @@ async function signUp(testApp: TestApp): Promise<Registered> {
 }
 
 async function upload(testApp: TestApp, user: Registered, documents: readonly object[]): Promise<void> {
-  const response = await testApp.app.inject({
-    method: 'POST',
-    url: '/v1/documents',
-    headers: bearer(user.token),
-    payload: { documents },
-  });
-  expect(response.statusCode, response.body).toBe(202);
-  const { result_id: id } = response.json() as { result_id: string };
-  const job = await waitForJob(testApp.app, user.token, `/v1/documents/jobs/${id}`);
+  const job = await uploadDocuments(testApp.app, user.token, documents);
   expect(
     job.files.every((file) => file.status === 'indexed'),
     JSON.stringify(job.files),

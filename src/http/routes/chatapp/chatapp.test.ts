@@ -11,12 +11,11 @@ import {
   type PostedSlackMessage,
 } from '../../../../test/fakes/fake-slack-server.js';
 import {
-  bearer,
   registerUser,
   startTestApp,
   TEST_ENV,
   type TestApp,
-  waitForJob,
+  uploadDocuments,
 } from '../../../../test/helpers/test-app.js';
 import { createTestDatabase, type TestDatabase } from '../../../../test/helpers/test-database.js';
 import { parseConfig } from '../../../config.js';
@@ -177,18 +176,7 @@ async function slackSetup(fake: FakeSlackServer, testApp: TestApp, workspace: st
   const installation = fake.issueCode(code, CLIENT_ID, { teamId: workspace, teamName: `Acme ${workspace}` });
   const user = await registerUser(testApp.app, { chatappCode: code });
   expect(user.body.chatapp).toMatchObject({ status: 'installed', slack_team_id: workspace });
-  const uploaded = await testApp.app.inject({
-    method: 'POST',
-    url: '/v1/documents',
-    headers: bearer(user.token),
-    payload: { documents: [TRAVEL_POLICY] },
-  });
-  expect(uploaded.statusCode, uploaded.body).toBe(202);
-  const job = await waitForJob(
-    testApp.app,
-    user.token,
-    `/v1/documents/jobs/${(uploaded.json() as { result_id: string }).result_id}`,
-  );
+  const job = await uploadDocuments(testApp.app, user.token, [TRAVEL_POLICY]);
   expect(job.status).toBe('completed');
   return { installation, user };
 }

@@ -4,7 +4,7 @@ import {
   registerUser,
   startTestApp,
   type TestApp,
-  waitForJob,
+  uploadDocuments,
 } from '../../../../test/helpers/test-app.js';
 
 type Registered = Awaited<ReturnType<typeof registerUser>>;
@@ -60,15 +60,7 @@ describe('POST /v1/search', () => {
   let other: Registered;
 
   async function upload(as: Registered, documents: unknown[]) {
-    const response = await testApp.app.inject({
-      method: 'POST',
-      url: '/v1/documents',
-      headers: bearer(as.token),
-      payload: { documents },
-    });
-    expect(response.statusCode, response.body).toBe(202);
-    const { result_id: id } = response.json() as { result_id: string };
-    const job = await waitForJob(testApp.app, as.token, `/v1/documents/jobs/${id}`);
+    const job = await uploadDocuments(testApp.app, as.token, documents);
     expect(
       job.files.every((file) => file.status === 'indexed'),
       JSON.stringify(job.files),
