@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeOpenAiServer } from '../../../test/fakes/fake-openai-server.js';
+import { normaliseBaseUrl } from '../openai-compatible.js';
 import { SourceError } from '../source-error.js';
-import {
-  normaliseBaseUrl,
-  OpenAiEmbeddingModel,
-  type OpenAiEmbeddingModelOptions,
-} from './openai-embedding-model.js';
+import { OpenAiEmbeddingModel, type OpenAiEmbeddingModelOptions } from './openai-embedding-model.js';
 
 const API_KEY = 'sk-test-0123456789abcdefSECRET';
 const MODEL = 'text-embedding-3-small';

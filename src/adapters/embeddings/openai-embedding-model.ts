@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { failureOfStatus, normaliseBaseUrl, redactApiKey } from '../openai-compatible.js';
 import { SourceError } from '../source-error.js';
 import type { EmbeddingModel, EmbeddingPurpose } from './embedding-model.js';
 
@@ -189,23 +190,11 @@ export class OpenAiEmbeddingModel implements EmbeddingModel {
     const status = error.status;
     // The raw APIError is not kept as the cause: its body may echo part of the API key.
     const detail = `embedding server answered ${status} for ${this.id}: ${this.redact(error.message)}`;
-    if (status === 401) return new SourceError('unauthorized', detail, { status });
-    if (status === 403) return new SourceError('permission_denied', detail, { status });
-    if (status === 404 || status === 410) return new SourceError('not_found', detail, { status });
-    if (status === 429) {
-      if (error.code === 'insufficient_quota')
-        return new SourceError('permission_denied', detail, { status });
-      const retryAfterSeconds = retryAfterFrom(error.headers);
-      return new SourceError('rate_limited', detail, {
-        status,
-        ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
-      });
-    }
-    if (status === 408 || status === 504) return new SourceError('timeout', detail, { status });
-    if (status >= 500) return new SourceError('unavailable', detail, { status });
+    const { failure, retryAfterSeconds } = failureOfStatus(error);
     if (
-      status === 413 ||
-      (status === 400 && /context length|too long|too many tokens|maximum.*tokens/i.test(error.message))
+      failure === 'bad_response' &&
+      (status === 413 ||
+        (status === 400 && /context length|too long|too many tokens|maximum.*tokens/i.test(error.message)))
     ) {
       // Retrying cannot help: the chunk is longer than the model takes, so the chunker's limit
       // is wrong for this model.
@@ -215,41 +204,13 @@ export class OpenAiEmbeddingModel implements EmbeddingModel {
         { status },
       );
     }
-    return new SourceError('bad_response', detail, { status });
+    return new SourceError(failure, detail, {
+      status,
+      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+    });
   }
 
-  /** Drops the key and the server's echo of it (OpenAI's 401 says "Incorrect API key provided: sk-…"). */
   private redact(message: string): string {
-    let safe = message.replace(/(API key provided:\s*)\S+/gi, '$1[redacted]');
-    if (this.apiKey !== undefined) safe = safe.split(this.apiKey).join('[redacted]');
-    return safe.length > 500 ? `${safe.slice(0, 500)}…` : safe;
+    return redactApiKey(message, this.apiKey);
   }
-}
-
-/** `http://host:port` becomes `http://host:port/v1`; a URL with a path is kept; no trailing slash. */
-export function normaliseBaseUrl(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new RangeError(`not an absolute URL: ${JSON.stringify(baseUrl)}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new RangeError(`the embedding server URL must be http or https, got ${url.protocol}`);
-  }
-  const path = url.pathname.replace(/\/+$/, '');
-  url.pathname = path === '' ? '/v1' : path;
-  return url.toString().replace(/\/+$/, '');
-}
-
-/** `retry-after-ms` (OpenAI's, more precise) or `retry-after` (seconds or an HTTP date), in seconds. */
-export function retryAfterFrom(headers: Headers | undefined): number | undefined {
-  const milliseconds = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
-  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds / 1000;
-  const value = headers?.get('retry-after')?.trim();
-  if (value === undefined || value === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
 }

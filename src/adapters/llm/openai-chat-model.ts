@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { normaliseBaseUrl, retryAfterFrom } from '../embeddings/openai-embedding-model.js';
+import { failureOfStatus, normaliseBaseUrl, redactApiKey } from '../openai-compatible.js';
 import { type ChatModel, ChatModelError, type ChatModelMessage } from './chat-model.js';
 
 export interface OpenAiChatModelOptions {
@@ -128,29 +128,14 @@ export class OpenAiChatModel implements ChatModel {
     // The raw APIError is not kept as the cause: its body may echo part of the API key.
     const detail = `the model server answered ${status ?? 'an error'} (${this.id}): ${this.redact(error.message)}`;
     // An error event inside a stream has no status: the server failed after it had started.
-    if (status === undefined) return new ChatModelError('unavailable', detail);
-    if (status === 401) return new ChatModelError('unauthorized', detail, { status });
-    if (status === 403) return new ChatModelError('permission_denied', detail, { status });
-    if (status === 404) return new ChatModelError('not_found', detail, { status });
-    if (status === 429) {
-      if (error.code === 'insufficient_quota') {
-        return new ChatModelError('permission_denied', detail, { status });
-      }
-      const retryAfterSeconds = retryAfterFrom(error.headers);
-      return new ChatModelError('rate_limited', detail, {
-        status,
-        ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
-      });
-    }
-    if (status === 408 || status === 504) return new ChatModelError('timeout', detail, { status });
-    if (status >= 500) return new ChatModelError('unavailable', detail, { status });
-    return new ChatModelError('bad_response', detail, { status });
+    const { failure, retryAfterSeconds } = failureOfStatus(error);
+    return new ChatModelError(failure, detail, {
+      ...(status === undefined ? {} : { status }),
+      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+    });
   }
 
-  /** Drops the key and the server's echo of it (OpenAI's 401 says "Incorrect API key provided: sk-…"). */
   private redact(message: string): string {
-    let safe = message.replace(/(API key provided:\s*)\S+/gi, '$1[redacted]');
-    if (this.apiKey !== undefined) safe = safe.split(this.apiKey).join('[redacted]');
-    return safe.length > 500 ? `${safe.slice(0, 500)}…` : safe;
+    return redactApiKey(message, this.apiKey);
   }
 }
