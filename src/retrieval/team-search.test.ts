@@ -88,6 +88,10 @@ describe('hybrid search with embeddings on', () => {
       lexical.map((hit) => hit.chunkId),
     );
     expect(hybrid).toHaveLength(24);
+    // A quoted phrase is a constraint: nothing without it fills in.
+    const phrase = await search.search({ teamId: small.teamId, query: '"espresso procedure"', topK: 24 });
+    expect(phrase.length).toBe(lexical.length);
+    expect(phrase.every((hit) => hit.text.includes('espresso procedure'))).toBe(true);
   });
 
   it('gives a small team its full top_k from the HNSW index, the tenant filter inside the scan', async () => {

@@ -41,16 +41,17 @@ export class PostgresTeamSearch implements TeamSearch {
 
   async search(request: SearchRequest): Promise<readonly SearchHit[]> {
     const mode = request.mode ?? 'hybrid';
-    const useVectors =
-      mode === 'dense' ||
-      (mode === 'hybrid' && this.embeddingModel !== undefined && this.settings.denseWeight > 0);
+    const query = parseQuery(request.query);
+    // A quoted phrase is a constraint vectors cannot check: hybrid search keeps to BM25 then.
+    const vectorsMayHelp =
+      mode === 'hybrid' && this.embeddingModel !== undefined && query.phrases.length === 0;
+    const useVectors = mode === 'dense' || (vectorsMayHelp && this.settings.denseWeight > 0);
     if (mode === 'dense' && this.embeddingModel === undefined) {
       throw new ServiceError(
         'bad_request',
         'Dense search needs embeddings: this server runs lexical search only (set EMBEDDING_PROVIDER).',
       );
     }
-    const query = parseQuery(request.query);
     const statistics = await this.statistics.get(request.teamId);
     const depth = mode === 'hybrid' && useVectors ? Math.max(request.topK, MIN_FUSION_DEPTH) : request.topK;
     const filters = { connectorIds: request.connectorIds, sources: request.sources };
@@ -67,12 +68,7 @@ export class PostgresTeamSearch implements TeamSearch {
       useVectors ? this.searchVectors(request, statistics.chunks, depth) : undefined,
     ]);
     request.signal?.throwIfAborted();
-    if (
-      mode === 'hybrid' &&
-      !useVectors &&
-      this.embeddingModel !== undefined &&
-      (lexical?.length ?? 0) < request.topK
-    ) {
+    if (vectorsMayHelp && !useVectors && (lexical?.length ?? 0) < request.topK) {
       // Vectors out of the fusion still fill in where BM25 runs out (no shared words at all):
       // below every lexical match, so they can only add results, never displace one.
       const found = new Set(lexical?.map((match) => match.chunkId));
