@@ -77,6 +77,8 @@ export async function searchLexical(
   const bounded = budget > 0;
   // Rows read are the term's whole postings (its df) only when unfiltered and under the budget.
   const countedByReading = filters.length === 0 ? (bounded ? `count(*) < ${budget}` : 'true') : 'false';
+  // NULLS LAST as in the index (drizzle's DESC), so that each scan stops after the budget
+  // instead of reading and sorting the term's every posting.
   const { rows } = await sql.executeSql(
     `WITH postings AS MATERIALIZED (
        SELECT t.term, p.chunk_id, p.frequency, p.chunk_length
@@ -84,7 +86,7 @@ export async function searchLexical(
        CROSS JOIN LATERAL (
          SELECT p.chunk_id, p.frequency, p.chunk_length FROM chunk_terms AS p
          WHERE p.team_id = $1 AND p.term = t.term ${filters.map((filter) => `AND ${filter}`).join(' ')}
-         ${bounded ? `ORDER BY p.impact DESC LIMIT ${budget}` : ''}
+         ${bounded ? `ORDER BY p.impact DESC NULLS LAST LIMIT ${budget}` : ''}
        ) AS p
      ), weights AS (
        SELECT term, ln(1 + ($3::float8 - df + 0.5::float8) / (df + 0.5::float8)) AS idf
