@@ -355,20 +355,27 @@ export class FakeOpenAiServer {
     );
   }
 
-  private embeddings(body: Record<string, unknown>, record: RecordedOpenAiRequest): OpenAiAnswer {
-    const model = record.model;
+  private unknownModel(model: string): boolean {
+    return this.options.models !== undefined && !this.options.models.includes(model);
+  }
+
+  /** OpenAI's answer to a request naming no model (400) or one it does not have (404). */
+  private modelRefusal(model: string | undefined): OpenAiAnswer {
     if (model === undefined) {
       return openAiError(400, 'you must provide a model parameter', 'invalid_request_error', null, null);
     }
-    if (this.options.models !== undefined && !this.options.models.includes(model)) {
-      return openAiError(
-        404,
-        `The model \`${model}\` does not exist or you do not have access to it.`,
-        'invalid_request_error',
-        null,
-        'model_not_found',
-      );
-    }
+    return openAiError(
+      404,
+      `The model \`${model}\` does not exist or you do not have access to it.`,
+      'invalid_request_error',
+      null,
+      'model_not_found',
+    );
+  }
+
+  private embeddings(body: Record<string, unknown>, record: RecordedOpenAiRequest): OpenAiAnswer {
+    const model = record.model;
+    if (model === undefined || this.unknownModel(model)) return this.modelRefusal(model);
     const inputs = typeof body.input === 'string' ? [body.input] : body.input;
     if (
       !Array.isArray(inputs) ||
@@ -455,18 +462,7 @@ export class FakeOpenAiServer {
 
   private chatCompletions(body: Record<string, unknown>, record: RecordedOpenAiRequest): OpenAiAnswer {
     const model = record.model;
-    if (model === undefined) {
-      return openAiError(400, 'you must provide a model parameter', 'invalid_request_error', null, null);
-    }
-    if (this.options.models !== undefined && !this.options.models.includes(model)) {
-      return openAiError(
-        404,
-        `The model \`${model}\` does not exist or you do not have access to it.`,
-        'invalid_request_error',
-        null,
-        'model_not_found',
-      );
-    }
+    if (model === undefined || this.unknownModel(model)) return this.modelRefusal(model);
     const messages = body.messages;
     if (
       !Array.isArray(messages) ||

@@ -10,6 +10,7 @@ import {
   type TestApp,
   uploadDocuments,
 } from '../../../../test/helpers/test-app.js';
+import type { CitedSource } from '../../../answering/citations.js';
 import { NOT_FOUND_ANSWER } from '../../../answering/extractive-answerer.js';
 import { appendChatMessages } from '../../../db/repositories/chats.js';
 
@@ -19,19 +20,6 @@ type Registered = Awaited<ReturnType<typeof registerUser>> & { userContext: Reco
 interface StreamEvent {
   readonly event: string;
   readonly data: Record<string, unknown>;
-}
-
-interface CitedSource {
-  file_name: string;
-  file_path: string;
-  mimetype: string | null;
-  creation_date: string;
-  last_modified_date: string;
-  page_labels: string[];
-  title: string;
-  url: string | null;
-  snippet: string;
-  citation: number;
 }
 
 const SOURCE_FIELDS = [
