@@ -5,8 +5,6 @@ import type { SlackBlock } from '../adapters/slack/slack-messenger.js';
 export interface ReplySource {
   readonly title: string;
   readonly url?: string | null;
-  /** The number the answer cites it by (`[n]`). */
-  readonly citation?: number | string | null;
 }
 
 /** What `chat.postMessage` gets: blocks, and their plain fallback. */
@@ -32,7 +30,10 @@ export const EMPTY_QUESTION_REPLY =
 
 export const FAILED_ANSWER_REPLY = 'Sorry, I could not answer that just now. Please ask again in a moment.';
 
-/** The answer in mrkdwn, then `Sources:` with one `<url|title>` line per cited source. */
+/**
+ * The answer in mrkdwn, then `Sources:` with one `<url|title>` line per cited source, as the
+ * original's clients read them: in citation order, so the answer's `[n]` is the n-th line.
+ */
 export function answerReply(answerMarkdown: string, sources: readonly ReplySource[]): ChatappReply {
   const answer = markdownToMrkdwn(answerMarkdown.trim());
   const blocks: SlackBlock[] = splitText(answer === '' ? '_(no answer)_' : answer, SECTION_TEXT_LIMIT)
@@ -40,7 +41,7 @@ export function answerReply(answerMarkdown: string, sources: readonly ReplySourc
     .map((text) => section(text));
   const lines = sources.slice(0, SOURCES_LIMIT).map(sourceLine);
   if (lines.length > 0) {
-    const listed = splitText(`*Sources:*\n${lines.join('\n')}`, SECTION_TEXT_LIMIT);
+    const listed = splitText(`Sources:\n${lines.join('\n')}`, SECTION_TEXT_LIMIT);
     blocks.push(...listed.map((text) => section(text)));
   }
   return { text: truncate(answerMarkdown.trim(), FALLBACK_LIMIT), blocks };
@@ -53,8 +54,7 @@ export function plainReply(text: string): ChatappReply {
 
 function sourceLine(source: ReplySource): string {
   const title = truncate(source.title.trim() || source.url || 'Untitled', TITLE_LIMIT);
-  const number = source.citation === null || source.citation === undefined ? '' : `[${source.citation}] `;
-  return `${escapeMrkdwn(number)}${mrkdwnLink(source.url, title)}`;
+  return mrkdwnLink(source.url, title);
 }
 
 function section(text: string): SlackBlock {

@@ -2,6 +2,8 @@ import type { Caller } from '../db/repositories/users.js';
 import type { DocumentSource, SearchMode } from '../retrieval/search-types.js';
 import type { ServiceDependencies } from './dependencies.js';
 
+export type { DocumentSource };
+
 export interface SearchDocumentsInput {
   readonly query: string;
   readonly topK: number;

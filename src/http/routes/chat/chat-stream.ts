@@ -6,9 +6,10 @@ import { describeForLog } from '../../errors.js';
 
 export type StreamFormat = 'ndjson' | 'sse';
 
+/** Bare media types, as the issue names them: both formats are UTF-8 by definition. */
 export const CONTENT_TYPES: Readonly<Record<StreamFormat, string>> = {
-  ndjson: 'application/x-ndjson; charset=utf-8',
-  sse: 'text/event-stream; charset=utf-8',
+  ndjson: 'application/x-ndjson',
+  sse: 'text/event-stream',
 };
 
 /** Server-sent events when the client asks for them; otherwise NDJSON, as the original's clients read. */

@@ -341,9 +341,11 @@ describe('POST /v1/chatapp/answer', () => {
     const [answer, ...rest] = blockTexts(message);
     expect(answer).toContain('150 euros a night');
     const sources = rest.join('\n');
-    expect(sources).toMatch(/^\*Sources:\*/);
-    // `&` is escaped in links as Slack's mrkdwn wants it.
-    expect(sources).toContain('<https://wiki.example.com/travel?page=1&amp;lang=en|Travel policy>');
+    const [heading, ...lines] = sources.split('\n');
+    expect(heading).toBe('Sources:');
+    // One bare `<url|title>` line per source; `&` is escaped in links as Slack's mrkdwn wants it.
+    expect(lines).toContain('<https://wiki.example.com/travel?page=1&amp;lang=en|Travel policy>');
+    for (const line of lines) expect(line).toMatch(/^<[^|>]+\|[^>]+>$/);
     expect(message.text).toContain('150 euros a night');
   });
 
@@ -510,9 +512,7 @@ describe('POST /v1/chatapp/answer with an LLM answerer', () => {
     expect(answer).toBe(
       '*Hotels*: up to 150 euros a night [1]. See the <https://wiki.example.com/travel|policy> &amp; ask &lt;@U0ALL&gt;.',
     );
-    expect(sources).toBe(
-      '*Sources:*\n[1] <https://wiki.example.com/travel?page=1&amp;lang=en|Travel policy>',
-    );
+    expect(sources).toBe('Sources:\n<https://wiki.example.com/travel?page=1&amp;lang=en|Travel policy>');
   });
 
   it('tells the asker in the thread when the model refuses, instead of leaving them waiting', async () => {

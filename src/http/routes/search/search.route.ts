@@ -1,12 +1,44 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { searchDocuments } from '../../../services/search-documents.js';
+import { type DocumentSource, searchDocuments } from '../../../services/search-documents.js';
 import type { AppOptions } from '../../app.js';
 import { callerOf } from '../../auth.js';
 import { bearerSecurity, ErrorDetail, SAFE_INTEGER_RANGE, withErrors } from '../../schema-types.js';
 
 /** Most results one search returns. */
 export const SEARCH_MAX_TOP_K = 100;
+
+/** Source names as clients spell them, by the source they mean (as results' `source` names it). */
+const SOURCE_ALIASES: Readonly<Record<string, DocumentSource>> = {
+  googledrive: 'googledrive',
+  google_drive: 'googledrive',
+  drive: 'googledrive',
+  wiki: 'wiki',
+  confluence: 'wiki',
+  upload: 'upload',
+  uploads: 'upload',
+};
+
+const SourceName = Type.Union(
+  Object.keys(SOURCE_ALIASES).map((name) => Type.Literal(name)),
+  { description: "a result's `source`: googledrive (or drive), wiki (or confluence), upload" },
+);
+const SourceNames = Type.Array(SourceName, { maxItems: 10 });
+const ConnectorIds = Type.Array(Type.Integer(SAFE_INTEGER_RANGE), { maxItems: 100 });
+
+/**
+ * The filters, under the names clients use for them: each list narrows the search to those
+ * connectors or kinds of source; singular names take one value or a list.
+ */
+const filterFields = {
+  connector_ids: Type.Optional({ ...ConnectorIds, description: 'only these connectors' }),
+  connector_id: Type.Optional(Type.Union([Type.Integer(SAFE_INTEGER_RANGE), ConnectorIds])),
+  sources: Type.Optional({ ...SourceNames, description: 'only these kinds of source' }),
+  source_types: Type.Optional(SourceNames),
+  source_type: Type.Optional(Type.Union([SourceName, SourceNames])),
+  source: Type.Optional(Type.Union([SourceName, SourceNames])),
+};
+type FilterFields = Partial<Record<keyof typeof filterFields, unknown>>;
 
 const SearchBody = Type.Object({
   query: Type.String({
@@ -20,16 +52,27 @@ const SearchBody = Type.Object({
       description: 'hybrid (default: BM25 fused with vectors when embeddings are on), lexical or dense',
     }),
   ),
-  connector_ids: Type.Optional(
-    Type.Array(Type.Integer(SAFE_INTEGER_RANGE), { maxItems: 100, description: 'only these connectors' }),
-  ),
-  sources: Type.Optional(
-    Type.Array(Type.Union([Type.Literal('googledrive'), Type.Literal('wiki'), Type.Literal('upload')]), {
-      maxItems: 3,
-      description: 'only these kinds of source',
-    }),
-  ),
+  ...filterFields,
+  filters: Type.Optional(Type.Object(filterFields, { description: 'the same filters, nested' })),
 });
+
+/** Every connector and source the body names, under any of its names; undefined when none. */
+function requestedFilters(body: FilterFields & { filters?: FilterFields | undefined }): {
+  connectorIds: number[] | undefined;
+  sources: DocumentSource[] | undefined;
+} {
+  const groups = [body, body.filters ?? {}];
+  const values = (keys: readonly (keyof FilterFields)[]) =>
+    groups.flatMap((group) => keys.flatMap((key) => [group[key] ?? []].flat()));
+  const connectorIds = values(['connector_ids', 'connector_id']) as number[];
+  const sources = (values(['sources', 'source_types', 'source_type', 'source']) as string[]).map(
+    (name) => SOURCE_ALIASES[name] as DocumentSource,
+  );
+  return {
+    connectorIds: connectorIds.length === 0 ? undefined : [...new Set(connectorIds)],
+    sources: sources.length === 0 ? undefined : [...new Set(sources)],
+  };
+}
 
 const SearchResult = Type.Object({
   document_id: Type.Integer(),
@@ -55,7 +98,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, {
       },
     },
     async (request, reply) => {
-      const { query, top_k, mode, connector_ids, sources } = request.body;
+      const { query, top_k, mode } = request.body;
       // The response closing before it was written means the client left: stop the search.
       const aborted = new AbortController();
       reply.raw.once('close', () => {
@@ -64,7 +107,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, {
       return searchDocuments(
         deps,
         callerOf(request),
-        { query, topK: top_k, mode, connectorIds: connector_ids, sources },
+        { query, topK: top_k, mode, ...requestedFilters(request.body) },
         aborted.signal,
       );
     },

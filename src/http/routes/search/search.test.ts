@@ -151,6 +151,29 @@ describe('POST /v1/search', () => {
     expect(await search(user, { query: 'billing export', connector_ids: [999_999] })).toEqual([]);
   });
 
+  it('takes the filters under the names clients use, flat or nested in `filters`', async () => {
+    const all = await search(user, { query: 'billing export' });
+    expect(all.length).toBeGreaterThan(0);
+    for (const filter of [{ source_type: 'confluence' }, { source: 'drive' }, { source_types: ['wiki'] }]) {
+      expect(await search(user, { query: 'billing export', ...filter }), JSON.stringify(filter)).toEqual([]);
+    }
+    expect(await search(user, { query: 'billing export', filters: { source_types: ['upload'] } })).toEqual(
+      all,
+    );
+    expect(await search(user, { query: 'billing export', source: ['uploads', 'wiki'] })).toEqual(all);
+    expect(await search(user, { query: 'billing export', connector_id: 999_999 })).toEqual([]);
+    expect(await search(user, { query: 'billing export', filters: { connector_ids: [999_999] } })).toEqual(
+      [],
+    );
+    const unknown = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/search',
+      headers: bearer(user.token),
+      payload: { query: 'billing export', source_type: 'dropbox' },
+    });
+    expect(unknown.statusCode).toBe(422);
+  });
+
   it('answers an empty list for a query of stop words only, or nothing known', async () => {
     expect(await search(user, { query: 'the and of' })).toEqual([]);
     expect(await search(user, { query: 'zyxwvut' })).toEqual([]);
