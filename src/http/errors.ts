@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { causeChain, ServiceError, type ServiceErrorCode, type ValidationIssue } from '../errors.js';
-import { requestPartOf, toValidationIssues } from './validation-errors.js';
+import { type RequestPart, requestPartOf, toValidationIssues } from './validation-errors.js';
 
 const STATUS_BY_CODE: Readonly<Record<ServiceErrorCode, number>> = {
   validation: 422,
@@ -34,7 +34,7 @@ export function handleError(
   const fastifyError = error as FastifyError;
   if (fastifyError.validation !== undefined) {
     const part = requestPartOf(fastifyError.validationContext);
-    return sendValidation(reply, toValidationIssues(part, fastifyError.validation as never));
+    return sendValidation(reply, everyValidationIssue(request, part, fastifyError.validation as never));
   }
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -81,6 +81,33 @@ export function describeForLog(error: unknown): Record<string, unknown> {
       };
     }),
   };
+}
+
+/** Each request part's validator and where FastAPI reports its errors, in FastAPI's order. */
+const VALIDATED_PARTS = [
+  ['params', 'path'],
+  ['querystring', 'query'],
+  ['headers', 'header'],
+  ['body', 'body'],
+] as const;
+
+/**
+ * fastify stops at the first part that fails (params, body, query, then headers); FastAPI lists the
+ * errors of every part, path first and body last. So the parts fastify did not report are checked
+ * here with the route's own validators, and all issues are listed in FastAPI's order.
+ */
+function everyValidationIssue(
+  request: FastifyRequest,
+  failed: RequestPart,
+  errors: Parameters<typeof toValidationIssues>[1],
+): ValidationIssue[] {
+  return VALIDATED_PARTS.flatMap(([httpPart, part]) => {
+    if (part === failed) return toValidationIssues(part, errors);
+    const validate = request.getValidationFunction(httpPart);
+    if (typeof validate !== 'function') return [];
+    const value = httpPart === 'querystring' ? request.query : request[httpPart];
+    return validate(value ?? null) ? [] : toValidationIssues(part, validate.errors ?? []);
+  });
 }
 
 function sendValidation(reply: FastifyReply, issues: readonly ValidationIssue[]) {

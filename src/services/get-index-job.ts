@@ -15,7 +15,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * One of the caller's team's index jobs with its per-file status. `kind` narrows it to one
- * source (the Drive route shows Drive jobs only); anything else is 404.
+ * source (the uploads route shows upload jobs only); anything else is 404.
  */
 export async function getIndexJob(
   deps: ServiceDependencies,

@@ -13,12 +13,31 @@ export interface WikiConfigInput {
   wikiBaseUrl?: string | null;
 }
 
-/** Confluence Cloud lives under `…/wiki` on atlassian.net and takes e-mail + API token (basic auth); Data Center takes a personal access token (bearer). */
-export function wikiAuthScheme(baseUrl: string): 'basic' | 'bearer' {
+/**
+ * How to sign wiki requests. Without a username it is a Data Center personal access token
+ * (bearer), whatever the address. With one, a Cloud address (`*.atlassian.net`, or a site under
+ * `…/wiki`) takes e-mail + API token as basic auth; any other address is Data Center, where the
+ * token is a personal access token (bearer) and the username is not needed.
+ */
+export function wikiAuthScheme(baseUrl: string, username: string): 'basic' | 'bearer' {
+  if (username.trim() === '') return 'bearer';
   const url = new URL(baseUrl);
-  return url.hostname.endsWith('.atlassian.net') || url.pathname.replace(/\/+$/, '').endsWith('/wiki')
-    ? 'basic'
-    : 'bearer';
+  return isAtlassianCloud(url) || url.pathname.replace(/\/+$/, '').endsWith('/wiki') ? 'basic' : 'bearer';
+}
+
+/**
+ * The wiki's API base without a trailing slash. Confluence Cloud's REST API always lives at
+ * `https://<site>.atlassian.net/wiki/rest/api`, so a Cloud address given as the bare site (or any
+ * page of it) becomes `<origin>/wiki`.
+ */
+export function wikiApiBase(baseUrl: string): string {
+  const trimmed = baseUrl.replace(/\/+$/, '');
+  const url = new URL(trimmed);
+  return isAtlassianCloud(url) ? `${url.origin}/wiki` : trimmed;
+}
+
+function isAtlassianCloud(url: URL): boolean {
+  return url.hostname.endsWith('.atlassian.net');
 }
 
 /**
@@ -31,8 +50,8 @@ export async function saveWikiConfig(
   caller: Caller,
   input: WikiConfigInput,
 ): Promise<{ created: boolean; connector: ReturnType<typeof connectorView>; sync: QueuedIndexJob }> {
-  const baseUrl = (input.wikiBaseUrl ?? deps.config.wikiBaseUrl)?.replace(/\/+$/, '');
-  if (baseUrl === undefined || baseUrl === '') {
+  const given = (input.wikiBaseUrl ?? deps.config.wikiBaseUrl)?.replace(/\/+$/, '');
+  if (given === undefined || given === '') {
     throw ServiceError.validation([
       {
         type: 'missing',
@@ -41,9 +60,10 @@ export async function saveWikiConfig(
       },
     ]);
   }
+  const baseUrl = wikiApiBase(given);
   const site: WikiSite = {
     baseUrl,
-    authScheme: wikiAuthScheme(baseUrl),
+    authScheme: wikiAuthScheme(baseUrl, input.wikiUsername),
     username: input.wikiUsername,
     apiToken: input.wikiApiToken,
   };

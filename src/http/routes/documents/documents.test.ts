@@ -220,6 +220,69 @@ describe('/v1/documents', () => {
     expect(job.files[0]).toMatchObject({ id: 'policy-7', name: 'policy.md', status: 'indexed' });
   });
 
+  it('pages through the documents with limit and offset: each once, newest first, with the total', async () => {
+    const reader = await registerUser(testApp.app);
+    await upload(
+      Array.from({ length: 5 }, (_, index) => ({
+        external_id: `page-${index}`,
+        title: `Page ${index}`,
+        text: `Paging document number ${index}.`,
+      })),
+      reader,
+    );
+    const everything = await list(reader, '?limit=500');
+    expect(everything.total).toBe(5);
+    const seen: number[] = [];
+    for (const offset of [0, 2, 4, 6]) {
+      const response = await testApp.app.inject({
+        url: `/v1/documents?limit=2&offset=${offset}`,
+        headers: bearer(reader.token),
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['x-total-count']).toBe('5');
+      const page = response.json() as {
+        total: number;
+        limit: number;
+        offset: number;
+        documents: { id: number }[];
+      };
+      expect(page).toMatchObject({ total: 5, limit: 2, offset });
+      expect(page.documents).toHaveLength(Math.max(0, Math.min(2, 5 - offset)));
+      seen.push(...page.documents.map((document) => document.id));
+    }
+    // Every document exactly once, in the same order as one big page: newest (highest id) first.
+    expect(seen).toEqual(everything.documents.map((document) => document.id));
+    expect(new Set(seen).size).toBe(5);
+    expect(seen).toEqual([...seen].sort((a, b) => b - a));
+    const again = await list(reader, '?limit=2&offset=2');
+    expect(again.documents.map((document) => document.id)).toEqual(seen.slice(2, 4));
+  });
+
+  it("answers an upload's job at the Drive job path too, and another team's as 404", async () => {
+    const response = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/documents',
+      headers: bearer(user.token),
+      payload: { documents: [{ external_id: 'drive-path', title: 'Followed', text: 'Follow me anywhere.' }] },
+    });
+    expect(response.statusCode).toBe(202);
+    const { result_id: id } = response.json() as { result_id: string };
+    const done = await waitForJob(testApp.app, user.token, `/v2/drive/jobs/${id}`);
+    expect(done).toMatchObject({ result_id: id, result_ready: true, kind: 'upload', status: 'completed' });
+    expect(done.files).toEqual([expect.objectContaining({ id: 'drive-path', status: 'indexed' })]);
+    const viaUploads = await testApp.app.inject({
+      url: `/v1/documents/jobs/${id}`,
+      headers: bearer(user.token),
+    });
+    expect(viaUploads.json()).toEqual(done);
+    const other = await registerUser(testApp.app);
+    for (const url of [`/v2/drive/jobs/${id}`, `/v1/jobs/${id}`, `/v1/documents/jobs/${id}`]) {
+      const foreign = await testApp.app.inject({ url, headers: bearer(other.token) });
+      expect(foreign.statusCode, url).toBe(404);
+      expect(foreign.json()).toEqual({ detail: 'Job not found' });
+    }
+  });
+
   it('answers bad input with FastAPI-style 422s and queues nothing', async () => {
     const cases: [unknown, (string | number)[]][] = [
       [{}, ['body', 'documents']],

@@ -62,12 +62,14 @@ export const driveRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { 
     {
       schema: {
         tags: ['drive'],
-        summary: 'A Drive indexing job: its status, progress and per-file outcome',
+        summary: 'An indexing job: its status, progress and per-file outcome',
+        description:
+          "Any of the team's index jobs (Drive, wiki or upload: uploads answer with a job like the Drive one, so a client may follow every `result_id` here). Another team's job is 404.",
         security: bearerSecurity,
         params: JobParams,
         response: withErrors({ 200: IndexJobView, 404: ErrorDetail }),
       },
     },
-    async (request) => getIndexJob(deps, callerOf(request), request.params.result_id, 'googledrive'),
+    async (request) => getIndexJob(deps, callerOf(request), request.params.result_id),
   );
 };

@@ -323,6 +323,52 @@ describe('POST /v2/drive/files', () => {
     expect(anonymous.statusCode).toBe(401);
   });
 
+  it('lists a missing x-drive-authorization with the body errors, header first (FastAPI order)', async () => {
+    const headerOnly = await testApp.app.inject({
+      method: 'POST',
+      url: '/v2/drive/files',
+      headers: bearer(user.token),
+      payload: { files: [driveFile({ id: 'x1', name: 'x', type: 'file' })], user_context: userContext },
+    });
+    expect(headerOnly.statusCode).toBe(422);
+    const headerIssues = headerOnly.json().detail as unknown[];
+    expect(headerIssues).toHaveLength(1);
+
+    const both = await testApp.app.inject({
+      method: 'POST',
+      url: '/v2/drive/files',
+      headers: bearer(user.token),
+      payload: { files: [], user_context: userContext },
+    });
+    expect(both.statusCode).toBe(422);
+    const detail = both.json().detail as { loc: unknown[]; type: string }[];
+    // The header's entry is exactly the one it gets alone, and comes before the body's.
+    expect(detail[0]).toEqual(headerIssues[0]);
+    expect(detail.slice(1)).toEqual([expect.objectContaining({ loc: ['body', 'files'], type: 'too_short' })]);
+
+    const badHeaderAndBody = await testApp.app.inject({
+      method: 'POST',
+      url: '/v2/drive/files',
+      headers: { ...bearer(user.token), 'x-drive-authorization': '' },
+      payload: { user_context: userContext },
+    });
+    expect(badHeaderAndBody.statusCode).toBe(422);
+    expect(
+      (badHeaderAndBody.json().detail as { loc: unknown[]; type: string }[]).map((issue) => [
+        issue.loc,
+        issue.type,
+      ]),
+    ).toEqual([
+      [['header', 'x-drive-authorization'], 'string_too_short'],
+      [['body', 'files'], 'missing'],
+    ]);
+    const { rows } = await testApp.runtime.deps.sql.executeSql(
+      'SELECT count(*)::int AS count FROM index_jobs WHERE team_id = $1',
+      [user.teamId],
+    );
+    expect(rows[0]?.count).toBe(0);
+  });
+
   it('keeps the drive token encrypted while the job runs and deletes it after; jobs are private to the team', async () => {
     const file = drive.addFile({
       name: 'a.txt',

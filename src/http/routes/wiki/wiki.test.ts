@@ -7,6 +7,8 @@ import {
   type TestApp,
   waitForJob,
 } from '../../../../test/helpers/test-app.js';
+import { GuardedFetch } from '../../../adapters/http/guarded-fetch.js';
+import { ConfluenceClient } from '../../../adapters/wiki/confluence-client.js';
 
 const PAGE = (topic: string) =>
   `<h1>${topic}</h1><p>How we handle ${topic.toLowerCase()}.</p><h2>Details</h2><p>The ${topic.toLowerCase()} details live here.</p>`;
@@ -185,6 +187,45 @@ describe('POST /v1/wiki/config and wiki syncs', () => {
     expect(second.json().id).toBe(first.json().id);
   });
 
+  it('uses bearer without a username, even for a Data Center under /wiki; basic only for Cloud with one', async () => {
+    const underWiki = await FakeConfluenceServer.start({ flavour: 'datacenter', contextPath: '/wiki' });
+    try {
+      underWiki.addSpace('OPS', 'Operations');
+      underWiki.putPage('OPS', { title: 'Runbook', storageBody: PAGE('Runbook') });
+      expect(underWiki.baseUrl).toMatch(/\/wiki$/);
+      const user = await registerUser(testApp.app);
+      const saved = await configure(testApp, user.token, {
+        wikiApiToken: underWiki.apiToken,
+        wikiUsername: '',
+        wikiSpaceKey: 'OPS',
+        wikiBaseUrl: underWiki.baseUrl,
+      });
+      expect(saved.statusCode, saved.body).toBe(201);
+      expect(saved.json().config).toMatchObject({ base_url: underWiki.baseUrl, auth_scheme: 'bearer' });
+      const job = await waitForJob(testApp.app, user.token, `/v1/jobs/${saved.json().result_id}`);
+      expect(job.files).toEqual([expect.objectContaining({ name: 'Runbook', status: 'indexed' })]);
+      expect(underWiki.requests.length).toBeGreaterThan(0);
+      expect(
+        underWiki.requests.every(
+          (request) => request.headers.authorization === `Bearer ${underWiki.apiToken}`,
+        ),
+      ).toBe(true);
+
+      // A username for a Data Center address changes nothing: its token is a personal access token.
+      const other = await registerUser(testApp.app);
+      const named = await configure(testApp, other.token, {
+        wikiApiToken: datacenter.apiToken,
+        wikiUsername: 'ann',
+        wikiSpaceKey: 'ENG',
+        wikiBaseUrl: datacenter.baseUrl,
+      });
+      expect(named.statusCode, named.body).toBe(201);
+      expect(named.json().config.auth_scheme).toBe('bearer');
+    } finally {
+      await underWiki.close();
+    }
+  });
+
   it('refuses rejected credentials and an unknown space with a clear 400, saving nothing', async () => {
     const user = await registerUser(testApp.app);
     const badToken = await configure(testApp, user.token, {
@@ -260,5 +301,55 @@ describe('POST /v1/wiki/config and wiki syncs', () => {
       payload: { wikiApiToken: 't', wikiUsername: 'u', wikiSpaceKey: 'K' },
     });
     expect(response.statusCode).toBe(401);
+  });
+
+  describe('a Confluence Cloud site given without /wiki', () => {
+    let cloudApp: TestApp;
+
+    beforeAll(async () => {
+      // *.atlassian.net names resolve to the fake Cloud server, so the address is a real Cloud one.
+      const http = new GuardedFetch({
+        allowPrivateNetwork: true,
+        allowedHosts: ['*.atlassian.net'],
+        trustedOrigins: [],
+        timeoutMs: 5_000,
+        maxResponseBytes: 1024 * 1024,
+        sourceName: 'the wiki',
+        resolve: async (hostname) => {
+          if (!hostname.endsWith('.atlassian.net')) throw new Error(`unexpected lookup of ${hostname}`);
+          return [{ address: '127.0.0.1', family: 4 }];
+        },
+      });
+      cloudApp = await startTestApp({ overrides: { wiki: new ConfluenceClient({ http }) } });
+    });
+    afterAll(async () => {
+      await cloudApp.close();
+    });
+
+    it('talks to <origin>/wiki with e-mail + API token (basic) and stores that address', async () => {
+      const port = new URL(cloud.baseUrl).port;
+      const before = cloud.requests.length;
+      const user = await registerUser(cloudApp.app);
+      const response = await configure(cloudApp, user.token, {
+        wikiApiToken: cloud.apiToken,
+        wikiUsername: 'ann@acme.com',
+        wikiSpaceKey: 'ENG',
+        wikiBaseUrl: `http://acme.atlassian.net:${port}/`,
+      });
+      expect(response.statusCode, response.body).toBe(201);
+      expect(response.json().config).toMatchObject({
+        base_url: `http://acme.atlassian.net:${port}/wiki`,
+        username: 'ann@acme.com',
+        auth_scheme: 'basic',
+      });
+      // Only this app's requests: the other app's worker may sync its Cloud connectors meanwhile.
+      const sent = cloud.requests
+        .slice(before)
+        .filter((request) => request.headers.host?.endsWith(`.atlassian.net:${port}`));
+      expect(sent.map((request) => [request.url, request.status])).toEqual([
+        ['/wiki/rest/api/space/ENG', 200],
+      ]);
+      expect(sent[0]?.headers.authorization).toMatch(/^Basic /);
+    });
   });
 });
