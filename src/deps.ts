@@ -36,6 +36,7 @@ import { indexDocumentsJob } from './jobs/definitions/index-documents.js';
 import { PgBossJobQueue } from './jobs/pg-boss-queue.js';
 import type { TeamSearch } from './retrieval/search-types.js';
 import { PostgresTeamSearch } from './retrieval/team-search.js';
+import { vectorSessionSettings } from './retrieval/vector-search.js';
 import { loadOrCreateEmbeddedKey } from './security/encryption-key.js';
 import { SecretBox } from './security/secret-box.js';
 import { answerChatappEvent } from './services/answer-chatapp-event.js';
@@ -86,7 +87,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     loadOrCreateEmbeddedKey(
       location.kind === 'embedded' && location.dataDir !== undefined ? location.dataDir : config.dataDir,
     );
-  const database = await openDatabase(location);
+  const database = await openDatabase(location, vectorSessionSettings(config.search.efSearch));
   const secrets = new SecretBox(key);
   const { slack, oauthProxy } = config;
   const slackOAuth =
@@ -144,7 +145,10 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     }),
   );
   await queue.start();
-  const search = new PostgresTeamSearch(database.sql, embeddingModel, config.search);
+  const search = new PostgresTeamSearch(database.sql, embeddingModel, {
+    ...config.search,
+    sessionEfSearch: config.search.efSearch,
+  });
   let closed = false;
   const runtime: Runtime = {
     database,

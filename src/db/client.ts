@@ -38,14 +38,38 @@ const MIGRATIONS_FOLDER = fileURLToPath(new URL('./migrations', import.meta.url)
 // Any constant works; it only has to be the same in every process of a deployment.
 const MIGRATION_LOCK_KEY = 7_345_112_901;
 
-export async function openDatabase(location: DatabaseLocation): Promise<DatabaseHandle> {
+/** Settings (`SET name = value`) every connection starts with; names and values are plain words. */
+export type SessionSettings = Readonly<Record<string, string>>;
+
+export async function openDatabase(
+  location: DatabaseLocation,
+  sessionSettings: SessionSettings = {},
+): Promise<DatabaseHandle> {
+  for (const [name, value] of Object.entries(sessionSettings)) {
+    if (!/^[a-z_][a-z0-9_.]*$/i.test(name) || !/^[\w.-]+$/.test(value)) {
+      throw new Error(`Invalid session setting ${name}=${value}`);
+    }
+  }
   return location.kind === 'postgres'
-    ? openPostgres(location.url, location.poolSize)
-    : openEmbedded(location.dataDir);
+    ? openPostgres(location.url, location.poolSize, sessionSettings)
+    : openEmbedded(location.dataDir, sessionSettings);
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000 });
+async function openPostgres(
+  url: string,
+  poolSize: number,
+  settings: SessionSettings,
+): Promise<DatabaseHandle> {
+  // Startup options: each connection has the settings before its first query, at no round trip.
+  const options = Object.entries(settings)
+    .map(([name, value]) => `-c ${name}=${value}`)
+    .join(' ');
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: 10_000,
+    ...(options === '' ? {} : { options }),
+  });
   // An idle client that loses its server must not crash the process.
   pool.on('error', () => {});
   const lockClient = await pool.connect();
@@ -74,7 +98,7 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   };
 }
 
-async function openEmbedded(dataDir: string | undefined): Promise<DatabaseHandle> {
+async function openEmbedded(dataDir: string | undefined, settings: SessionSettings): Promise<DatabaseHandle> {
   let releaseLock = () => {};
   let client: PGlite;
   if (dataDir === undefined) {
@@ -93,6 +117,8 @@ async function openEmbedded(dataDir: string | undefined): Promise<DatabaseHandle
   try {
     await client.exec('CREATE EXTENSION IF NOT EXISTS vector');
     await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+    // PGlite is one session: set once, they hold for its life.
+    for (const [name, value] of Object.entries(settings)) await client.exec(`SET ${name} = '${value}'`);
   } catch (error) {
     await client.close();
     releaseLock();

@@ -2,6 +2,7 @@ import type { SqlExecutor } from '../db/sql-connection.js';
 import type { ParsedQuery } from './query-text.js';
 import type { DocumentSource } from './search-types.js';
 import type { TeamStatistics } from './team-statistics.js';
+import type { TermFrequencyCache } from './term-frequency-cache.js';
 
 /**
  * BM25's parameters. k1 1.2, b 0.75 (Robertson's defaults) scored best on SciFact over
@@ -20,6 +21,8 @@ export interface LexicalQuery {
   readonly sources?: readonly DocumentSource[] | undefined;
   /** Postings read per query term, best first; 0 reads them all (exact BM25). */
   readonly maxPostingsPerTerm: number;
+  /** Common terms' document frequencies, remembered across queries. */
+  readonly frequencies?: TermFrequencyCache | undefined;
 }
 
 export interface LexicalMatch {
@@ -38,7 +41,8 @@ export interface LexicalMatch {
  * fewer postings than that; beyond it a very common term adds its weight only to the chunks where
  * it counts most, which bounds a query's work in a big team (bench/search) at a cost measured in
  * bench/eval-scifact. 0 reads every posting. A term's document frequency is the number of rows
- * read when the budget was not reached, else one index-only count.
+ * read when the budget was not reached, else one index-only count, which `frequencies` then
+ * remembers for later queries (the statement returns it as `counted_frequencies`).
  *
  * Quoted phrases restrict the candidates to chunks containing them (GIN on `search` with
  * `phraseto_tsquery`); connector and source filters apply inside each term's index range.
@@ -48,6 +52,21 @@ export async function searchLexical(
   statistics: TeamStatistics,
   request: LexicalQuery,
 ): Promise<LexicalMatch[]> {
+  const rows = await rankLexical(sql, statistics, request, (ranking) => ranking);
+  return rows.map((row) => ({ chunkId: Number(row.chunk_id), score: Number(row.score) }));
+}
+
+/**
+ * `searchLexical`'s rows (`chunk_id`, `score`, best first) through `wrap`, which may select more
+ * about them in the same statement (it gets the ranking query; `$1` is the team).
+ */
+export async function rankLexical(
+  sql: SqlExecutor,
+  statistics: TeamStatistics,
+  request: LexicalQuery,
+  wrap: (ranking: string) => string,
+  // biome-ignore lint/suspicious/noExplicitAny: the wrapped query chooses the columns
+): Promise<any[]> {
   if (statistics.chunks === 0 || request.query.text === '') return [];
   const values: unknown[] = [
     request.teamId,
@@ -76,11 +95,16 @@ export async function searchLexical(
   const budget = request.maxPostingsPerTerm;
   const bounded = budget > 0;
   // Rows read are the term's whole postings (its df) only when unfiltered and under the budget.
-  const countedByReading = filters.length === 0 ? (bounded ? `count(*) < ${budget}` : 'true') : 'false';
+  const countedByReading = filters.length === 0 ? (bounded ? `read < ${budget}` : 'true') : 'false';
+  const known = request.frequencies?.candidates(request.teamId, request.query.text) ?? new Map();
+  const knownFrequency =
+    known.size === 0
+      ? 'NULL::bigint'
+      : `(${parameter([...known.values()])}::bigint[])[array_position(${parameter([...known.keys()])}::text[], term)]`;
   // NULLS LAST as in the index (drizzle's DESC), so that each scan stops after the budget
   // instead of reading and sorting the term's every posting.
   const { rows } = await sql.executeSql(
-    `WITH postings AS MATERIALIZED (
+    wrap(`WITH postings AS MATERIALIZED (
        SELECT t.term, p.chunk_id, p.frequency, p.chunk_length
        FROM unnest(${QUERY_LEXEMES}) AS t(term)
        CROSS JOIN LATERAL (
@@ -88,21 +112,29 @@ export async function searchLexical(
          WHERE p.team_id = $1 AND p.term = t.term ${filters.map((filter) => `AND ${filter}`).join(' ')}
          ${bounded ? `ORDER BY p.impact DESC NULLS LAST LIMIT ${budget}` : ''}
        ) AS p
+     ), frequencies AS (
+       SELECT term, known IS NULL AND NOT (${countedByReading}) AS counted,
+         CASE WHEN known IS NOT NULL THEN known WHEN ${countedByReading} THEN read ELSE
+           (SELECT count(*) FROM chunk_terms AS c WHERE c.team_id = $1 AND c.term = g.term) END AS df
+       FROM (SELECT term, ${knownFrequency} AS known, count(*) AS read FROM postings GROUP BY term) AS g
      ), weights AS (
-       SELECT term, ln(1 + ($3::float8 - df + 0.5::float8) / (df + 0.5::float8)) AS idf
-       FROM (
-         SELECT term, CASE WHEN ${countedByReading} THEN count(*) ELSE
-           (SELECT count(*) FROM chunk_terms AS c WHERE c.team_id = $1 AND c.term = postings.term) END AS df
-         FROM postings GROUP BY term
-       ) AS frequencies
+       SELECT term, ln(1 + ($3::float8 - df + 0.5::float8) / (df + 0.5::float8)) AS idf FROM frequencies
      )
      SELECT p.chunk_id, sum(
        w.idf * p.frequency * ${BM25.k1 + 1}::float8
        / (p.frequency + ${BM25.k1}::float8 * (${1 - BM25.b}::float8 + ${BM25.b}::float8 * p.chunk_length / $4::float8))
-     ) AS score
+     ) AS score,
+     (SELECT json_object_agg(term, df) FROM frequencies WHERE counted) AS counted_frequencies
      FROM postings AS p JOIN weights AS w USING (term)
-     GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT $5`,
+     GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT $5`),
     values,
   );
-  return rows.map((row) => ({ chunkId: Number(row.chunk_id), score: Number(row.score) }));
+  const counted = rows[0]?.counted_frequencies as Record<string, number | string> | null | undefined;
+  if (counted != null) {
+    request.frequencies?.remember(
+      request.teamId,
+      Object.entries(counted).map(([term, frequency]) => [term, Number(frequency)] as const),
+    );
+  }
+  return rows;
 }

@@ -7,7 +7,11 @@ import {
   uploadDocuments,
 } from '../../test/helpers/test-app.js';
 import { HashingEmbeddingModel } from '../adapters/embeddings/hashing-embedding-model.js';
+import { searchLexical } from './lexical-search.js';
+import { parseQuery } from './query-text.js';
 import { PostgresTeamSearch } from './team-search.js';
+import { TeamStatisticsCache } from './team-statistics.js';
+import { TermFrequencyCache } from './term-frequency-cache.js';
 
 type Registered = Awaited<ReturnType<typeof registerUser>>;
 
@@ -112,6 +116,35 @@ describe('hybrid search with embeddings on', () => {
     expect(overlap).toBeGreaterThanOrEqual(18);
   });
 
+  it('opens every connection with the HNSW settings, so a vector query needs no transaction', async () => {
+    const { sql } = testApp.runtime.deps;
+    const settings = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        sql.executeSql(
+          `SELECT current_setting('hnsw.iterative_scan') AS scan, current_setting('hnsw.ef_search') AS ef`,
+        ),
+      ),
+    );
+    for (const { rows } of settings) expect(rows[0]).toEqual({ scan: 'strict_order', ef: '100' });
+    const model = new HashingEmbeddingModel({ dimensions: 64 });
+    const throughSession = new PostgresTeamSearch(sql, model, {
+      denseWeight: 1,
+      rrfK: 60,
+      efSearch: 100,
+      sessionEfSearch: 100,
+      maxPostingsPerTerm: 2000,
+      exactScanMaxChunks: 0,
+    });
+    const hits = await throughSession.search({
+      teamId: small.teamId,
+      query: 'laptop form',
+      topK: 20,
+      mode: 'dense',
+    });
+    expect(hits).toHaveLength(20);
+    expect(hits.every((hit) => hit.externalId.startsWith('small-'))).toBe(true);
+  });
+
   it('leaves vectors out of hybrid ranking when their weight is 0', async () => {
     const model = new HashingEmbeddingModel({ dimensions: 64 });
     const lexicalOnly = new PostgresTeamSearch(testApp.runtime.deps.sql, model, {
@@ -150,5 +183,27 @@ describe('hybrid search with embeddings on', () => {
     expect(bounded).toHaveLength(20);
     expect(bounded[0]?.chunkId).toBe(exact[0]?.chunkId);
     expect(bounded.every((hit) => hit.text.includes('payroll'))).toBe(true);
+  });
+
+  it("remembers a common term's counted frequency, and scores by the remembered one", async () => {
+    const { sql } = testApp.runtime.deps;
+    const statistics = await new TeamStatisticsCache(sql).get(large.teamId);
+    const query = { teamId: large.teamId, query: parseQuery('payroll procedure 13'), limit: 20 };
+    const frequencies = new TermFrequencyCache();
+    // Over the budget of 60, "procedure" (in all 400 chunks) is counted, and remembered.
+    const counted = await searchLexical(sql, statistics, { ...query, maxPostingsPerTerm: 60, frequencies });
+    expect(frequencies.candidates(large.teamId, 'procedure')).toEqual(new Map([['procedur', 400]]));
+    // "payroll" (50 chunks) was read whole: nothing to remember.
+    expect(frequencies.candidates(large.teamId, 'payroll').size).toBe(0);
+    const remembered = await searchLexical(sql, statistics, {
+      ...query,
+      maxPostingsPerTerm: 60,
+      frequencies,
+    });
+    expect(remembered).toEqual(counted);
+    // A remembered frequency is used as it is: "procedure" made rare outweighs "payroll".
+    frequencies.remember(large.teamId, [['procedur', 1]]);
+    const [top] = await searchLexical(sql, statistics, { ...query, maxPostingsPerTerm: 60, frequencies });
+    expect(top?.score).toBeGreaterThan((counted[0]?.score ?? 0) + 1);
   });
 });

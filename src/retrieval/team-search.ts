@@ -2,11 +2,12 @@ import type { EmbeddingModel } from '../adapters/embeddings/embedding-model.js';
 import type { SqlConnection } from '../db/sql-connection.js';
 import { ServiceError } from '../errors.js';
 import { fuseRankings } from './fusion.js';
-import { searchLexical } from './lexical-search.js';
+import { rankLexical, searchLexical } from './lexical-search.js';
 import { parseQuery } from './query-text.js';
 import type { SearchHit, SearchRequest, TeamSearch } from './search-types.js';
 import { TeamStatisticsCache } from './team-statistics.js';
-import { searchVectors } from './vector-search.js';
+import { TermFrequencyCache } from './term-frequency-cache.js';
+import { rankVectors, searchVectors, type VectorQuery } from './vector-search.js';
 
 export interface TeamSearchSettings {
   /** RRF weight of the vector ranking (lexical weighs 1); 0 leaves vectors out of hybrid search. */
@@ -15,6 +16,8 @@ export interface TeamSearchSettings {
   readonly efSearch: number;
   /** Postings a query term reads, best first (0: all, exact BM25); see lexical-search.ts. */
   readonly maxPostingsPerTerm: number;
+  /** The `hnsw.ef_search` connections were opened with (`vectorSessionSettings`), if they were. */
+  readonly sessionEfSearch?: number | undefined;
   /** Teams up to this many chunks get exact vector search (tests lower it to reach the HNSW path). */
   readonly exactScanMaxChunks?: number;
 }
@@ -29,6 +32,7 @@ const MIN_FUSION_DEPTH = 50;
  */
 export class PostgresTeamSearch implements TeamSearch {
   private readonly statistics: TeamStatisticsCache;
+  private readonly frequencies = new TermFrequencyCache();
 
   constructor(
     private readonly sql: SqlConnection,
@@ -53,44 +57,50 @@ export class PostgresTeamSearch implements TeamSearch {
       );
     }
     const statistics = await this.statistics.get(request.teamId);
-    const depth = mode === 'hybrid' && useVectors ? Math.max(request.topK, MIN_FUSION_DEPTH) : request.topK;
-    const filters = { connectorIds: request.connectorIds, sources: request.sources };
-    const [lexical, dense] = await Promise.all([
-      mode === 'dense'
-        ? undefined
-        : searchLexical(this.sql, statistics, {
-            teamId: request.teamId,
-            query,
-            limit: depth,
-            maxPostingsPerTerm: this.settings.maxPostingsPerTerm,
-            ...filters,
-          }),
-      useVectors ? this.searchVectors(request, statistics.chunks, depth) : undefined,
-    ]);
-    request.signal?.throwIfAborted();
-    if (vectorsMayHelp && !useVectors && (lexical?.length ?? 0) < request.topK) {
+    const lexicalQuery = (limit: number) => ({
+      teamId: request.teamId,
+      query,
+      limit,
+      maxPostingsPerTerm: this.settings.maxPostingsPerTerm,
+      frequencies: this.frequencies,
+      connectorIds: request.connectorIds,
+      sources: request.sources,
+    });
+    // One ranking alone is read with its documents in the same statement.
+    if (mode === 'dense') {
+      const query = await this.vectorQuery(request, statistics.chunks, request.topK);
+      return (await rankVectors(this.sql, query, withDocuments('similarity'))).map(toHit);
+    }
+    if (!useVectors) {
+      const ranking = lexicalQuery(request.topK);
+      const hits = (
+        await rankLexical(this.sql, statistics, ranking, withDocuments('score', ['counted_frequencies']))
+      ).map(toHit);
+      request.signal?.throwIfAborted();
+      if (!vectorsMayHelp || hits.length >= request.topK) return hits;
       // Vectors out of the fusion still fill in where BM25 runs out (no shared words at all):
       // below every lexical match, so they can only add results, never displace one.
-      const found = new Set(lexical?.map((match) => match.chunkId));
-      const extra = (await this.searchVectors(request, statistics.chunks, request.topK))
+      const found = new Set(hits.map((hit) => hit.chunkId));
+      const query = await this.vectorQuery(request, statistics.chunks, request.topK);
+      const extra = (await searchVectors(this.sql, query))
         .filter((match) => !found.has(match.chunkId))
         .map((match) => ({ chunkId: match.chunkId, score: 0 }));
-      return this.hydrate(request.teamId, [...(lexical ?? []), ...extra].slice(0, request.topK));
+      return [...hits, ...(await this.hydrate(request.teamId, extra))].slice(0, request.topK);
     }
-    let ranked: { chunkId: number; score: number }[];
-    if (dense === undefined) ranked = lexical ?? [];
-    else if (lexical === undefined) {
-      ranked = dense.map((match) => ({ chunkId: match.chunkId, score: match.similarity }));
-    } else {
-      ranked = fuseRankings(
-        [
-          { ranking: lexical.map((match) => match.chunkId), weight: 1 },
-          { ranking: dense.map((match) => match.chunkId), weight: this.settings.denseWeight },
-        ],
-        this.settings.rrfK,
-        request.topK,
-      );
-    }
+    const depth = Math.max(request.topK, MIN_FUSION_DEPTH);
+    const [lexical, dense] = await Promise.all([
+      searchLexical(this.sql, statistics, lexicalQuery(depth)),
+      this.vectorQuery(request, statistics.chunks, depth).then((query) => searchVectors(this.sql, query)),
+    ]);
+    request.signal?.throwIfAborted();
+    const ranked = fuseRankings(
+      [
+        { ranking: lexical.map((match) => match.chunkId), weight: 1 },
+        { ranking: dense.map((match) => match.chunkId), weight: this.settings.denseWeight },
+      ],
+      this.settings.rrfK,
+      request.topK,
+    );
     return this.hydrate(request.teamId, ranked.slice(0, request.topK));
   }
 
@@ -107,26 +117,30 @@ export class PostgresTeamSearch implements TeamSearch {
     return analysed;
   }
 
-  private async searchVectors(request: SearchRequest, teamChunks: number, limit: number) {
+  /** The query's vector search: embeds the question with the configured model. */
+  private async vectorQuery(request: SearchRequest, teamChunks: number, limit: number): Promise<VectorQuery> {
     const model = this.embeddingModel;
-    if (model === undefined) return [];
-    const [vector] = await model.embed([request.query], {
-      purpose: 'query',
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
-    });
-    return searchVectors(this.sql, {
+    const [vector] =
+      model === undefined
+        ? [[]]
+        : await model.embed([request.query], {
+            purpose: 'query',
+            ...(request.signal === undefined ? {} : { signal: request.signal }),
+          });
+    return {
       teamId: request.teamId,
-      model: model.id,
+      model: model?.id ?? '',
       vector: vector ?? [],
       limit,
       teamChunks,
       efSearch: this.settings.efSearch,
+      sessionEfSearch: this.settings.sessionEfSearch,
       ...(this.settings.exactScanMaxChunks === undefined
         ? {}
         : { exactScanMaxChunks: this.settings.exactScanMaxChunks }),
       connectorIds: request.connectorIds,
       sources: request.sources,
-    });
+    };
   }
 
   /** The ranked chunks with their documents, in rank order; the team is checked once more. */
@@ -136,35 +150,55 @@ export class PostgresTeamSearch implements TeamSearch {
   ): Promise<SearchHit[]> {
     if (ranked.length === 0) return [];
     const { rows } = await this.sql.executeSql(
-      `SELECT c.id, c.text, c.heading_path, c.page_labels, c.source, c.connector_id,
-              d.id AS document_id, d.external_id, d.title, d.url, d.mime_type, d.created_at, d.source_modified_at
-       FROM chunks AS c JOIN documents AS d ON d.id = c.document_id
+      `SELECT ${HIT_COLUMNS} FROM chunks AS c JOIN documents AS d ON d.id = c.document_id
        WHERE c.id = ANY($1::bigint[]) AND c.team_id = $2`,
       [ranked.map((match) => match.chunkId), teamId],
     );
     const byId = new Map(rows.map((row) => [Number(row.id), row]));
-    const hits: SearchHit[] = [];
-    for (const { chunkId, score } of ranked) {
+    // A chunk replaced between ranking and reading is left out rather than shown stale.
+    return ranked.flatMap(({ chunkId, score }) => {
       const row = byId.get(chunkId);
-      // A chunk replaced between ranking and reading is left out rather than shown stale.
-      if (row === undefined) continue;
-      hits.push({
-        chunkId,
-        documentId: Number(row.document_id),
-        externalId: String(row.external_id),
-        title: String(row.title),
-        url: row.url === null ? null : String(row.url),
-        source: String(row.source),
-        connectorId: row.connector_id === null ? null : Number(row.connector_id),
-        mimeType: row.mime_type === null ? null : String(row.mime_type),
-        text: String(row.text),
-        headingPath: row.heading_path ?? [],
-        pageLabels: row.page_labels ?? [],
-        score,
-        documentCreatedAt: new Date(row.created_at),
-        sourceModifiedAt: row.source_modified_at === null ? null : new Date(row.source_modified_at),
-      });
-    }
-    return hits;
+      return row === undefined ? [] : [toHit({ ...row, score })];
+    });
   }
+}
+
+/** What a hit shows of its chunk (`c`) and document (`d`). */
+const HIT_COLUMNS = `c.id, c.text, c.heading_path, c.page_labels, c.source, c.connector_id,
+  d.id AS document_id, d.external_id, d.title, d.url, d.mime_type, d.created_at, d.source_modified_at`;
+
+/**
+ * Wraps a ranking query (`chunk_id` and a score column, `$1` the team) so that the same
+ * statement reads each ranked chunk with its document, best first; the team is checked once more.
+ */
+function withDocuments(
+  score: 'score' | 'similarity',
+  passedOn: readonly string[] = [],
+): (ranking: string) => string {
+  const columns = [`r.${score} AS score`, ...passedOn.map((column) => `r.${column}`), HIT_COLUMNS];
+  return (ranking) => `SELECT ${columns.join(', ')}
+    FROM (${ranking}) AS r
+    JOIN chunks AS c ON c.id = r.chunk_id AND c.team_id = $1
+    JOIN documents AS d ON d.id = c.document_id
+    ORDER BY r.${score} DESC, r.chunk_id`;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a row of HIT_COLUMNS and a score
+function toHit(row: any): SearchHit {
+  return {
+    chunkId: Number(row.id),
+    documentId: Number(row.document_id),
+    externalId: String(row.external_id),
+    title: String(row.title),
+    url: row.url === null ? null : String(row.url),
+    source: String(row.source),
+    connectorId: row.connector_id === null ? null : Number(row.connector_id),
+    mimeType: row.mime_type === null ? null : String(row.mime_type),
+    text: String(row.text),
+    headingPath: row.heading_path ?? [],
+    pageLabels: row.page_labels ?? [],
+    score: Number(row.score),
+    documentCreatedAt: new Date(row.created_at),
+    sourceModifiedAt: row.source_modified_at === null ? null : new Date(row.source_modified_at),
+  };
 }

@@ -11,6 +11,19 @@ export const EXACT_SCAN_MAX_CHUNKS = 5_000;
 /** How many graph tuples an iterative HNSW scan may visit looking for the team's rows. */
 const MAX_SCAN_TUPLES = 100_000;
 
+/**
+ * The HNSW settings a filtered vector query needs, for every database connection to start with
+ * (`openDatabase`): a query then runs alone, without a transaction around `SET LOCAL`s, which
+ * cost three round trips a search. Only HNSW index scans read them.
+ */
+export function vectorSessionSettings(efSearch: number): Readonly<Record<string, string>> {
+  return {
+    'hnsw.iterative_scan': 'strict_order',
+    'hnsw.ef_search': String(efSearch),
+    'hnsw.max_scan_tuples': String(MAX_SCAN_TUPLES),
+  };
+}
+
 export interface VectorQuery {
   readonly teamId: number;
   /** The model whose vectors are searched (as stored in `chunk_embeddings.model`). */
@@ -19,6 +32,11 @@ export interface VectorQuery {
   readonly limit: number;
   readonly teamChunks: number;
   readonly efSearch: number;
+  /**
+   * The `hnsw.ef_search` every connection was opened with (`vectorSessionSettings`), if they
+   * were: a query that needs no more than that runs alone.
+   */
+  readonly sessionEfSearch?: number | undefined;
   /** Teams up to this size are searched exactly; default EXACT_SCAN_MAX_CHUNKS. */
   readonly exactScanMaxChunks?: number;
   readonly connectorIds?: readonly number[] | undefined;
@@ -39,6 +57,20 @@ export interface VectorMatch {
  * are answered exactly.
  */
 export async function searchVectors(sql: SqlConnection, request: VectorQuery): Promise<VectorMatch[]> {
+  const rows = await rankVectors(sql, request, (ranking) => ranking);
+  return rows.map((row) => ({ chunkId: Number(row.chunk_id), similarity: Number(row.similarity) }));
+}
+
+/**
+ * `searchVectors`' rows (`chunk_id`, `similarity`, best first) through `wrap`, which may
+ * select more about them in the same statement (it gets the ranking query; `$1` is the team).
+ */
+export async function rankVectors(
+  sql: SqlConnection,
+  request: VectorQuery,
+  wrap: (ranking: string) => string,
+  // biome-ignore lint/suspicious/noExplicitAny: the wrapped query chooses the columns
+): Promise<any[]> {
   if (request.teamChunks === 0 || request.vector.length === 0) return [];
   const { cast } = indexedVectorType(request.vector.length);
   const literal = `'${request.model.replaceAll("'", "''")}'`;
@@ -58,25 +90,27 @@ export async function searchVectors(sql: SqlConnection, request: VectorQuery): P
       : `AND EXISTS (SELECT 1 FROM chunks AS c WHERE c.id = e.chunk_id AND ${filters.join(' AND ')})`;
   // The model is a literal, as in the partial index's predicate, so the planner can match them.
   const query = (distance: string) =>
-    `SELECT e.chunk_id, 1 - (e.embedding::${cast} <=> $2::${cast}) AS similarity
+    wrap(`SELECT e.chunk_id, 1 - (e.embedding::${cast} <=> $2::${cast}) AS similarity
      FROM chunk_embeddings AS e
      WHERE e.model = ${literal} AND e.team_id = $1 ${chunkFilter}
-     ORDER BY ${distance} LIMIT $3`;
-  const exact = () =>
+     ORDER BY ${distance} LIMIT $3`);
+  const exact = async () =>
     // `+ 0` hides the indexed expression: the planner scans the team's rows and sorts them.
-    sql.executeSql(query(`(e.embedding::${cast} <=> $2::${cast}) + 0`), values);
-  const exactly = request.teamChunks <= (request.exactScanMaxChunks ?? EXACT_SCAN_MAX_CHUNKS);
-  let { rows } = exactly ? await exact() : { rows: [] };
-  if (!exactly) {
-    rows = await sql.transaction(async (transaction) => {
-      await transaction.executeSql(
-        `SELECT set_config('hnsw.iterative_scan', 'strict_order', true),
-                set_config('hnsw.ef_search', '${Math.max(request.efSearch, request.limit)}', true),
-                set_config('hnsw.max_scan_tuples', '${MAX_SCAN_TUPLES}', true)`,
-      );
-      return (await transaction.executeSql(query(`e.embedding::${cast} <=> $2::${cast}`), values)).rows;
-    });
-    if (rows.length < request.limit) rows = (await exact()).rows;
-  }
-  return rows.map((row) => ({ chunkId: Number(row.chunk_id), similarity: Number(row.similarity) }));
+    (await sql.executeSql(query(`(e.embedding::${cast} <=> $2::${cast}) + 0`), values)).rows;
+  if (request.teamChunks <= (request.exactScanMaxChunks ?? EXACT_SCAN_MAX_CHUNKS)) return exact();
+  const efSearch = Math.max(request.efSearch, request.limit);
+  const walk = query(`e.embedding::${cast} <=> $2::${cast}`);
+  const rows =
+    request.sessionEfSearch !== undefined && request.sessionEfSearch >= efSearch
+      ? (await sql.executeSql(walk, values)).rows
+      : await sql.transaction(async (transaction) => {
+          const settings = { ...vectorSessionSettings(efSearch) };
+          await transaction.executeSql(
+            `SELECT ${Object.entries(settings)
+              .map(([name, value]) => `set_config('${name}', '${value}', true)`)
+              .join(', ')}`,
+          );
+          return (await transaction.executeSql(walk, values)).rows;
+        });
+  return rows.length < request.limit ? exact() : rows;
 }
