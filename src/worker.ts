@@ -5,14 +5,18 @@ import { prepareVectorIndex } from './indexing/embed-stale-chunks.js';
 import { ANSWER_CHATAPP_EVENT_JOB } from './jobs/definitions/answer-chatapp-event.js';
 import { EMBED_STALE_CHUNKS_JOB } from './jobs/definitions/embed-stale-chunks.js';
 import { INDEX_DOCUMENTS_JOB } from './jobs/definitions/index-documents.js';
+import { forgetOldChatappEvents } from './services/forget-chatapp-events.js';
 import { queueDueWikiSyncs } from './services/sync-wiki.js';
 
 /** How often the worker looks for wiki connectors due a sync. */
 const WIKI_SCHEDULE_CHECK_MS = 60_000;
+/** How often the worker forgets old Slack event records (forget-chatapp-events.ts). */
+const CHATAPP_EVENT_CLEANUP_MS = 3_600_000;
 
 /**
- * The worker role: runs index jobs, re-embedding and the Slack bot's answers, and queues scheduled wiki syncs. Answers a
- * function that stops the schedule (the queue itself stops with the runtime).
+ * The worker role: runs index jobs, re-embedding and the Slack bot's answers, queues scheduled
+ * wiki syncs and forgets old Slack event records. Answers a function that stops the schedules
+ * (the queue itself stops with the runtime).
  */
 export async function startWorker(runtime: Runtime, config: Config, logger: Logger): Promise<() => void> {
   const { queue, indexing, deps, database } = runtime;
@@ -37,16 +41,31 @@ export async function startWorker(runtime: Runtime, config: Config, logger: Logg
   }
   await queue.work(INDEX_DOCUMENTS_JOB);
   await queue.work(ANSWER_CHATAPP_EVENT_JOB);
+  const timers = [
+    setInterval(() => {
+      forgetOldChatappEvents(deps).then(
+        (forgotten) => {
+          if (forgotten > 0) logger.info({ events: forgotten }, 'old Slack event records forgotten');
+        },
+        (error: unknown) => logger.error({ err: error }, 'forgetting old Slack event records failed'),
+      );
+    }, CHATAPP_EVENT_CLEANUP_MS),
+  ];
   const interval = config.wiki.syncIntervalMinutes;
-  if (interval === 0) return () => {};
-  const timer = setInterval(() => {
-    queueDueWikiSyncs(deps, interval).then(
-      (queued) => {
-        if (queued > 0) logger.info({ connectors: queued }, 'scheduled wiki syncs queued');
-      },
-      (error: unknown) => logger.error({ err: error }, 'scheduling wiki syncs failed'),
+  if (interval > 0) {
+    timers.push(
+      setInterval(() => {
+        queueDueWikiSyncs(deps, interval).then(
+          (queued) => {
+            if (queued > 0) logger.info({ connectors: queued }, 'scheduled wiki syncs queued');
+          },
+          (error: unknown) => logger.error({ err: error }, 'scheduling wiki syncs failed'),
+        );
+      }, WIKI_SCHEDULE_CHECK_MS),
     );
-  }, WIKI_SCHEDULE_CHECK_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+  }
+  for (const timer of timers) timer.unref();
+  return () => {
+    for (const timer of timers) clearInterval(timer);
+  };
 }

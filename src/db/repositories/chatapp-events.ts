@@ -116,3 +116,25 @@ export async function finishChatappEvent(
     [workspaceId, eventId, status, replyTs],
   );
 }
+
+/**
+ * Forgets settled events received before `cutoff`, at most `limit` a call (a short transaction
+ * on a big table); answers how many went. Events still `queued` are kept: their jobs decide.
+ */
+export async function deleteSettledChatappEvents(
+  db: SqlExecutor,
+  cutoff: Date,
+  limit: number,
+): Promise<number> {
+  const { rows } = await db.executeSql(
+    `WITH old AS (
+       SELECT workspace_id, event_id FROM chatapp_events
+        WHERE received_at < $1 AND status <> 'queued' ORDER BY received_at LIMIT $2
+     )
+     DELETE FROM chatapp_events AS e USING old
+      WHERE e.workspace_id = old.workspace_id AND e.event_id = old.event_id
+     RETURNING 1`,
+    [cutoff.toISOString(), limit],
+  );
+  return rows.length;
+}
