@@ -1,6 +1,6 @@
-import { and, asc, count, eq } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Caller } from '../db/repositories/users.js';
-import { connectors, documents } from '../db/schema.js';
+import { connectors, documents, indexJobItems, indexJobs } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { parseSerialId } from './serial-id.js';
@@ -90,7 +90,7 @@ export async function findConnectorView(
     .select({ value: count() })
     .from(documents)
     .where(and(eq(documents.connectorId, row.id), eq(documents.teamId, teamId)));
-  const files =
+  const stored =
     row.slug === 'chatapp'
       ? []
       : await deps.db
@@ -106,5 +106,54 @@ export async function findConnectorView(
           .where(and(eq(documents.connectorId, row.id), eq(documents.teamId, teamId)))
           .orderBy(asc(documents.id))
           .limit(CONNECTOR_FILES_LISTED);
+  const files =
+    row.slug === 'chatapp' ? [] : withPendingFiles(stored, await pendingFiles(deps, teamId, row.id));
   return connectorView(row, counted?.value ?? 0, files);
+}
+
+/** The files a running (or queued) job of the connector has not settled yet, in the job's order. */
+async function pendingFiles(
+  deps: ServiceDependencies,
+  teamId: number,
+  connectorId: number,
+): Promise<ConnectorFileView[]> {
+  return deps.db
+    .select({
+      id: indexJobItems.externalId,
+      name: indexJobItems.name,
+      status: indexJobItems.status,
+      reason: indexJobItems.reason,
+      chunks: indexJobItems.chunks,
+      url: sql<string | null>`NULL`,
+    })
+    .from(indexJobItems)
+    .innerJoin(indexJobs, eq(indexJobs.id, indexJobItems.jobId))
+    .where(
+      and(
+        eq(indexJobs.connectorId, connectorId),
+        eq(indexJobs.teamId, teamId),
+        inArray(indexJobs.status, ['queued', 'running']),
+        inArray(indexJobItems.status, ['queued', 'indexing']),
+      ),
+    )
+    .orderBy(asc(indexJobs.createdAt), asc(indexJobItems.position))
+    .limit(CONNECTOR_FILES_LISTED);
+}
+
+/**
+ * The stored files with the live status of those a job is still working on, and the job's
+ * files not stored yet after them: the connector lists each file as its job does.
+ */
+function withPendingFiles(
+  stored: readonly ConnectorFileView[],
+  pending: readonly ConnectorFileView[],
+): ConnectorFileView[] {
+  const live = new Map(pending.map((file) => [file.id, file]));
+  const files = stored.map((file) => {
+    const now = live.get(file.id);
+    if (now === undefined) return file;
+    live.delete(file.id);
+    return { ...file, status: now.status, reason: now.reason };
+  });
+  return [...files, ...live.values()].slice(0, CONNECTOR_FILES_LISTED);
 }

@@ -166,6 +166,41 @@ describe('POST /v2/drive/files', () => {
     });
   });
 
+  it("lists a job's files on the connector while it runs, with the job's own status", async () => {
+    const slow = drive.addFile({
+      name: 'slow.md',
+      mimeType: 'text/markdown',
+      content: '# Slow\n\nA slow file.',
+      parents: [],
+    });
+    drive.deliverNext((request) => request.fileId === slow, {
+      delayMs: 1_500,
+      times: Number.POSITIVE_INFINITY,
+    });
+    const response = await testApp.app.inject({
+      method: 'POST',
+      url: '/v2/drive/files',
+      headers: { ...bearer(user.token), 'x-drive-authorization': `Bearer ${drive.accessToken}` },
+      payload: { files: [driveFile({ id: slow, name: 'slow.md', type: 'file' })], user_context: userContext },
+    });
+    expect(response.statusCode).toBe(202);
+    const path = `/v2/drive/jobs/${(response.json() as { result_id: string }).result_id}`;
+    const running = (await testApp.app.inject({ url: path, headers: bearer(user.token) })).json();
+    const connectorUrl = `/v1/connectors/googledrive/${running.connector_id as number}`;
+    const during = (await testApp.app.inject({ url: connectorUrl, headers: bearer(user.token) })).json();
+    expect(during.files).toEqual([
+      expect.objectContaining({
+        id: slow,
+        name: 'slow.md',
+        status: expect.stringMatching(/^(queued|indexing)$/),
+      }),
+    ]);
+    const job = await waitForJob(testApp.app, user.token, path);
+    expect(filesById(job)[slow]).toMatchObject({ status: 'indexed' });
+    const after = (await testApp.app.inject({ url: connectorUrl, headers: bearer(user.token) })).json();
+    expect(after.files).toEqual([expect.objectContaining({ id: slow, status: 'indexed', reason: null })]);
+  });
+
   it('skips unchanged files without fetching them, replaces changed ones and removes files gone from the folder', async () => {
     const folder = drive.addFolder({ name: 'Policies' });
     const stays = drive.addFile({
