@@ -417,8 +417,9 @@ async function measureOn(
     let posted = 0;
     let warmupAnswered = true;
     for (let index = 0; index <= settings.bursts; index += 1) {
-      // The first burst is a warm-up (connections, the worker's first answers): not measured.
-      const size = index === 0 ? Math.min(10, settings.events) : settings.events;
+      // The first burst is a warm-up of the same size (connections, compiled code, the worker's
+      // first answers, a batch as large as the measured ones): not measured.
+      const size = settings.events;
       const started = performance.now();
       const result = await burst(size, (position) => {
         const question = questions[(index * settings.events + position) % questions.length] as ScifactQuery;
@@ -621,7 +622,7 @@ function report(
     "the workspace the big team's registration installed the bot into through `chatappCode`), sent at once on",
     `${settings.events} connections; the next burst goes once the worker has posted every answer of the last into the thread at a fake`,
     `Slack Web API server (\`test/fakes/fake-slack-server.ts\`, \`SLACK_API_URL\`), in this process. ${settings.bursts} bursts are measured`,
-    "after a warm-up burst of 10. `all answered after` runs from a burst's start to the last answer posted. The",
+    "after a warm-up burst of the same size. `all answered after` runs from a burst's start to the last answer posted. The",
     'baseline is a bare fastify app answering `GET /` under the same bursts, in a process of its own.',
     '',
     ...sections.flatMap((section) => [...section.lines, '']),
