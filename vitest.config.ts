@@ -6,6 +6,7 @@ const databaseTests = [
   'src/http/**/*.test.ts',
   'src/jobs/**/*.test.ts',
   'src/retrieval/team-search.test.ts',
+  'src/services/forget-chatapp-events.test.ts',
   'test/**/*.test.ts',
 ];
 
