@@ -9,7 +9,7 @@ import { parseConfig } from '../../src/config.js';
 import { signSlackRequest } from '../../src/security/slack-signature.js';
 import { FakeSlackServer } from '../../test/fakes/fake-slack-server.js';
 import { deferCleanup, installCleanupHandlers, runBenchmark, runCleanups } from '../lib/children.js';
-import { forgetAllData } from '../lib/data-cache.js';
+import { forgetKeptData } from '../lib/data-cache.js';
 import {
   type AvailableDatabases,
   availableDatabases,
@@ -18,11 +18,12 @@ import {
   type DatabaseName,
   databaseSizeMiB,
   postgresLine,
+  verdictLines,
 } from '../lib/databases.js';
 import { startFakeOpenAiProcess } from '../lib/fake-openai-process.js';
 import { expectJson } from '../lib/http.js';
 import { type LatencyRun, timeRequests } from '../lib/latency.js';
-import { DEFAULT_BENCH_DATABASE_URL, probePostgres } from '../lib/postgres.js';
+import { DEFAULT_BENCH_DATABASE_URL } from '../lib/postgres.js';
 import {
   commandLine,
   environmentLine,
@@ -30,7 +31,6 @@ import {
   formatNumber,
   markdownTable,
   publishSection,
-  redactUrl,
 } from '../lib/report.js';
 import { DEFAULT_SCIFACT_DIR, loadScifact, type ScifactQuery } from '../lib/scifact.js';
 import { searchOnce } from '../lib/search-client.js';
@@ -629,25 +629,15 @@ function report(
     `Targets (issue): the first answer line of the web chat after a p50 ≤ ${TARGETS.firstAnswerP50Ms} ms on PostgreSQL (one client at a`,
     `time); Slack events acknowledged with 200 after a p99 ≤ ${TARGETS.slackAckP99Ms} ms under ${settings.events} at once.`,
     '',
-    ...checks.map((check) => `- ${check.text}`),
-    ...available.skipped.map((skip) => `- ${DATABASE_LABEL[skip.database]}: skipped, ${skip.reason}.`),
+    ...verdictLines(checks, available.skipped),
   ];
-  if (available.skipped.some((skip) => skip.database === 'postgres')) {
-    lines.push(
-      '',
-      `Set BENCH_DATABASE_URL (default ${redactUrl(DEFAULT_BENCH_DATABASE_URL)}) to run on PostgreSQL.`,
-    );
-  }
   return { markdown: lines.join('\n'), checks };
 }
 
 async function main(): Promise<void> {
   const settings = parseSettings(process.argv.slice(2), process.env);
   if (settings.forgetData) {
-    const adminUrl = process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_DATABASE_URL;
-    const postgres = await probePostgres(adminUrl);
-    const removed = await forgetAllData(postgres.ok ? adminUrl : undefined);
-    progress(removed.length === 0 ? 'no kept data' : `removed ${removed.join(', ')}`);
+    await forgetKeptData(progress);
     return;
   }
   const startedAt = new Date();

@@ -17,16 +17,10 @@ import {
   DATABASE_LABEL,
   type DatabaseName,
   postgresLine,
+  verdictLines,
 } from '../lib/databases.js';
 import { DEFAULT_BENCH_DATABASE_URL } from '../lib/postgres.js';
-import {
-  commandLine,
-  environmentLine,
-  formatNumber,
-  markdownTable,
-  publishSection,
-  redactUrl,
-} from '../lib/report.js';
+import { commandLine, environmentLine, formatNumber, markdownTable, publishSection } from '../lib/report.js';
 import {
   formatDifference,
   mean,
@@ -477,15 +471,8 @@ function report(
     `Targets (issue): the embedded default reaches nDCG@10 ≥ ${TARGET_NDCG}; with embeddings on, hybrid search at the`,
     `configured default weight (\`SEARCH_DENSE_WEIGHT\` ${defaultWeight}) never scores below the better of its two inputs.`,
     '',
-    ...checks.map((check) => `- ${check.text}`),
-    ...available.skipped.map((skip) => `- ${DATABASE_LABEL[skip.database]}: skipped, ${skip.reason}.`),
+    ...verdictLines(checks, available.skipped),
   ];
-  if (available.skipped.some((skip) => skip.database === 'postgres')) {
-    lines.push(
-      '',
-      `Set BENCH_DATABASE_URL (default ${redactUrl(DEFAULT_BENCH_DATABASE_URL)}) to run on PostgreSQL.`,
-    );
-  }
   return { markdown: lines.join('\n'), checks };
 }
 

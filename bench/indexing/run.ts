@@ -4,7 +4,7 @@
 // OpenAI-compatible server; with /healthz latency, CPU and memory meanwhile. Writes the indexing
 // section of docs/benchmarks.md. `--help` lists the settings.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,17 +22,17 @@ import {
   spawnChild,
 } from '../lib/children.js';
 import { cpuAccountingAvailable } from '../lib/cpu.js';
+import {
+  type AvailableDatabases,
+  availableDatabases,
+  DATABASE_LABEL,
+  directorySize,
+  verdictLines,
+} from '../lib/databases.js';
 import { expectJson } from '../lib/http.js';
 import { ROOT } from '../lib/paths.js';
-import { createScratchDatabase, DEFAULT_BENCH_DATABASE_URL, probePostgres } from '../lib/postgres.js';
-import {
-  commandLine,
-  environmentLine,
-  formatNumber,
-  markdownTable,
-  publishSection,
-  redactUrl,
-} from '../lib/report.js';
+import { createScratchDatabase } from '../lib/postgres.js';
+import { commandLine, environmentLine, formatNumber, markdownTable, publishSection } from '../lib/report.js';
 import { loadScifactCorpus } from '../lib/scifact.js';
 import { buildService, type RunningServer, SERVICE_ENTRY, startService } from '../lib/service.js';
 import { type Percentiles, sleep, summarise } from '../lib/stats.js';
@@ -55,7 +55,6 @@ import type { ProbeSample } from './prober.js';
 import { ProcessSampler, type WindowUsage } from './sampler.js';
 import type { StatementReport } from './statements-hook.js';
 
-const DATABASE_LABEL: Record<DatabaseName, string> = { pglite: 'PGlite', postgres: 'PostgreSQL' };
 const SCENARIO_LABEL: Record<ScenarioName, string> = {
   lexical: 'lexical only',
   embeddings: 'with embeddings',
@@ -152,11 +151,6 @@ interface Measurement {
   readonly roles: ReadonlyMap<number, string>;
   /** Requests following the jobs that failed without an answer (and were sent again). */
   readonly pollErrors: readonly string[];
-}
-
-interface Skipped {
-  readonly database: DatabaseName;
-  readonly reason: string;
 }
 
 function progress(message: string): void {
@@ -316,15 +310,6 @@ async function countRows(
   );
   const row = (rows[0] ?? {}) as { chunks?: unknown; embeddings?: unknown };
   return { chunks: Number(row.chunks), embeddings: Number(row.embeddings) };
-}
-
-function directorySize(directory: string): number {
-  let total = 0;
-  for (const entry of readdirSync(directory, { withFileTypes: true })) {
-    const full = path.join(directory, entry.name);
-    total += entry.isDirectory() ? directorySize(full) : statSync(full).size;
-  }
-  return total;
 }
 
 /** Runs one variant on a fresh database and answers its figures. */
@@ -663,7 +648,7 @@ function postgresHost(url: string): string {
 function report(
   context: RunContext,
   measurements: readonly Measurement[],
-  skipped: readonly Skipped[],
+  skipped: AvailableDatabases['skipped'],
 ): { markdown: string; checks: TargetCheck[] } {
   const { settings } = context;
   const documents = measurements[0]?.documents ?? Math.min(settings.limit ?? CORPUS_SIZE, context.corpusSize);
@@ -826,38 +811,22 @@ function report(
     `PGlite; /healthz p99 ≤ ${TARGETS.healthP99Ms} ms while indexing; with embeddings, the pipeline takes ≤ ${TARGETS.embeddingOverhead}× the time the embedding`,
     'server is busy.',
     '',
-    ...checks.map((check) => `- ${check.text}`),
-    ...skipped.map((skip) => `- ${DATABASE_LABEL[skip.database]}: skipped, ${skip.reason}.`),
+    ...verdictLines(checks, skipped),
   ];
-  if (skipped.some((skip) => skip.database === 'postgres')) {
-    lines.push(
-      '',
-      `Set BENCH_DATABASE_URL (default ${redactUrl(DEFAULT_BENCH_DATABASE_URL)}) to run on PostgreSQL.`,
-    );
-  }
   return { markdown: lines.join('\n'), checks };
 }
 
 async function main(): Promise<void> {
   const settings = parseIndexingSettings(process.argv.slice(2), process.env);
-  const postgresUrl = process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_DATABASE_URL;
   const startedAt = new Date();
   const corpusAll = scifactUploads(loadScifactCorpus(settings.datasetDir));
   const corpus = corpusAll.slice(0, settings.limit ?? corpusAll.length);
-  const skipped: Skipped[] = [];
-  let postgresVersion: string | undefined;
-  if (settings.databases.includes('postgres')) {
-    const probe = await probePostgres(postgresUrl);
-    if (probe.ok) postgresVersion = probe.version;
-    else {
-      const reason = `${redactUrl(postgresUrl)} is not reachable (${probe.reason})`;
-      skipped.push({ database: 'postgres', reason });
-      progress(`PostgreSQL: skipped, ${reason}`);
-    }
-  }
-  const databases = settings.databases.filter(
-    (database) => !skipped.some((skip) => skip.database === database),
-  );
+  const {
+    databases,
+    skipped,
+    postgresVersion,
+    adminUrl: postgresUrl,
+  } = await availableDatabases(settings.databases, progress);
   const variants = plannedVariants(settings, databases);
   // Each run: start-up, the indexing (bounded by --timeout), counting and clean-up.
   const deadlineMs = (variants.length * (settings.timeoutSeconds + 120) + 300) * 1000;

@@ -19,7 +19,7 @@ import {
 import path from 'node:path';
 import type { DatabaseName } from './databases.js';
 import { ROOT } from './paths.js';
-import { withClient } from './postgres.js';
+import { DEFAULT_BENCH_DATABASE_URL, probePostgres, withClient } from './postgres.js';
 
 const CACHE_DIR = path.join(ROOT, 'node_modules/.cache/bench-data');
 /** Files whose content decides what the stored rows look like. */
@@ -144,4 +144,12 @@ export async function forgetAllData(adminUrl: string | undefined): Promise<strin
     removed.push(CACHE_DIR);
   }
   return removed;
+}
+
+/** `--forget-data`: removes the data every setting kept, on PostgreSQL when it answers; reports what went. */
+export async function forgetKeptData(progress: (message: string) => void): Promise<void> {
+  const adminUrl = process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_DATABASE_URL;
+  const postgres = await probePostgres(adminUrl);
+  const removed = await forgetAllData(postgres.ok ? adminUrl : undefined);
+  progress(removed.length === 0 ? 'no kept data' : `removed ${removed.join(', ')}`);
 }

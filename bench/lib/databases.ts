@@ -95,6 +95,26 @@ export async function availableDatabases(
   };
 }
 
+/**
+ * A report's last lines: each target's verdict, each database skipped and why, and how to reach
+ * PostgreSQL when it was the one skipped.
+ */
+export function verdictLines(
+  checks: readonly { readonly text: string }[],
+  skipped: AvailableDatabases['skipped'],
+): string[] {
+  return [
+    ...checks.map((check) => `- ${check.text}`),
+    ...skipped.map((skip) => `- ${DATABASE_LABEL[skip.database]}: skipped, ${skip.reason}.`),
+    ...(skipped.some((skip) => skip.database === 'postgres')
+      ? [
+          '',
+          `Set BENCH_DATABASE_URL (default ${redactUrl(DEFAULT_BENCH_DATABASE_URL)}) to run on PostgreSQL.`,
+        ]
+      : []),
+  ];
+}
+
 /** `127.0.0.1:5432 (this machine)`. */
 export function postgresHost(url: string): string {
   try {
@@ -113,7 +133,8 @@ export function postgresLine(available: AvailableDatabases): string[] {
     : [`PostgreSQL ${available.postgresVersion} at ${postgresHost(available.adminUrl)}.`];
 }
 
-function directorySize(directory: string): number {
+/** Bytes under a folder, recursively (a PGlite data folder). */
+export function directorySize(directory: string): number {
   let total = 0;
   for (const entry of readdirSync(directory, { withFileTypes: true })) {
     const full = path.join(directory, entry.name);

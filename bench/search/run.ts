@@ -12,7 +12,7 @@ import { openDatabase } from '../../src/db/client.js';
 import { indexedVectorType } from '../../src/indexing/embed-stale-chunks.js';
 import { FakeSlackServer } from '../../test/fakes/fake-slack-server.js';
 import { deferCleanup, installCleanupHandlers, runBenchmark, runCleanups } from '../lib/children.js';
-import { forgetAllData } from '../lib/data-cache.js';
+import { forgetKeptData } from '../lib/data-cache.js';
 import {
   type AvailableDatabases,
   availableDatabases,
@@ -21,11 +21,12 @@ import {
   type DatabaseName,
   databaseSizeMiB,
   postgresLine,
+  verdictLines,
 } from '../lib/databases.js';
 import { startFakeOpenAiProcess } from '../lib/fake-openai-process.js';
 import { type LatencyRun, timeRequests } from '../lib/latency.js';
 import { explainLexicalSearch } from '../lib/lexical-plan.js';
-import { DEFAULT_BENCH_DATABASE_URL, probePostgres } from '../lib/postgres.js';
+import { DEFAULT_BENCH_DATABASE_URL } from '../lib/postgres.js';
 import {
   commandLine,
   environmentLine,
@@ -33,7 +34,6 @@ import {
   formatNumber,
   markdownTable,
   publishSection,
-  redactUrl,
 } from '../lib/report.js';
 import { DEFAULT_SCIFACT_DIR, loadScifact, type ScifactQuery } from '../lib/scifact.js';
 import { type SearchMode, searchOnce } from '../lib/search-client.js';
@@ -540,25 +540,15 @@ function report(
     `Targets (issue), on PostgreSQL, one client at a time: p50 ≤ ${TARGETS.p50Ms} ms, p99 ≤ ${TARGETS.p99Ms} ms, and a p50 at most`,
     `${TARGETS.vsRaw}× the raw vector query's. PGlite's figures are for information.`,
     '',
-    ...checks.map((check) => `- ${check.text}`),
-    ...available.skipped.map((skip) => `- ${DATABASE_LABEL[skip.database]}: skipped, ${skip.reason}.`),
+    ...verdictLines(checks, available.skipped),
   ];
-  if (available.skipped.some((skip) => skip.database === 'postgres')) {
-    lines.push(
-      '',
-      `Set BENCH_DATABASE_URL (default ${redactUrl(DEFAULT_BENCH_DATABASE_URL)}) to run on PostgreSQL.`,
-    );
-  }
   return { markdown: lines.join('\n'), checks };
 }
 
 async function main(): Promise<void> {
   const settings = parseSettings(process.argv.slice(2), process.env);
   if (settings.forgetData) {
-    const adminUrl = process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_DATABASE_URL;
-    const postgres = await probePostgres(adminUrl);
-    const removed = await forgetAllData(postgres.ok ? adminUrl : undefined);
-    progress(removed.length === 0 ? 'no kept data' : `removed ${removed.join(', ')}`);
+    await forgetKeptData(progress);
     return;
   }
   const startedAt = new Date();
