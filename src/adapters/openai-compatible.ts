@@ -1,6 +1,32 @@
+import OpenAI from 'openai';
 import type { SourceFailure } from './source-error.js';
 
 // What the clients of OpenAI-compatible servers (embeddings, chat completions) share.
+
+/** What the `openai` client needs when the server wants no key (it refuses an absent one). */
+const NO_API_KEY = 'no-api-key';
+
+/**
+ * The `openai` client for one server, configured only from what it is given: no retries of its
+ * own (callers decide), no logging, and explicit nulls so that it reads no OPENAI_* variables
+ * (only config.ts reads the environment).
+ */
+export function openAiClient(options: {
+  readonly baseUrl: string;
+  readonly apiKey: string | undefined;
+  readonly timeoutMs: number;
+}): OpenAI {
+  return new OpenAI({
+    baseURL: normaliseBaseUrl(options.baseUrl),
+    apiKey: options.apiKey ?? NO_API_KEY,
+    organization: null,
+    project: null,
+    webhookSecret: null,
+    logLevel: 'off',
+    maxRetries: 0,
+    timeout: options.timeoutMs,
+  });
+}
 
 /** `http://host:port` becomes `http://host:port/v1`; a URL with a path is kept; no trailing slash. */
 export function normaliseBaseUrl(baseUrl: string): string {

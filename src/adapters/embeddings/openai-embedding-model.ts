@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { failureOfStatus, normaliseBaseUrl, redactApiKey } from '../openai-compatible.js';
+import { failureOfStatus, openAiClient, redactApiKey } from '../openai-compatible.js';
 import { SourceError } from '../source-error.js';
 import type { EmbeddingModel, EmbeddingPurpose } from './embedding-model.js';
 
@@ -27,8 +27,6 @@ export interface OpenAiEmbeddingModelOptions {
   readonly encodingFormat?: 'base64' | 'float';
 }
 
-/** What the `openai` client needs when the server wants no key (it refuses an absent one). */
-const NO_API_KEY = 'no-api-key';
 const DEFAULT_MAX_BATCH_SIZE = 64;
 const DEFAULT_TIMEOUT_MS = 60_000;
 
@@ -72,17 +70,10 @@ export class OpenAiEmbeddingModel implements EmbeddingModel {
     this.encodingFormat = options.encodingFormat ?? 'base64';
     this.apiKey = options.apiKey === '' ? undefined : options.apiKey;
     this.id = `openai:${options.model}${options.dimensions === undefined ? '' : `:${options.dimensions}`}`;
-    this.client = new OpenAI({
-      baseURL: normaliseBaseUrl(options.baseUrl),
-      apiKey: this.apiKey ?? NO_API_KEY,
-      // Explicit nulls and log level: the client would otherwise read OPENAI_* variables itself,
-      // and only config.ts reads the environment.
-      organization: null,
-      project: null,
-      webhookSecret: null,
-      logLevel: 'off',
-      maxRetries: 0,
-      timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    this.client = openAiClient({
+      baseUrl: options.baseUrl,
+      apiKey: this.apiKey,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     });
   }
 

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { failureOfStatus, normaliseBaseUrl, redactApiKey } from '../openai-compatible.js';
+import { failureOfStatus, openAiClient, redactApiKey } from '../openai-compatible.js';
 import { type ChatModel, ChatModelError, type ChatModelMessage } from './chat-model.js';
 
 export interface OpenAiChatModelOptions {
@@ -13,9 +13,6 @@ export interface OpenAiChatModelOptions {
   readonly maxTokens: number;
   readonly temperature: number;
 }
-
-/** What the `openai` client needs when the server wants no key (it refuses an absent one). */
-const NO_API_KEY = 'no-api-key';
 
 /**
  * Streams replies from any OpenAI-compatible `POST /chat/completions` server (OpenAI, Azure,
@@ -34,16 +31,10 @@ export class OpenAiChatModel implements ChatModel {
     this.options = options;
     this.id = `openai:${options.model}`;
     this.apiKey = options.apiKey === '' ? undefined : options.apiKey;
-    this.client = new OpenAI({
-      baseURL: normaliseBaseUrl(options.baseUrl),
-      apiKey: this.apiKey ?? NO_API_KEY,
-      // Explicit nulls and log level: the client would otherwise read OPENAI_* variables itself.
-      organization: null,
-      project: null,
-      webhookSecret: null,
-      logLevel: 'off',
-      maxRetries: 0,
-      timeout: options.timeoutMs,
+    this.client = openAiClient({
+      baseUrl: options.baseUrl,
+      apiKey: this.apiKey,
+      timeoutMs: options.timeoutMs,
     });
   }
 
