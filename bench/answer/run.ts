@@ -35,7 +35,7 @@ import {
 import { DEFAULT_SCIFACT_DIR, loadScifact, type ScifactQuery } from '../lib/scifact.js';
 import { searchOnce } from '../lib/search-client.js';
 import { buildService, type RunningServer, startBaseline, startService } from '../lib/service.js';
-import { parseFlags, Settings } from '../lib/settings.js';
+import { parseFlags, SERVICE_RUN_FLAGS, Settings } from '../lib/settings.js';
 import { type Percentiles, sleep, summarise } from '../lib/stats.js';
 import {
   BENCH_SLACK_APP,
@@ -96,11 +96,10 @@ function parseSettings(argv: readonly string[], env: NodeJS.ProcessEnv): AnswerS
   const values = parseFlags(
     argv,
     ['databases', ...TEAM_DATA_FLAGS, 'questions', 'clients', 'warmup', 'events', 'bursts', 'dataset'],
-    ['no-build', 'from-source', 'no-write', 'forget-data', ...TEAM_DATA_BOOLEAN_FLAGS],
+    [...SERVICE_RUN_FLAGS, 'forget-data', ...TEAM_DATA_BOOLEAN_FLAGS],
     USAGE,
   );
   const read = new Settings(values, env, USAGE);
-  const fromSource = read.enabled('from-source', 'BENCH_FROM_SOURCE');
   return {
     databases: read.list('databases', 'BENCH_DATABASES', ['postgres', 'pglite'], ['postgres', 'pglite']),
     data: readTeamDataSettings(read),
@@ -110,9 +109,7 @@ function parseSettings(argv: readonly string[], env: NodeJS.ProcessEnv): AnswerS
     events: read.number('events', 'BENCH_EVENTS', 50, 1, 10_000),
     bursts: read.number('bursts', 'BENCH_BURSTS', 4, 1, 1000),
     datasetDir: read.string('dataset', 'BENCH_SCIFACT_DIR', DEFAULT_SCIFACT_DIR),
-    build: values['no-build'] !== true && !fromSource,
-    fromSource,
-    write: values['no-write'] !== true,
+    ...read.serviceRun(),
     forgetData: values['forget-data'] === true,
   };
 }

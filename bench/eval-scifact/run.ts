@@ -33,7 +33,7 @@ import {
 import { DEFAULT_SCIFACT_DIR, loadScifact, type Scifact, type ScifactQuery } from '../lib/scifact.js';
 import { mapConcurrently, type SearchMode, searchOnce } from '../lib/search-client.js';
 import { buildService, type RunningServer, startService } from '../lib/service.js';
-import { parseFlags, Settings } from '../lib/settings.js';
+import { parseFlags, SERVICE_RUN_FLAGS, Settings } from '../lib/settings.js';
 import { sleep } from '../lib/stats.js';
 import { scifactUploads, uploadAndWait, uploadBatches } from '../lib/upload.js';
 import { type BenchUser, registerUser } from '../lib/users.js';
@@ -105,11 +105,10 @@ function parseSettings(argv: readonly string[], env: NodeJS.ProcessEnv): EvalSet
   const values = parseFlags(
     argv,
     ['databases', 'weights', 'queries', 'dimensions', 'concurrency', 'batch', 'timeout', 'dataset'],
-    ['no-build', 'from-source', 'no-write'],
+    [...SERVICE_RUN_FLAGS],
     USAGE,
   );
   const read = new Settings(values, env, USAGE);
-  const fromSource = read.enabled('from-source', 'BENCH_FROM_SOURCE');
   return {
     databases: read.list('databases', 'BENCH_DATABASES', ['pglite'], ['pglite', 'postgres']),
     weights: read.numbers('weights', 'BENCH_WEIGHTS', [0, 0.1, 0.2, 0.3, 0.5, 1], 0, 100),
@@ -119,9 +118,7 @@ function parseSettings(argv: readonly string[], env: NodeJS.ProcessEnv): EvalSet
     batchSize: read.number('batch', 'BENCH_BATCH', 250, 1, 500),
     timeoutSeconds: read.number('timeout', 'BENCH_TIMEOUT', 900, 10, 24 * 3600),
     datasetDir: read.string('dataset', 'BENCH_SCIFACT_DIR', DEFAULT_SCIFACT_DIR),
-    build: values['no-build'] !== true && !fromSource,
-    fromSource,
-    write: values['no-write'] !== true,
+    ...read.serviceRun(),
   };
 }
 

@@ -27,6 +27,7 @@ import {
   availableDatabases,
   DATABASE_LABEL,
   directorySize,
+  postgresHost,
   verdictLines,
 } from '../lib/databases.js';
 import { expectJson } from '../lib/http.js';
@@ -633,16 +634,6 @@ interface RunContext {
   readonly startedAt: Date;
   readonly tookSeconds: number;
   readonly corpusSize: number;
-}
-
-function postgresHost(url: string): string {
-  try {
-    const parsed = new URL(url);
-    const local = ['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname);
-    return `${parsed.host}${local ? ' (this machine)' : ''}`;
-  } catch {
-    return 'an unparsable URL';
-  }
 }
 
 function report(

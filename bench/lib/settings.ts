@@ -28,6 +28,9 @@ export function parseFlags(
   return values;
 }
 
+/** The boolean flags of a benchmark that runs the service: how it is run and whether it writes. */
+export const SERVICE_RUN_FLAGS = ['no-build', 'from-source', 'no-write'] as const;
+
 /** Typed access to flags and BENCH_* variables, with ranges checked. */
 export class Settings {
   constructor(
@@ -94,6 +97,19 @@ export class Settings {
 
   string(flag: string, variable: string, fallback: string): string {
     return this.raw(flag, variable) ?? fallback;
+  }
+
+  /**
+   * `SERVICE_RUN_FLAGS` read: build unless `--no-build` or `--from-source` (which runs src/
+   * through tsx), and write docs/benchmarks.md unless `--no-write`.
+   */
+  serviceRun(): { build: boolean; fromSource: boolean; write: boolean } {
+    const fromSource = this.enabled('from-source', 'BENCH_FROM_SOURCE');
+    return {
+      build: this.values['no-build'] !== true && !fromSource,
+      fromSource,
+      write: this.values['no-write'] !== true,
+    };
   }
 
   /** A boolean flag, or its variable set to 1/true. */

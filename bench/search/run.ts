@@ -38,7 +38,7 @@ import {
 import { DEFAULT_SCIFACT_DIR, loadScifact, type ScifactQuery } from '../lib/scifact.js';
 import { type SearchMode, searchOnce } from '../lib/search-client.js';
 import { buildService, type RunningServer, startService } from '../lib/service.js';
-import { parseFlags, Settings } from '../lib/settings.js';
+import { parseFlags, SERVICE_RUN_FLAGS, Settings } from '../lib/settings.js';
 import { sleep } from '../lib/stats.js';
 import {
   prepareTeamData,
@@ -96,11 +96,10 @@ function parseSettings(argv: readonly string[], env: NodeJS.ProcessEnv): SearchS
   const values = parseFlags(
     argv,
     ['databases', ...TEAM_DATA_FLAGS, 'queries', 'clients', 'warmup', 'top-k', 'dataset'],
-    ['no-build', 'from-source', 'no-write', 'forget-data', ...TEAM_DATA_BOOLEAN_FLAGS],
+    [...SERVICE_RUN_FLAGS, 'forget-data', ...TEAM_DATA_BOOLEAN_FLAGS],
     USAGE,
   );
   const read = new Settings(values, env, USAGE);
-  const fromSource = read.enabled('from-source', 'BENCH_FROM_SOURCE');
   return {
     databases: read.list('databases', 'BENCH_DATABASES', ['postgres', 'pglite'], ['postgres', 'pglite']),
     data: readTeamDataSettings(read),
@@ -109,9 +108,7 @@ function parseSettings(argv: readonly string[], env: NodeJS.ProcessEnv): SearchS
     warmup: read.number('warmup', 'BENCH_WARMUP', 20, 0, 10_000),
     topK: read.number('top-k', 'BENCH_TOP_K', 10, 1, 100),
     datasetDir: read.string('dataset', 'BENCH_SCIFACT_DIR', DEFAULT_SCIFACT_DIR),
-    build: values['no-build'] !== true && !fromSource,
-    fromSource,
-    write: values['no-write'] !== true,
+    ...read.serviceRun(),
     forgetData: values['forget-data'] === true,
   };
 }
