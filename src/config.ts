@@ -61,6 +61,10 @@ export interface Config {
     readonly parseThreads: number;
     /** Largest file downloaded from a source; larger ones are skipped as `too_large`. */
     readonly maxFileBytes: number;
+    /** How long one file's parse may take before its thread is replaced and the file fails `parse_timeout`. */
+    readonly parseTimeoutMs: number;
+    /** Most bytes an archive-based file (DOCX) may inflate to, all entries together; beyond it `too_large`. */
+    readonly maxUncompressedBytes: number;
     /** Time-out of one request to a source (Drive, wiki). */
     readonly sourceTimeoutMs: number;
     /** Most documents one JSON upload may carry. */
@@ -260,6 +264,13 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
         64,
       ),
       maxFileBytes: read.integer('INDEX_MAX_FILE_BYTES', 50 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
+      parseTimeoutMs: read.integer('INDEX_PARSE_TIMEOUT_MS', 60_000, 100, 3_600_000),
+      maxUncompressedBytes: read.integer(
+        'INDEX_MAX_UNCOMPRESSED_BYTES',
+        100 * 1024 * 1024,
+        1024,
+        2 * 1024 * 1024 * 1024,
+      ),
       sourceTimeoutMs: read.integer('SOURCE_TIMEOUT_MS', 30_000, 100, 600_000),
       uploadMaxDocuments: read.integer('UPLOAD_MAX_DOCUMENTS', 500, 1, 100_000),
       uploadMaxBytes: read.integer('UPLOAD_MAX_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
