@@ -30,7 +30,31 @@ export interface Config {
   /** log2 of scrypt's N. OWASP: 17. Lower only for tests. */
   readonly passwordScryptLogN: number;
   readonly bodyLimitBytes: number;
+  /** Longest a client may take to send one whole request (headers and body); then 408. */
+  readonly requestTimeoutMs: number;
+  /** Longest a connection may stay silent (no byte either way) before it is closed. */
+  readonly connectionTimeoutMs: number;
   readonly trustProxy: boolean;
+  /** Whether `/docs` and `/openapi.json` are open to anyone (true) or need sign-in. */
+  readonly docsPublic: boolean;
+  /** The address people reach this service at, for links in e-mails (`http://HOST:PORT` by default). */
+  readonly publicUrl: string;
+  /** Outgoing mail (verification and reset links); undefined: no mail, accounts stay unverified. */
+  readonly smtp: { readonly url: string; readonly from: string } | undefined;
+  readonly authLimits: {
+    /** Wrong passwords for one account before each further one blocks it, doubling from 1 s. */
+    readonly failuresPerAccount: number;
+    /** Wrong passwords from one client address before each further one blocks the address. */
+    readonly failuresPerAddress: number;
+    /** The longest such a block lasts. */
+    readonly maxBlockSeconds: number;
+    /** Registrations (without the front end's secret) one client address may make per hour; 0: no limit. */
+    readonly registrationsPerHourPerAddress: number;
+    /** Password hashes (scrypt, 128 MiB each at the default cost) computed at once. */
+    readonly passwordHashConcurrency: number;
+    /** Password checks waiting for a turn; more are refused with 503 and Retry-After. */
+    readonly passwordHashQueue: number;
+  };
   readonly shutdownTimeoutMs: number;
   readonly slack: {
     readonly clientId: string | undefined;
@@ -211,11 +235,19 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
     problems.push('SLACK_CLIENT_ID and SLACK_CLIENT_SECRET must be set together');
   }
   const allowlist = read.urlList('OAUTH_PROXY_ALLOWLIST', DEFAULT_OAUTH_PROXY_ALLOWLIST);
+  const host = read.string('HOST', '127.0.0.1');
+  const port = read.integer('PORT', 8000, 0, 65535);
+  const publicUrl = withoutTrailingSlash(read.url('PUBLIC_URL', `http://${urlHost(host)}:${port}`));
+  const smtpUrl = read.optionalString('SMTP_URL');
+  if (smtpUrl !== undefined && !/^smtps?:\/\/[^/?#]/.test(smtpUrl)) {
+    problems.push('SMTP_URL must be smtp://[user:password@]host[:port] or smtps://… (TLS from the start)');
+  }
+  const defaultFrom = `knowledge-answers <no-reply@${new URL(publicUrl).hostname || 'localhost'}>`;
 
   const config: Config = {
     role,
-    host: read.string('HOST', '127.0.0.1'),
-    port: read.integer('PORT', 8000, 0, 65535),
+    host,
+    port,
     dataDir: path.resolve(read.string('DATA_DIR', './data')),
     databaseUrl,
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 1000),
@@ -227,7 +259,20 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
     authCacheTtlSeconds: read.integer('AUTH_CACHE_TTL_SECONDS', 5, 0, 300),
     passwordScryptLogN: read.integer('PASSWORD_SCRYPT_LOG_N', 17, 10, 20),
     bodyLimitBytes: read.integer('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    requestTimeoutMs: read.integer('REQUEST_TIMEOUT_MS', 30_000, 1000, 3_600_000),
+    connectionTimeoutMs: read.integer('CONNECTION_TIMEOUT_MS', 120_000, 1000, 3_600_000),
     trustProxy: read.boolean('TRUST_PROXY', false),
+    docsPublic: read.boolean('DOCS_PUBLIC', true),
+    publicUrl,
+    smtp: smtpUrl === undefined ? undefined : { url: smtpUrl, from: read.string('SMTP_FROM', defaultFrom) },
+    authLimits: {
+      failuresPerAccount: read.integer('AUTH_FAILURES_PER_ACCOUNT', 5, 1, 1000),
+      failuresPerAddress: read.integer('AUTH_FAILURES_PER_ADDRESS', 20, 1, 100_000),
+      maxBlockSeconds: read.integer('AUTH_MAX_BLOCK_SECONDS', 900, 1, 86_400),
+      registrationsPerHourPerAddress: read.integer('REGISTRATIONS_PER_HOUR_PER_ADDRESS', 20, 0, 1_000_000),
+      passwordHashConcurrency: read.integer('PASSWORD_HASH_CONCURRENCY', 2, 1, 64),
+      passwordHashQueue: read.integer('PASSWORD_HASH_QUEUE', 64, 0, 100_000),
+    },
     shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     slack: {
       clientId: slackClientId,
@@ -318,6 +363,16 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function withoutTrailingSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/** A listening address as a URL's host: IPv6 in brackets, "any address" as the loopback one. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
 }
 
 function withTrailingSlash(url: string): string {

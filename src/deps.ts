@@ -9,6 +9,8 @@ import { GoogleApisDrive } from './adapters/google-drive/googleapis-drive.js';
 import { GuardedFetch } from './adapters/http/guarded-fetch.js';
 import type { ChatModel } from './adapters/llm/chat-model.js';
 import { OpenAiChatModel } from './adapters/llm/openai-chat-model.js';
+import type { Mailer } from './adapters/mail/mailer.js';
+import { SmtpMailer } from './adapters/mail/smtp-mailer.js';
 import type { SlackMessenger } from './adapters/slack/slack-messenger.js';
 import type { SlackOAuth } from './adapters/slack/slack-oauth.js';
 import { WebApiSlackMessenger } from './adapters/slack/web-api-slack-messenger.js';
@@ -33,16 +35,19 @@ import { ParsePool } from './indexing/parse-pool.js';
 import { answerChatappEventJob } from './jobs/definitions/answer-chatapp-event.js';
 import { embedStaleChunksJob } from './jobs/definitions/embed-stale-chunks.js';
 import { indexDocumentsJob } from './jobs/definitions/index-documents.js';
+import { sendAccountEmailJob } from './jobs/definitions/send-account-email.js';
 import { PgBossJobQueue } from './jobs/pg-boss-queue.js';
 import type { TeamSearch } from './retrieval/search-types.js';
 import { PostgresTeamSearch } from './retrieval/team-search.js';
 import { vectorSessionSettings } from './retrieval/vector-search.js';
 import { loadOrCreateEmbeddedKey } from './security/encryption-key.js';
+import { PasswordHasher } from './security/passwords.js';
 import { SecretBox } from './security/secret-box.js';
 import { answerChatappEvent } from './services/answer-chatapp-event.js';
 import { CallerDirectory } from './services/caller-directory.js';
 import type { ServiceDependencies } from './services/dependencies.js';
 import { recordChatappQuestions } from './services/receive-chatapp-event.js';
+import { sendAccountEmail } from './services/send-account-email.js';
 
 export interface Runtime {
   readonly deps: ServiceDependencies;
@@ -65,6 +70,8 @@ export interface RuntimeOverrides {
   readonly embeddingModel?: EmbeddingModel;
   /** The LLM answerer's model (used when ANSWERER=llm). */
   readonly chatModel?: ChatModel;
+  /** Replaces the SMTP mailer (and turns mail on without SMTP_URL). */
+  readonly mailer?: Mailer;
   readonly now?: () => Date;
   /** Where the pipeline and the job queue log (a pino logger); silent by default. */
   readonly logger?: IndexingLogger;
@@ -144,7 +151,18 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       return answerChatappEvent(services, payload, context);
     }),
   );
+  await queue.define(
+    sendAccountEmailJob((payload) => {
+      if (services === undefined) throw new Error('the service dependencies are not built yet');
+      return sendAccountEmail(services, payload);
+    }),
+  );
   await queue.start();
+  const mailer =
+    overrides.mailer ??
+    (config.smtp === undefined
+      ? undefined
+      : new SmtpMailer({ url: config.smtp.url, from: config.smtp.from }));
   const search = new PostgresTeamSearch(database.sql, embeddingModel, {
     ...config.search,
     sessionEfSearch: config.search.efSearch,
@@ -159,6 +177,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       closed = true;
       await queue.stop({ graceful: true, timeoutMs: options.timeoutMs ?? 10_000 });
       await parser.close?.();
+      mailer?.close?.();
       await database.close();
     },
     deps: {
@@ -172,6 +191,12 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       slackOAuth,
       slackMessenger: overrides.slackMessenger ?? new WebApiSlackMessenger(slack.apiUrl),
       tokenEndpoint,
+      mailer,
+      passwords: new PasswordHasher({
+        logN: config.passwordScryptLogN,
+        concurrency: config.authLimits.passwordHashConcurrency,
+        maxQueued: config.authLimits.passwordHashQueue,
+      }),
       now,
       callers: new CallerDirectory(db, config.authCacheTtlSeconds * 1000, now),
       search,

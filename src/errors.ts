@@ -15,6 +15,7 @@ export type ServiceErrorCode =
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'
+  | 'too_many_requests'
   | 'unsupported_media_type'
   | 'bad_gateway'
   | 'gateway_timeout'
@@ -28,7 +29,12 @@ export class ServiceError extends Error {
   constructor(
     readonly code: ServiceErrorCode,
     message: string,
-    readonly options: { readonly issues?: readonly ValidationIssue[]; readonly retryable?: boolean } = {},
+    readonly options: {
+      readonly issues?: readonly ValidationIssue[];
+      readonly retryable?: boolean;
+      /** Sent as `Retry-After` (429, 503): when trying again can succeed. */
+      readonly retryAfterSeconds?: number;
+    } = {},
   ) {
     super(message);
     this.name = 'ServiceError';

@@ -5,17 +5,19 @@ import { prepareVectorIndex } from './indexing/embed-stale-chunks.js';
 import { ANSWER_CHATAPP_EVENT_JOB } from './jobs/definitions/answer-chatapp-event.js';
 import { EMBED_STALE_CHUNKS_JOB } from './jobs/definitions/embed-stale-chunks.js';
 import { INDEX_DOCUMENTS_JOB } from './jobs/definitions/index-documents.js';
+import { SEND_ACCOUNT_EMAIL_JOB } from './jobs/definitions/send-account-email.js';
 import { forgetOldChatappEvents } from './services/forget-chatapp-events.js';
+import { forgetExpiredAuthRecords } from './services/forget-expired-auth-records.js';
 import { queueDueWikiSyncs } from './services/sync-wiki.js';
 
 /** How often the worker looks for wiki connectors due a sync. */
 const WIKI_SCHEDULE_CHECK_MS = 60_000;
-/** How often the worker forgets old Slack event records (forget-chatapp-events.ts). */
-const CHATAPP_EVENT_CLEANUP_MS = 3_600_000;
+/** How often the worker forgets old Slack event records, expired mailed codes and throttle records. */
+const CLEANUP_MS = 3_600_000;
 
 /**
- * The worker role: runs index jobs, re-embedding and the Slack bot's answers, queues scheduled
- * wiki syncs and forgets old Slack event records. Answers a function that stops the schedules
+ * The worker role: runs index jobs, re-embedding, the Slack bot's answers and account e-mails,
+ * queues scheduled wiki syncs and forgets old Slack event records and expired sign-in records. Answers a function that stops the schedules
  * (the queue itself stops with the runtime).
  */
 export async function startWorker(runtime: Runtime, config: Config, logger: Logger): Promise<() => void> {
@@ -41,6 +43,7 @@ export async function startWorker(runtime: Runtime, config: Config, logger: Logg
   }
   await queue.work(INDEX_DOCUMENTS_JOB);
   await queue.work(ANSWER_CHATAPP_EVENT_JOB);
+  await queue.work(SEND_ACCOUNT_EMAIL_JOB);
   const timers = [
     setInterval(() => {
       forgetOldChatappEvents(deps).then(
@@ -49,7 +52,10 @@ export async function startWorker(runtime: Runtime, config: Config, logger: Logg
         },
         (error: unknown) => logger.error({ err: error }, 'forgetting old Slack event records failed'),
       );
-    }, CHATAPP_EVENT_CLEANUP_MS),
+      forgetExpiredAuthRecords(deps).catch((error: unknown) =>
+        logger.error({ err: error }, 'forgetting expired sign-in records failed'),
+      );
+    }, CLEANUP_MS),
   ];
   const interval = config.wiki.syncIntervalMinutes;
   if (interval > 0) {

@@ -49,6 +49,11 @@ export const users = pgTable(
     name: text('name').notNull(),
     username: text('username'),
     passwordHash: text('password_hash'),
+    /**
+     * When the e-mail was proven: a trusted provider registration, a mailed link or a password
+     * reset. Null for an account anyone could have created (see services/register-user.ts).
+     */
+    emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
     isActive: boolean('is_active').notNull().default(true),
     teamId: integer('team_id').references(() => teams.id, { onDelete: 'restrict' }),
     createdAt: createdAt(),
@@ -121,6 +126,37 @@ export const accessTokens = pgTable(
     index('access_tokens_user_idx').on(table.userId),
   ],
 );
+
+/** One-time codes mailed to a user (e-mail verification, password reset), stored as SHA-256 only. */
+export const emailCodes = pgTable(
+  'email_codes',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** `verify_email` or `reset_password`. */
+    purpose: text('purpose').notNull(),
+    codeHash: text('code_hash').notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [
+    uniqueIndex('email_codes_hash_unique').on(table.codeHash),
+    index('email_codes_user_idx').on(table.userId, table.purpose),
+  ],
+);
+
+/**
+ * Failed password attempts and rate-limited actions, by key (`account:<e-mail>`, `address:<ip>`,
+ * `register:<ip>`…), shared by every process: a key over its allowance is blocked until `blockedUntil`.
+ */
+export const authThrottles = pgTable('auth_throttles', {
+  key: text('key').primaryKey(),
+  count: integer('count').notNull(),
+  windowStartedAt: timestamp('window_started_at', { withTimezone: true }).notNull(),
+  blockedUntil: timestamp('blocked_until', { withTimezone: true }),
+});
 
 /**
  * A team's knowledge source: `googledrive`, `wiki` or `chatapp`. `config` holds only non-secret

@@ -12,6 +12,7 @@ const STATUS_BY_CODE: Readonly<Record<ServiceErrorCode, number>> = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  too_many_requests: 429,
   unsupported_media_type: 415,
   bad_gateway: 502,
   gateway_timeout: 504,
@@ -28,6 +29,9 @@ export function handleError(
     const status = STATUS_BY_CODE[error.code];
     if (error.code === 'validation') return sendValidation(reply, error.options.issues ?? []);
     if (status === 401) reply.header('www-authenticate', 'Bearer');
+    const { retryAfterSeconds } = error.options;
+    if (retryAfterSeconds !== undefined)
+      reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfterSeconds))));
     if (status >= 500) request.log.warn({ code: error.code, detail: error.message }, 'upstream failure');
     return reply.code(status).send({ detail: error.message });
   }

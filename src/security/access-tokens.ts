@@ -17,3 +17,8 @@ export function secretsEqual(given: string, expected: string): boolean {
   const b = createHash('sha256').update(expected).digest();
   return timingSafeEqual(a, b);
 }
+
+/** A one-time code for a mailed link (verification, password reset); stored as its SHA-256 like tokens. */
+export function generateEmailCode(): string {
+  return randomBytes(32).toString('base64url');
+}

@@ -30,3 +30,70 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const actual = await deriveKey(password, Buffer.from(salt, 'base64url'), Number(logN));
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
+
+/** A password shorter than this is refused at registration, change and reset (NIST SP 800-63B's floor). */
+export const MIN_PASSWORD_LENGTH = 8;
+
+export interface PasswordHasherOptions {
+  /** log2 of scrypt's N for new hashes. */
+  readonly logN: number;
+  /** Hashes computed at once: each takes 128 × N × r bytes (128 MiB at N = 2^17). */
+  readonly concurrency: number;
+  /** Requests waiting for a turn; beyond this, `PasswordHasherBusy` at once. */
+  readonly maxQueued: number;
+}
+
+/** Every hash slot is taken and the line is full: the caller should answer 503 and come back. */
+export class PasswordHasherBusy extends Error {
+  constructor() {
+    super('Too many password checks at once');
+    this.name = 'PasswordHasherBusy';
+  }
+}
+
+// Spent on unknown users too, so a wrong e-mail takes as long as a wrong password.
+const DECOY_SALT = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+/**
+ * scrypt with a bounded number of hashes in flight and a bounded line: memory stays at
+ * `concurrency` × 128 MiB however many sign-in attempts arrive at once.
+ */
+export class PasswordHasher {
+  readonly #options: PasswordHasherOptions;
+  readonly #waiting: (() => void)[] = [];
+  #running = 0;
+
+  constructor(options: PasswordHasherOptions) {
+    this.#options = options;
+  }
+
+  hash(password: string): Promise<string> {
+    return this.#inTurn(() => hashPassword(password, this.#options.logN));
+  }
+
+  /** Checks a password against a stored hash; without one, spends the same time and answers false. */
+  verify(password: string, stored: string | null | undefined): Promise<boolean> {
+    return this.#inTurn(async () => {
+      if (stored !== null && stored !== undefined) return verifyPassword(password, stored);
+      await verifyPassword(password, `scrypt$${this.#options.logN}$8$1$${DECOY_SALT}$AAAA`);
+      return false;
+    });
+  }
+
+  async #inTurn<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#running < this.#options.concurrency) {
+      this.#running += 1;
+    } else {
+      if (this.#waiting.length >= this.#options.maxQueued) throw new PasswordHasherBusy();
+      // The slot is handed over by the finishing request, so `running` does not change here.
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    }
+    try {
+      return await work();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next === undefined) this.#running -= 1;
+      else next();
+    }
+  }
+}

@@ -58,6 +58,13 @@ export class CallerDirectory {
     this.cache.delete(tokenHash);
   }
 
+  /** Drops every cached token of a user but `keepTokenHash` (sign-out everywhere, a password change). */
+  forgetUser(userId: number, keepTokenHash?: string): void {
+    for (const [tokenHash, entry] of this.cache) {
+      if (entry.caller.userId === userId && tokenHash !== keepTokenHash) this.cache.delete(tokenHash);
+    }
+  }
+
   private remember(tokenHash: string, entry: CachedCaller): void {
     this.cache.delete(tokenHash);
     if (this.cache.size >= MAX_CACHED) {

@@ -1,3 +1,4 @@
+import type { Mailer } from '../adapters/mail/mailer.js';
 import type { SlackMessenger } from '../adapters/slack/slack-messenger.js';
 import type { SlackOAuth } from '../adapters/slack/slack-oauth.js';
 import type { TokenEndpointClient } from '../adapters/token-endpoint/token-endpoint-client.js';
@@ -11,6 +12,7 @@ import type { SqlConnection } from '../db/sql-connection.js';
 import type { AnswerChatappEventPayload } from '../jobs/definitions/answer-chatapp-event.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import type { TeamSearch } from '../retrieval/search-types.js';
+import type { PasswordHasher } from '../security/passwords.js';
 import type { SecretBox } from '../security/secret-box.js';
 import type { CallerDirectory } from './caller-directory.js';
 import type { RecordedQuestion } from './receive-chatapp-event.js';
@@ -32,6 +34,10 @@ export interface ServiceDependencies {
   /** Posts the bot's replies (`chat.postMessage` at SLACK_API_URL, with each installation's bot token). */
   readonly slackMessenger: SlackMessenger;
   readonly tokenEndpoint: TokenEndpointClient;
+  /** Sends verification and password-reset mails; undefined without SMTP_URL. */
+  readonly mailer: Mailer | undefined;
+  /** scrypt with bounded concurrency (PASSWORD_HASH_CONCURRENCY): memory stays bounded under floods. */
+  readonly passwords: PasswordHasher;
   readonly now: () => Date;
   /** Bearer token -> caller, cached briefly. */
   readonly callers: CallerDirectory;

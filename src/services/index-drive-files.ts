@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Caller, findVectorStore } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
+import { sameEmailAddress } from '../security/email-address.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { ensureTeamConnector } from './ensure-team-connector.js';
 import { type QueuedIndexJob, queueIndexJob } from './queue-index-job.js';
@@ -23,7 +24,7 @@ export interface UserContextClaim {
 }
 
 /**
- * Refuses a `user_context` that is not the caller's own: its user id, e-mail (in any case), team
+ * Refuses a `user_context` that is not the caller's own: its user id, e-mail (any spelling of it), team
  * id, vector store id and every vector-store namespace it names must be the signed-in caller's.
  * Nothing else is read from it: its connector list may be older than the team's connectors.
  */
@@ -35,7 +36,7 @@ export async function assertOwnUserContext(
   if (
     claim.id !== caller.userId ||
     claim.team_id !== caller.teamId ||
-    claim.email.toLowerCase() !== caller.email.toLowerCase()
+    !sameEmailAddress(claim.email, caller.email)
   ) {
     throw new ServiceError('forbidden', 'user_context is not the signed-in user');
   }

@@ -4,6 +4,8 @@ import type { Database } from '../db/client.js';
 import { violatedUniqueIndex } from '../db/errors.js';
 import {
   type AccountRow,
+  claimUnverifiedUser,
+  deleteUserAccessTokens,
   findAccount,
   findTeam,
   findUserByEmail,
@@ -14,10 +16,13 @@ import {
 } from '../db/repositories/users.js';
 import { accounts, connectors, teams, users, vectorStores } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
-import { secretsEqual } from '../security/access-tokens.js';
-import { hashPassword, verifyPassword } from '../security/passwords.js';
+import { hashAccessToken, secretsEqual } from '../security/access-tokens.js';
+import { normalizeEmail } from '../security/email-address.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { issueAccessToken } from './issue-access-token.js';
+import { assertNewPasswordLength } from './new-password.js';
+import { accountKey, checkPassword, countRegistration, hashNewPassword } from './password-attempts.js';
+import { queueAccountEmail } from './queue-account-email.js';
 import { teamView, userView, vectorStoreView } from './views.js';
 
 /** The registration record (spec 2.7); the first five fields are required. */
@@ -49,6 +54,8 @@ export interface RegistrationResult {
     vector_store: ReturnType<typeof vectorStoreView>;
     access_token: string;
     token_type: 'bearer';
+    /** `verified`: the e-mail is proven; `mail_sent`: a verification link is on its way; `unverified`. */
+    email_verification: 'verified' | 'mail_sent' | 'unverified';
     chatapp?: ChatappOutcome;
   };
 }
@@ -65,28 +72,50 @@ const SLACK_WORKSPACE_TAKEN = 'This Slack workspace is already connected to anot
 
 const ALREADY_REGISTERED =
   "A user with this e-mail or provider account is already registered. Register again with that user's bearer token, its password, or the front end's registration secret to update it.";
+const VERIFIED_NEEDS_PROOF =
+  "A user with this e-mail is already registered and has proven the address. To link this provider account to it, register again with that user's password (or, without the registration secret, with that user's bearer token).";
+
+/** How the registration changed the user; the route answers 201 for `created`, 200 otherwise. */
+type RegistrationPlan =
+  /** A new user. */
+  | { readonly kind: 'create' }
+  /** The trusted front end proved the e-mail of an account nobody had proven: it is handed over. */
+  | { readonly kind: 'claim'; readonly user: UserRow }
+  /** An existing user, with proof; a new password given with the user's own token changes it. */
+  | {
+      readonly kind: 'refresh';
+      readonly user: UserRow;
+      readonly keepTokenHash: string | undefined;
+      readonly changePassword: boolean;
+    };
+
+/** Where a registration comes from: its bearer token (the user's own, or the front end's secret) and address. */
+export interface RegistrationContext {
+  readonly bearerToken: string | undefined;
+  readonly clientAddress: string;
+}
 
 /**
  * Registers a user with their account, team and vector store, or (with proof of identity)
  * refreshes an existing user's provider tokens, as a front end does at each sign-in.
+ *
+ * Only the trusted front end (`Authorization: Bearer $REGISTRATION_SECRET`) vouches for an
+ * e-mail; anyone else's registration makes an unverified account until a mailed link proves it.
+ * A trusted registration for an unverified account's e-mail takes that account over (see
+ * `claimUnverifiedUser`); a verified account is linked to a new provider account only with
+ * its password or bearer token.
  */
 export async function registerUser(
   deps: ServiceDependencies,
   input: RegistrationInput,
-  bearerToken: string | undefined,
+  context: RegistrationContext,
 ): Promise<RegistrationResult> {
-  const email = input.email.trim().toLowerCase();
+  const email = validEmail(input.email);
   const username = input.username?.trim() || null;
-  if (!/^[^\s@]+@[^\s@]+$/.test(email)) {
-    throw ServiceError.validation([
-      {
-        type: 'value_error',
-        loc: ['body', 'email'],
-        msg: 'value is not a valid email address',
-        input: input.email,
-      },
-    ]);
-  }
+  const newPassword = validNewPassword(input.password);
+  const secret = deps.config.registrationSecret;
+  const trusted =
+    context.bearerToken !== undefined && secret !== undefined && secretsEqual(context.bearerToken, secret);
   const existing = await findExistingUser(deps.db, email, input.provider, input.provider_account_id);
   if (username !== null) {
     const owner = await findUserByUsername(deps.db, username);
@@ -94,28 +123,32 @@ export async function registerUser(
       throw new ServiceError('conflict', USERNAME_TAKEN);
     }
   }
-  if (
-    existing.user !== undefined &&
-    !(await provesIdentity(deps, existing.user, input.password, bearerToken))
-  ) {
-    throw new ServiceError('conflict', ALREADY_REGISTERED);
-  }
+  const plan = await planRegistration(deps, input, context, trusted, existing);
+  if (plan.kind === 'create' && !trusted) await countRegistration(deps, context.clientAddress);
 
   // Outside calls and slow hashing happen before the transaction, so it stays short.
   const installation = await exchangeChatappCode(deps, input.chatappCode);
+  const storesPassword = plan.kind !== 'refresh' || plan.changePassword;
   const passwordHash =
-    input.password === undefined || input.password === null || input.password === ''
-      ? undefined
-      : await hashPassword(input.password, deps.config.passwordScryptLogN);
+    newPassword !== undefined && storesPassword ? await hashNewPassword(deps, newPassword) : undefined;
 
+  let result: RegistrationResult;
   try {
-    return await deps.db.transaction(async (tx) => {
+    result = await deps.db.transaction(async (tx) => {
       const now = deps.now();
-      const user =
-        existing.user === undefined
-          ? await createUserWithTeam(deps, tx, { ...input, email, username }, passwordHash)
-          : await refreshUser(tx, existing.user, { name: input.name, username }, passwordHash);
-      await upsertAccount(deps, tx, user.id, existing.account, input);
+      let user: UserRow;
+      let account = existing.account;
+      if (plan.kind === 'create') {
+        user = await createUserWithTeam(deps, tx, { ...input, email, username }, passwordHash, trusted);
+      } else if (plan.kind === 'claim') {
+        user = await claimUnverifiedUser(tx, plan.user);
+        account = undefined;
+        user = await refreshUser(tx, user, { name: input.name, username }, passwordHash);
+      } else {
+        if (plan.changePassword) await deleteUserAccessTokens(tx, plan.user.id, plan.keepTokenHash);
+        user = await refreshUser(tx, plan.user, { name: input.name, username }, passwordHash);
+      }
+      await upsertAccount(deps, tx, user.id, account, input);
       const teamId = user.teamId ?? failMissingTeam(user.id);
       const chatapp =
         installation === undefined
@@ -125,7 +158,7 @@ export async function registerUser(
       const store = (await findVectorStore(tx, teamId)) ?? failMissingTeam(user.id);
       const accessToken = await issueAccessToken(tx, user.id, deps.config.accessTokenTtlSeconds, now);
       return {
-        created: existing.user === undefined,
+        created: plan.kind === 'create',
         body: {
           message: 'User registered.' as const,
           user: userView(user),
@@ -133,6 +166,7 @@ export async function registerUser(
           vector_store: vectorStoreView(store),
           access_token: accessToken,
           token_type: 'bearer' as const,
+          email_verification: emailVerificationStatus(deps, user, plan.kind === 'create'),
           ...(chatapp === undefined ? {} : { chatapp }),
         },
       };
@@ -146,10 +180,78 @@ export async function registerUser(
     }
     throw error;
   }
+  if (plan.kind === 'claim') deps.callers.forgetUser(plan.user.id);
+  if (plan.kind === 'refresh' && plan.changePassword)
+    deps.callers.forgetUser(plan.user.id, plan.keepTokenHash);
+  if (result.body.email_verification === 'mail_sent')
+    await queueAccountEmail(deps, result.body.user.id, 'verify_email');
+  return result;
+}
+
+/** Decides what this registration does to an existing user, refusing (409) without proof. */
+async function planRegistration(
+  deps: ServiceDependencies,
+  input: RegistrationInput,
+  context: RegistrationContext,
+  trusted: boolean,
+  existing: { user: UserRow | undefined; account: AccountRow | undefined },
+): Promise<RegistrationPlan> {
+  const user = existing.user;
+  if (user === undefined) return { kind: 'create' };
+  if (trusted && user.emailVerifiedAt === null) return { kind: 'claim', user };
+  // The front end's own sign-in of a provider account already linked to this user: no more proof needed.
+  if (trusted && existing.account?.userId === user.id) {
+    return { kind: 'refresh', user, keepTokenHash: undefined, changePassword: false };
+  }
+  const ownToken = trusted ? undefined : context.bearerToken;
+  if (ownToken !== undefined && (await deps.callers.find(ownToken))?.userId === user.id) {
+    // The signed-in user may set a new password this way: their other sessions end.
+    const changePassword = validNewPassword(input.password) !== undefined;
+    return { kind: 'refresh', user, keepTokenHash: hashAccessToken(ownToken), changePassword };
+  }
+  const password = input.password ?? '';
+  if (
+    password !== '' &&
+    (await checkPassword(
+      deps,
+      { account: accountKey(user, user.email), clientAddress: context.clientAddress },
+      password,
+      user.passwordHash,
+    ))
+  ) {
+    return { kind: 'refresh', user, keepTokenHash: undefined, changePassword: false };
+  }
+  throw new ServiceError('conflict', trusted ? VERIFIED_NEEDS_PROOF : ALREADY_REGISTERED);
+}
+
+/** What the response says of the e-mail: proven, a link on its way, or unproven (no mail server). */
+function emailVerificationStatus(
+  deps: ServiceDependencies,
+  user: UserRow,
+  created: boolean,
+): 'verified' | 'mail_sent' | 'unverified' {
+  if (user.emailVerifiedAt !== null) return 'verified';
+  return created && deps.mailer !== undefined ? 'mail_sent' : 'unverified';
+}
+
+function validEmail(raw: string): string {
+  const normalized = normalizeEmail(raw);
+  if (normalized.ok) return normalized.email;
+  throw ServiceError.validation([
+    { type: 'value_error', loc: ['body', 'email'], msg: normalized.problem, input: raw },
+  ]);
+}
+
+/** A password to store: absent for null or ''; too short is a 422. */
+function validNewPassword(password: string | null | undefined): string | undefined {
+  if (password === undefined || password === null || password === '') return undefined;
+  assertNewPasswordLength(password, 'password');
+  return password;
 }
 
 const CONFLICT_BY_UNIQUE_INDEX: Readonly<Record<string, string>> = {
   users_username_unique: USERNAME_TAKEN,
+  users_email_unique: ALREADY_REGISTERED,
   connectors_slug_external_unique: SLACK_WORKSPACE_TAKEN,
 };
 
@@ -166,24 +268,6 @@ async function findExistingUser(
   }
   const user = byEmail ?? (account === undefined ? undefined : await findUserById(db, account.userId));
   return { user, account };
-}
-
-async function provesIdentity(
-  deps: ServiceDependencies,
-  user: UserRow,
-  password: string | null | undefined,
-  bearerToken: string | undefined,
-): Promise<boolean> {
-  if (bearerToken !== undefined) {
-    const secret = deps.config.registrationSecret;
-    if (secret !== undefined && secretsEqual(bearerToken, secret)) return true;
-    const caller = await deps.callers.find(bearerToken);
-    if (caller?.userId === user.id) return true;
-  }
-  if (password !== undefined && password !== null && user.passwordHash !== null) {
-    return verifyPassword(password, user.passwordHash);
-  }
-  return false;
 }
 
 async function exchangeChatappCode(
@@ -208,6 +292,7 @@ async function createUserWithTeam(
   tx: Database,
   input: RegistrationInput & { username: string | null },
   passwordHash: string | undefined,
+  verified: boolean,
 ): Promise<UserRow> {
   const [user] = await tx
     .insert(users)
@@ -216,6 +301,7 @@ async function createUserWithTeam(
       name: input.name,
       username: input.username,
       passwordHash: passwordHash ?? null,
+      emailVerifiedAt: verified ? sql`now()` : null,
     })
     .returning();
   if (user === undefined) throw new Error('User insert returned nothing');

@@ -14,6 +14,9 @@ export const TEST_ENV: Readonly<Record<string, string>> = {
   PASSWORD_SCRYPT_LOG_N: '10',
   LOG_LEVEL: 'info',
   REGISTRATION_SECRET: 'test-registration-secret-0123456789abcdef',
+  // Every test registers and signs in from 127.0.0.1: the per-address limits get their own tests.
+  REGISTRATIONS_PER_HOUR_PER_ADDRESS: '0',
+  AUTH_FAILURES_PER_ADDRESS: '100000',
 };
 
 export interface TestApp {

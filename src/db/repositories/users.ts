@@ -1,6 +1,6 @@
-import { and, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, ne, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
-import { accessTokens, accounts, teams, users, vectorStores } from '../schema.js';
+import { accessTokens, accounts, connectors, emailCodes, teams, users, vectorStores } from '../schema.js';
 
 export type UserRow = typeof users.$inferSelect;
 export type TeamRow = typeof teams.$inferSelect;
@@ -89,4 +89,58 @@ export async function insertAccessToken(
 
 export async function deleteAccessToken(db: Database, tokenHash: string): Promise<void> {
   await db.delete(accessTokens).where(eq(accessTokens.tokenHash, tokenHash));
+}
+
+/** Revokes every bearer token of a user, or every one but `keepTokenHash` (the session that asked). */
+export async function deleteUserAccessTokens(
+  db: Database,
+  userId: number,
+  keepTokenHash?: string,
+): Promise<void> {
+  await db
+    .delete(accessTokens)
+    .where(
+      keepTokenHash === undefined
+        ? eq(accessTokens.userId, userId)
+        : and(eq(accessTokens.userId, userId), ne(accessTokens.tokenHash, keepTokenHash)),
+    );
+}
+
+/** Sets (or clears, with null) a user's password hash. */
+export async function updatePasswordHash(
+  db: Database,
+  userId: number,
+  passwordHash: string | null,
+): Promise<void> {
+  await db.update(users).set({ passwordHash, updatedAt: sql`now()` }).where(eq(users.id, userId));
+}
+
+/** Records that the user proved their e-mail (once: the first proof's time is kept). */
+export async function markEmailVerified(db: Database, userId: number): Promise<void> {
+  await db
+    .update(users)
+    .set({ emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, now())`, updatedAt: sql`now()` })
+    .where(eq(users.id, userId));
+}
+
+/**
+ * Hands an unverified account to the person who just proved its e-mail: everything its creator
+ * could have set up to keep a way in goes (password, username, bearer tokens, provider accounts
+ * and their tokens, mailed codes, and the team's Slack installation, whose bot would answer that
+ * workspace from the team's documents). The caller runs this in the transaction that proves it.
+ */
+export async function claimUnverifiedUser(db: Database, user: UserRow): Promise<UserRow> {
+  await db.delete(accessTokens).where(eq(accessTokens.userId, user.id));
+  await db.delete(accounts).where(eq(accounts.userId, user.id));
+  await db.delete(emailCodes).where(eq(emailCodes.userId, user.id));
+  const ownedTeams = db.select({ id: teams.id }).from(teams).where(eq(teams.ownerUserId, user.id));
+  await db
+    .delete(connectors)
+    .where(and(inArray(connectors.teamId, ownedTeams), eq(connectors.slug, 'chatapp')));
+  const [claimed] = await db
+    .update(users)
+    .set({ passwordHash: null, username: null, emailVerifiedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(eq(users.id, user.id))
+    .returning();
+  return claimed ?? user;
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppOptions } from '../app.js';
 import { authRoutes } from './auth/auth.route.js';
+import { verifyEmailRoutes } from './auth/verify-email.route.js';
 import { webChatRoutes } from './chat/chat.route.js';
 import { chatappRoutes } from './chatapp/chatapp.route.js';
 import { chatRoutes } from './chats/chats.route.js';
@@ -18,6 +19,7 @@ export async function registerRoutes(app: FastifyInstance, options: AppOptions):
   await app.register(healthRoutes, options);
   await app.register(userRoutes, options);
   await app.register(authRoutes, options);
+  await app.register(verifyEmailRoutes, options);
   await app.register(connectorRoutes, options);
   await app.register(oauthProxyRoutes, options);
   await app.register(chatRoutes, options);

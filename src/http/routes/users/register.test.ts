@@ -73,7 +73,7 @@ describe('POST /v2/users/register', () => {
     expect(takeover.json().detail).toMatch(/already registered/);
     const sameAccountOtherEmail = await post({ ...record, email: 'other@example.com', password: undefined });
     expect(sameAccountOtherEmail.statusCode).toBe(409);
-    const wrongPassword = await post({ ...record, password: 'wrong' });
+    const wrongPassword = await post({ ...record, password: 'wrong password' });
     expect(wrongPassword.statusCode).toBe(409);
     const forgedBearer = await post({ ...record, password: undefined }, bearer('kat_not-a-real-token'));
     expect(forgedBearer.statusCode).toBe(409);
@@ -89,6 +89,7 @@ describe('POST /v2/users/register', () => {
   it('refreshes tokens with 200 for the user itself, its password, or the registration secret', async () => {
     const record = registration({ password: 'correct horse battery' });
     const first = (await post(record)).json();
+    expect(first.email_verification).toBe('unverified');
     const withOwnToken = await post(
       { ...record, access_token: 'new-1', password: undefined },
       bearer(first.access_token),
@@ -98,14 +99,16 @@ describe('POST /v2/users/register', () => {
     expect(withOwnToken.json().team.id).toBe(first.team.id);
     const withPassword = await post({ ...record, access_token: 'new-2' });
     expect(withPassword.statusCode).toBe(200);
+    // The front end's secret proves the e-mail: the unverified account is the prover's from now on.
     const withSecret = await post({ ...record, access_token: 'new-3', password: undefined }, bearer(SECRET));
     expect(withSecret.statusCode).toBe(200);
-    expect(withSecret.json().user.id).toBe(first.user.id);
-    // A new provider account for the same e-mail links to the same user, with proof.
-    const linked = await post(
-      { ...record, provider: 'slack', provider_account_id: 'U123', password: undefined },
-      bearer(SECRET),
-    );
+    expect(withSecret.json()).toMatchObject({ user: { id: first.user.id }, email_verification: 'verified' });
+    const again = await post({ ...record, access_token: 'new-4', password: undefined }, bearer(SECRET));
+    expect(again.statusCode).toBe(200);
+    // A new provider account for a verified user needs that user's own proof, not just the secret.
+    const newAccount = { ...record, provider: 'slack', provider_account_id: 'U123', password: undefined };
+    expect((await post(newAccount, bearer(SECRET))).statusCode).toBe(409);
+    const linked = await post(newAccount, bearer(again.json().access_token));
     expect(linked.statusCode).toBe(200);
     expect(linked.json().user.id).toBe(first.user.id);
   });
@@ -114,7 +117,7 @@ describe('POST /v2/users/register', () => {
     const username = `user_${Math.random().toString(36).slice(2, 8)}`;
     const record = registration({ username, password: 's3cret-password' });
     expect((await post(record)).statusCode).toBe(201);
-    const taken = await post(registration({ username, password: 'x' }));
+    const taken = await post(registration({ username, password: 'another-password' }));
     expect(taken.statusCode).toBe(409);
     expect(taken.json()).toEqual({ detail: 'This username is taken' });
 

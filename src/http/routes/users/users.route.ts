@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { getUserContext } from '../../../services/get-user-context.js';
 import { registerUser } from '../../../services/register-user.js';
+import { requestEmailVerification } from '../../../services/request-email-verification.js';
 import type { AppOptions } from '../../app.js';
 import { bearerTokenOf, callerOf } from '../../auth.js';
 import { bearerSecurity, ErrorDetail, ValidationErrorBody, withErrors } from '../../schema-types.js';
@@ -16,19 +17,23 @@ export const userRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { d
         summary:
           'Register a user with an account, a team and its vector store; again (with proof) to refresh tokens',
         description:
-          "A new e-mail and provider account: 201. An existing one: 200 with its tokens updated, only with the user's bearer token, its password, or `Authorization: Bearer <REGISTRATION_SECRET>`; otherwise 409.",
+          "A new e-mail and provider account: 201. An existing one: 200 with its tokens updated, only with the user's bearer token, its password, or `Authorization: Bearer <REGISTRATION_SECRET>`; otherwise 409. Only registrations with the secret vouch for the e-mail: others create an unverified account (a verification link is mailed when SMTP_URL is set), which a later registration with the secret takes over (its password cleared, its tokens revoked). A verified account is linked to a new provider account only with its password or bearer token. Passwords need at least 8 characters; registrations without the secret are limited per client address (REGISTRATIONS_PER_HOUR_PER_ADDRESS).",
         body: RegistrationBody,
         response: {
           200: RegistrationResponse,
           201: RegistrationResponse,
           409: ErrorDetail,
           422: ValidationErrorBody,
+          429: ErrorDetail,
           502: ErrorDetail,
         },
       },
     },
     async (request, reply) => {
-      const result = await registerUser(deps, request.body, bearerTokenOf(request));
+      const result = await registerUser(deps, request.body, {
+        bearerToken: bearerTokenOf(request),
+        clientAddress: request.ip,
+      });
       return reply.code(result.created ? 201 : 200).send(result.body);
     },
   );
@@ -44,5 +49,20 @@ export const userRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { d
       },
     },
     async (request) => getUserContext(deps, callerOf(request)),
+  );
+
+  app.post(
+    '/v1/users/me/verify-email',
+    {
+      schema: {
+        tags: ['user'],
+        summary: "Mail the caller a new link that verifies the account's e-mail address",
+        description:
+          'Needs SMTP_URL (503 otherwise); 409 when the address is already verified; 5 mails an hour.',
+        security: bearerSecurity,
+        response: withErrors({ 202: ErrorDetail, 409: ErrorDetail, 429: ErrorDetail, 503: ErrorDetail }),
+      },
+    },
+    async (request, reply) => reply.code(202).send(await requestEmailVerification(deps, callerOf(request))),
   );
 };

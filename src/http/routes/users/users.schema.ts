@@ -54,6 +54,10 @@ export const RegistrationResponse = Type.Object({
   vector_store: VectorStoreView,
   access_token: Type.String(),
   token_type: Type.String(),
+  email_verification: Type.String({
+    description:
+      '`verified` (the e-mail is proven), `mail_sent` (a verification link is on its way) or `unverified`',
+  }),
   chatapp: Type.Optional(
     Type.Object({
       status: Type.String({ description: '`installed` or `not_configured`' }),

@@ -1,0 +1,48 @@
+import { consumeEmailCode, deleteEmailCodes, findEmailCodeUser } from '../db/repositories/email-codes.js';
+import {
+  claimUnverifiedUser,
+  deleteUserAccessTokens,
+  findUserById,
+  markEmailVerified,
+  updatePasswordHash,
+} from '../db/repositories/users.js';
+import { ServiceError } from '../errors.js';
+import { hashAccessToken } from '../security/access-tokens.js';
+import type { ServiceDependencies } from './dependencies.js';
+import { issueAccessToken } from './issue-access-token.js';
+import { assertNewPasswordLength } from './new-password.js';
+import { hashNewPassword } from './password-attempts.js';
+
+const INVALID_CODE = 'This reset code is not valid: it was used, replaced by a newer one, or it expired';
+
+/**
+ * Sets a new password with a mailed reset code. The code proves the mailbox, so the e-mail
+ * counts as verified; every session of the user ends (an unverified account is handed over as
+ * a trusted sign-in would: see claimUnverifiedUser) and a fresh token is answered.
+ */
+export async function resetPassword(
+  deps: ServiceDependencies,
+  input: { readonly code: string; readonly new_password: string },
+): Promise<{ access_token: string; token_type: 'bearer' }> {
+  assertNewPasswordLength(input.new_password, 'new_password');
+  const codeHash = hashAccessToken(input.code);
+  // Checked before hashing, so made-up codes cost no scrypt; used up in the transaction below.
+  if ((await findEmailCodeUser(deps.db, 'reset_password', codeHash)) === undefined) {
+    throw new ServiceError('bad_request', INVALID_CODE);
+  }
+  const passwordHash = await hashNewPassword(deps, input.new_password);
+  const { userId, accessToken } = await deps.db.transaction(async (tx) => {
+    const owner = await consumeEmailCode(tx, 'reset_password', codeHash);
+    const user = owner === undefined ? undefined : await findUserById(tx, owner);
+    if (user === undefined || !user.isActive) throw new ServiceError('bad_request', INVALID_CODE);
+    if (user.emailVerifiedAt === null) await claimUnverifiedUser(tx, user);
+    else await deleteUserAccessTokens(tx, user.id);
+    await updatePasswordHash(tx, user.id, passwordHash);
+    await markEmailVerified(tx, user.id);
+    await deleteEmailCodes(tx, user.id, 'reset_password');
+    const token = await issueAccessToken(tx, user.id, deps.config.accessTokenTtlSeconds, deps.now());
+    return { userId: user.id, accessToken: token };
+  });
+  deps.callers.forgetUser(userId);
+  return { access_token: accessToken, token_type: 'bearer' };
+}
