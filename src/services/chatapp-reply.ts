@@ -44,12 +44,20 @@ export function answerReply(answerMarkdown: string, sources: readonly ReplySourc
     const listed = splitText(`Sources:\n${lines.join('\n')}`, SECTION_TEXT_LIMIT);
     blocks.push(...listed.map((text) => section(text)));
   }
-  return { text: truncate(answerMarkdown.trim(), FALLBACK_LIMIT), blocks };
+  return { text: fallbackText(answerMarkdown), blocks };
 }
 
 /** A reply of one plain paragraph. */
 export function plainReply(text: string): ChatappReply {
-  return { text, blocks: [section(escapeMrkdwn(text))] };
+  return { text: fallbackText(text), blocks: [section(escapeMrkdwn(text))] };
+}
+
+/**
+ * The message's `text`, which Slack shows in notifications and reads to screen readers: mrkdwn
+ * too, so document text is escaped as in the blocks (a quoted `<!channel>` must not ping anyone).
+ */
+function fallbackText(text: string): string {
+  return escapeMrkdwn(truncate(text.trim(), FALLBACK_LIMIT));
 }
 
 function sourceLine(source: ReplySource): string {

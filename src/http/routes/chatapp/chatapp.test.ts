@@ -196,6 +196,7 @@ describe('POST /v1/chatapp/answer', () => {
   let testApp: TestApp;
   let installation: FakeSlackInstallation;
   let teamId: number;
+  let userToken: string;
 
   beforeAll(async () => {
     fake = await FakeSlackServer.start();
@@ -204,6 +205,7 @@ describe('POST /v1/chatapp/answer', () => {
     const setup = await slackSetup(fake, testApp, WORKSPACE);
     installation = setup.installation;
     teamId = setup.user.teamId;
+    userToken = setup.user.token;
   });
   afterAll(async () => {
     await testApp?.close();
@@ -347,6 +349,26 @@ describe('POST /v1/chatapp/answer', () => {
     expect(lines).toContain('<https://wiki.example.com/travel?page=1&amp;lang=en|Travel policy>');
     for (const line of lines) expect(line).toMatch(/^<[^|>]+\|[^>]+>$/);
     expect(message.text).toContain('150 euros a night');
+  });
+
+  it("escapes a document's mentions and links in the notification text as in the blocks", async () => {
+    await uploadDocuments(testApp.app, userToken, [
+      {
+        external_id: 'outage-runbook',
+        title: 'Outage runbook',
+        text: 'During an outage the zqxpager rota is: alert <!channel>, page <@U0ADMIN> and sign in at <https://evil.example/login|SSO portal> first.',
+      },
+    ]);
+    const event = mention('What does the zqxpager rota say during an outage?');
+    expect((await deliver(testApp.app, event)).statusCode).toBe(200);
+    expect(await waitUntilSettled(testApp.runtime, WORKSPACE, event.event_id)).toBe('answered');
+    const [message] = fake.messages as [PostedSlackMessage];
+    expect(message.text).toContain('&lt;!channel&gt;');
+    for (const text of [message.text ?? '', ...blockTexts(message)]) {
+      expect(text).not.toContain('<!channel>');
+      expect(text).not.toContain('<@U0ADMIN>');
+      expect(text).not.toContain('<https://evil.example');
+    }
   });
 
   it('answers a direct message to the bot, which needs no mention', async () => {
