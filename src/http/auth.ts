@@ -27,14 +27,21 @@ export function callerOf(request: FastifyRequest): Caller {
   return request.caller;
 }
 
-/** Secure by default: every route needs a valid bearer token unless its config says `public`. */
-export function registerAuthentication(app: FastifyInstance, callers: CallerDirectory): void {
+/**
+ * Secure by default: every route needs a valid bearer token unless its config says `public`.
+ * The docs page (`/docs…`) is public unless `docsPublic` is off (DOCS_PUBLIC=false).
+ */
+export function registerAuthentication(
+  app: FastifyInstance,
+  callers: CallerDirectory,
+  options: { readonly docsPublic: boolean },
+): void {
   app.decorateRequest('caller', null);
   app.addHook('onRequest', async (request) => {
     if (
       request.is404 ||
       request.routeOptions.config.public === true ||
-      (request.routeOptions.url ?? '').startsWith('/docs')
+      (options.docsPublic && (request.routeOptions.url ?? '').startsWith('/docs'))
     )
       return;
     const token = bearerTokenOf(request);

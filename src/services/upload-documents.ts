@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Caller } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
+import { isSupportedMimeType } from '../indexing/parse/parse-document.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { type QueuedIndexJob, queueIndexJob } from './queue-index-job.js';
 
@@ -90,4 +91,19 @@ export async function uploadFiles(
       content: file.bytes,
     })),
   });
+}
+
+/** What the upload endpoint reads, for the refusal's message. */
+const SUPPORTED_FORMATS = 'PDF, DOCX, Markdown, plain text, HTML, CSV, TSV and JSON';
+
+/**
+ * Refuses a file whose type (or, untyped, extension) no parser reads, before its bytes are read:
+ * 415, so nothing of the request is stored.
+ */
+export function assertUploadableFile(fileName: string, mimeType: string): void {
+  if (isSupportedMimeType(mimeType, fileName)) return;
+  throw new ServiceError(
+    'unsupported_media_type',
+    `${fileName} (${mimeType || 'no type'}) is not a document type this service reads: upload ${SUPPORTED_FORMATS}`,
+  );
 }

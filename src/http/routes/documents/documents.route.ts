@@ -1,11 +1,16 @@
-import multipart from '@fastify/multipart';
+import multipart, { type Multipart } from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ServiceError } from '../../../errors.js';
 import { deleteDocument } from '../../../services/delete-document.js';
 import { getIndexJob } from '../../../services/get-index-job.js';
 import { listDocuments } from '../../../services/list-documents.js';
-import { type UploadedFile, uploadFiles, uploadTextDocuments } from '../../../services/upload-documents.js';
+import {
+  assertUploadableFile,
+  type UploadedFile,
+  uploadFiles,
+  uploadTextDocuments,
+} from '../../../services/upload-documents.js';
 import { ALSO_MULTIPART, type AppOptions } from '../../app.js';
 import { callerOf } from '../../auth.js';
 import { bearerSecurity, ErrorDetail, Nullable, withErrors } from '../../schema-types.js';
@@ -41,7 +46,8 @@ const DocumentView = Type.Object({
 export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { deps }) => {
   const { uploadMaxBytes, uploadMaxDocuments } = deps.config.indexing;
   await app.register(multipart, {
-    limits: { fileSize: uploadMaxBytes, files: UPLOAD_MAX_FILES, fields: 10, fieldSize: 4096 },
+    // One byte over the request's limit, so a file that alone passes it is counted, not cut short.
+    limits: { fileSize: uploadMaxBytes + 1, files: UPLOAD_MAX_FILES, fields: 10, fieldSize: 4096 },
   });
 
   const UploadBody = Type.Object(
@@ -67,28 +73,24 @@ export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app,
       schema: {
         tags: ['documents'],
         summary: "Index documents into the caller's team: a JSON batch or uploaded files",
-        description: `Either \`application/json\` \`{"documents":[{"external_id","title","text","url"?,"metadata"?}]}\` (1 to ${uploadMaxDocuments} documents, UPLOAD_MAX_DOCUMENTS), or \`multipart/form-data\` with up to ${UPLOAD_MAX_FILES} \`file\` parts (PDF, DOCX, Markdown, text, HTML, CSV, JSON) and, for a single file, an optional \`external_id\` field (default: the file name). Posting an external_id again replaces that document. Answers 202 with the job to follow at \`GET /v1/documents/jobs/{result_id}\`.`,
+        description: `Either \`application/json\` \`{"documents":[{"external_id","title","text","url"?,"metadata"?}]}\` (1 to ${uploadMaxDocuments} documents, UPLOAD_MAX_DOCUMENTS), or \`multipart/form-data\` with up to ${UPLOAD_MAX_FILES} \`file\` parts (PDF, DOCX, Markdown, text, HTML, CSV, JSON) and, for a single file, an optional \`external_id\` field (default: the file name). Files of other types are refused with 415, and a request over UPLOAD_MAX_BYTES (all files together) with 413 as soon as it passes it; nothing of a refused request is stored. Posting an external_id again replaces that document. Answers 202 with the job to follow at \`GET /v1/documents/jobs/{result_id}\`.`,
         security: bearerSecurity,
         consumes: ['application/json', 'multipart/form-data'],
         body: UploadBody,
-        response: withErrors({ 202: QueuedJobView, 413: ErrorDetail }),
+        response: withErrors({ 202: QueuedJobView, 413: ErrorDetail, 415: ErrorDetail }),
       },
     },
     async (request, reply) => {
       const caller = callerOf(request);
       if (request.isMultipart()) {
-        const files: Omit<UploadedFile, 'externalId'>[] = [];
+        let files: Omit<UploadedFile, 'externalId'>[];
         let externalId: string | undefined;
-        for await (const part of request.parts()) {
-          if (part.type === 'file') {
-            files.push({ fileName: part.filename, mimeType: part.mimetype, bytes: await part.toBuffer() });
-          } else if (
-            part.fieldname === 'external_id' &&
-            typeof part.value === 'string' &&
-            part.value !== ''
-          ) {
-            externalId = part.value;
-          }
+        try {
+          ({ files, externalId } = await readMultipartUpload(request.parts(), uploadMaxBytes));
+        } catch (error) {
+          // What is left of a refused body is not read: the connection closes after the answer.
+          reply.header('connection', 'close');
+          throw error;
         }
         const named = files.map((file) => ({
           ...file,
@@ -160,3 +162,40 @@ export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app,
     async (request) => getIndexJob(deps, callerOf(request), request.params.result_id, 'upload'),
   );
 };
+
+/**
+ * Reads a multipart upload part by part, counting bytes across all its files as they stream in:
+ * 413 as soon as the total passes `maxBytes`, 415 for a file of a type no parser reads before
+ * any of its bytes are read. Nothing is stored until the whole request is known to be good.
+ */
+async function readMultipartUpload(
+  parts: AsyncIterableIterator<Multipart>,
+  maxBytes: number,
+): Promise<{ files: Omit<UploadedFile, 'externalId'>[]; externalId: string | undefined }> {
+  const files: Omit<UploadedFile, 'externalId'>[] = [];
+  let externalId: string | undefined;
+  let total = 0;
+  const tooLarge = () =>
+    new ServiceError(
+      'payload_too_large',
+      `The upload is larger than ${maxBytes} bytes in all (UPLOAD_MAX_BYTES): send fewer or smaller files per request`,
+    );
+  for await (const part of parts) {
+    if (part.type !== 'file') {
+      if (part.fieldname === 'external_id' && typeof part.value === 'string' && part.value !== '') {
+        externalId = part.value;
+      }
+      continue;
+    }
+    assertUploadableFile(part.filename, part.mimetype);
+    const chunks: Buffer[] = [];
+    for await (const chunk of part.file as AsyncIterable<Buffer>) {
+      total += chunk.length;
+      if (total > maxBytes) throw tooLarge();
+      chunks.push(chunk);
+    }
+    if (part.file.truncated) throw tooLarge();
+    files.push({ fileName: part.filename, mimeType: part.mimetype, bytes: Buffer.concat(chunks) });
+  }
+  return { files, externalId };
+}

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corruptPdf, FIXTURE_FILES } from '../../../../test/fixtures/documents.js';
 import {
@@ -331,5 +332,107 @@ describe('/v1/documents', () => {
     expect(anonymous.statusCode).toBe(401);
     const badPage = await testApp.app.inject({ url: '/v1/documents?limit=0', headers: bearer(user.token) });
     expect(badPage.statusCode).toBe(422);
+  });
+});
+
+describe('POST /v1/documents: multipart limits', () => {
+  const LIMIT = 1024 * 1024;
+  let testApp: TestApp;
+  let user: Registered;
+  let port: number;
+
+  beforeAll(async () => {
+    testApp = await startTestApp({ env: { UPLOAD_MAX_BYTES: String(LIMIT) } });
+    user = await registerUser(testApp.app);
+    await testApp.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (testApp.app.server.address() as { port: number }).port;
+  });
+  afterAll(() => testApp.close());
+
+  const post = (body: Buffer, contentType: string) =>
+    testApp.app.inject({
+      method: 'POST',
+      url: '/v1/documents',
+      headers: { ...bearer(user.token), 'content-type': contentType },
+      payload: body,
+    });
+
+  async function storedJobs(): Promise<number> {
+    const { rows } = await testApp.runtime.deps.sql.executeSql(
+      'SELECT count(*)::int AS n FROM index_jobs WHERE team_id = $1',
+      [user.teamId],
+    );
+    return Number(rows[0]?.n);
+  }
+
+  it('refuses files of a type no parser reads with 415 before storing anything', async () => {
+    const { body, contentType } = multipart([
+      { name: 'file', fileName: 'notes.md', type: 'text/markdown', content: '# Notes\n\nFine.' },
+      ...[1, 2, 3].map((index) => ({
+        name: 'file',
+        fileName: `random-${index}.bin`,
+        type: 'application/octet-stream',
+        content: Buffer.alloc(64 * 1024, index),
+      })),
+    ]);
+    const response = await post(body, contentType);
+    expect(response.statusCode).toBe(415);
+    expect(response.json().detail).toMatch(
+      /^random-1\.bin \(application\/octet-stream\) is not a document type/,
+    );
+    expect(response.headers.connection).toBe('close');
+    expect(await storedJobs()).toBe(0);
+  });
+
+  it('counts bytes across all files: 413 once the total passes UPLOAD_MAX_BYTES, nothing stored', async () => {
+    const { body, contentType } = multipart(
+      [1, 2, 3].map((index) => ({
+        name: 'file',
+        fileName: `part-${index}.md`,
+        type: 'text/markdown',
+        content: `# Part ${index}\n\n${'word '.repeat(80_000)}`,
+      })),
+    );
+    expect(body.length).toBeGreaterThan(LIMIT);
+    const response = await post(body, contentType);
+    expect(response.statusCode).toBe(413);
+    expect(response.json().detail).toMatch(/UPLOAD_MAX_BYTES/);
+    // One file one byte over the limit on its own.
+    const single = multipart([
+      { name: 'file', fileName: 'big.txt', type: 'text/plain', content: Buffer.alloc(LIMIT + 1, 97) },
+    ]);
+    expect((await post(single.body, single.contentType)).statusCode).toBe(413);
+    expect(await storedJobs()).toBe(0);
+    // Under the limit, the same kind of request is taken.
+    const fits = multipart([
+      { name: 'file', fileName: 'small.md', type: 'text/markdown', content: '# Small' },
+    ]);
+    expect((await post(fits.body, fits.contentType)).statusCode).toBe(202);
+  });
+
+  it('answers 413 while the client is still sending, without reading the rest of the body', async () => {
+    const boundary = 'limit-boundary';
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.md"\r\nContent-Type: text/markdown\r\n\r\n`;
+    const declared = 64 * LIMIT;
+    const jobsBefore = await storedJobs();
+    const socket = connect(port, '127.0.0.1');
+    const answer = new Promise<string>((resolve, reject) => {
+      let received = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (data) => {
+        received += data;
+      });
+      socket.on('close', () => resolve(received));
+      socket.on('error', reject);
+    });
+    socket.write(
+      `POST /v1/documents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${user.token}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${declared}\r\n\r\n${head}`,
+    );
+    // Two limits' worth, then nothing: the other 62 MiB never come.
+    socket.write(Buffer.alloc(2 * LIMIT, 97));
+    const response = await answer;
+    expect(response).toMatch(/^HTTP\/1\.1 413 /);
+    expect(response).toMatch(/UPLOAD_MAX_BYTES/);
+    expect(await storedJobs()).toBe(jobsBefore);
   });
 });
