@@ -48,6 +48,33 @@ describe('parseConfig', () => {
     }
   });
 
+  it('has the security limits on by default, mail off, and links to where the service listens', () => {
+    const config = parseConfig({ HOST: '0.0.0.0', PORT: '9000' });
+    expect(config.smtp).toBeUndefined();
+    expect(config.publicUrl).toBe('http://127.0.0.1:9000');
+    expect(config.requestTimeoutMs).toBe(30_000);
+    expect(config.docsPublic).toBe(true);
+    expect(config.indexing.parseTimeoutMs).toBe(60_000);
+    expect(config.authLimits).toEqual({
+      failuresPerAccount: 5,
+      failuresPerAddress: 20,
+      maxBlockSeconds: 900,
+      registrationsPerHourPerAddress: 20,
+      passwordHashConcurrency: 2,
+      passwordHashQueue: 64,
+    });
+    const mailing = parseConfig({
+      SMTP_URL: 'smtps://u:p@mail.example.com',
+      PUBLIC_URL: 'https://kb.example.com/',
+    });
+    expect(mailing.smtp).toEqual({
+      url: 'smtps://u:p@mail.example.com',
+      from: 'knowledge-answers <no-reply@kb.example.com>',
+    });
+    expect(mailing.publicUrl).toBe('https://kb.example.com');
+    expect(() => parseConfig({ SMTP_URL: 'http://mail.example.com' })).toThrow(/SMTP_URL/);
+  });
+
   it('requires a shared ENCRYPTION_KEY with DATABASE_URL, in hex or base64', () => {
     expect(() => parseConfig({ DATABASE_URL: 'postgres://localhost/db' })).toThrow(
       /ENCRYPTION_KEY is required/,

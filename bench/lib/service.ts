@@ -42,7 +42,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const port = await freePort();
   const child = spawnChild(options.name, process.execPath, [...(options.nodeArgs ?? []), options.script], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...options.env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      // A benchmark registers every team it measures from 127.0.0.1, as no real client would.
+      REGISTRATIONS_PER_HOUR_PER_ADDRESS: '0',
+      ...options.env,
+    },
   });
   const unregister = onCleanup(() => child.stop());
   const url = `http://127.0.0.1:${port}`;
