@@ -1,6 +1,9 @@
 import type { LoggerOptions } from 'pino';
 import { REDACTED_LOG_PATHS } from './http/app.js';
 
+/** Query parameters that carry secrets (the code in a mailed verification link). */
+const SECRET_QUERY_PARAMETERS = new Set(['code', 'token', 'access_token']);
+
 /** JSON logs, one line an event, secrets censored wherever they appear by those names. */
 export function loggerOptions(level: LoggerOptions['level']): LoggerOptions {
   return {
@@ -8,5 +11,50 @@ export function loggerOptions(level: LoggerOptions['level']): LoggerOptions {
     redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' },
     base: { pid: process.pid },
     timestamp: () => `,"time":"${new Date().toISOString()}"`,
+    serializers: { req: serializeRequest },
   };
+}
+
+interface LoggedRequest {
+  readonly method?: string;
+  readonly url?: string;
+  readonly host?: string;
+  readonly ip?: string;
+  readonly socket?: { readonly remotePort?: number };
+}
+
+/** fastify's request fields, with secret query parameters censored in the URL. */
+function serializeRequest(request: LoggedRequest) {
+  return {
+    method: request.method,
+    url: request.url === undefined ? undefined : redactQuery(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
+/** `/path?code=abc&x=1` → `/path?code=[redacted]&x=1`. */
+export function redactQuery(url: string): string {
+  const mark = url.indexOf('?');
+  if (mark < 0) return url;
+  const pairs = url
+    .slice(mark + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      const name = decodeURIComponentSafely(equals < 0 ? pair : pair.slice(0, equals));
+      return SECRET_QUERY_PARAMETERS.has(name.toLowerCase())
+        ? `${pair.slice(0, equals < 0 ? pair.length : equals)}=[redacted]`
+        : pair;
+    });
+  return `${url.slice(0, mark)}?${pairs.join('&')}`;
+}
+
+function decodeURIComponentSafely(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }

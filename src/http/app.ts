@@ -59,6 +59,8 @@ export const REDACTED_LOG_PATHS = [
   'req.headers["x-slack-signature"]',
   'res.headers["set-cookie"]',
   '*.password',
+  '*.new_password',
+  '*.current_password',
   '*.access_token',
   '*.refresh_token',
   '*.id_token',

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { generateAccessToken, hashAccessToken, secretsEqual } from './access-tokens.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import { hashPassword, PasswordHasher, PasswordHasherBusy, verifyPassword } from './passwords.js';
 import { SecretBox } from './secret-box.js';
 
 describe('SecretBox', () => {
@@ -46,5 +46,32 @@ describe('access tokens', () => {
     expect(hashAccessToken(token)).toMatch(/^[0-9a-f]{64}$/);
     expect(secretsEqual('abc', 'abc')).toBe(true);
     expect(secretsEqual('abc', 'abcd')).toBe(false);
+  });
+});
+
+describe('PasswordHasher', () => {
+  it('hashes at most `concurrency` at once, lets `maxQueued` wait and turns the rest away', async () => {
+    const hasher = new PasswordHasher({ logN: 14, concurrency: 1, maxQueued: 2 });
+    const stored = await hasher.hash('correct horse');
+    const results = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, index) => hasher.verify(index === 0 ? 'correct horse' : 'wrong', stored)),
+    );
+    expect(results.map((result) => result.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'rejected',
+      'rejected',
+    ]);
+    expect(results.slice(0, 3).map((result) => (result as PromiseFulfilledResult<boolean>).value)).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    expect((results[3] as PromiseRejectedResult).reason).toBeInstanceOf(PasswordHasherBusy);
+    // The line drains: later checks run again.
+    expect(await hasher.verify('correct horse', stored)).toBe(true);
+    expect(await hasher.verify('anything', null)).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeSmtpServer, type ReceivedMail } from '../../../../test/fakes/fake-smtp-server.js';
+import { dumpAllTables } from '../../../../test/helpers/database-dump.js';
 import { bearer, startTestApp, type TestApp } from '../../../../test/helpers/test-app.js';
 
 const SECRET = 'test-registration-secret-0123456789abcdef';
@@ -82,6 +83,11 @@ describe('e-mail verification and password reset, mailed over SMTP', () => {
     expect(page.body).toContain('<button type="submit">Confirm my e-mail address</button>');
     const code = link.searchParams.get('code') ?? '';
     expect(page.body).toContain(`value="${code}"`);
+
+    // The code is a password for a while: no table holds it and no log line shows it.
+    expect(await dumpAllTables(testApp.runtime.deps.db)).not.toContain(code);
+    expect(testApp.logLines.join('\n')).not.toContain(code);
+    expect(testApp.logLines.join('\n')).toContain('/v1/auth/verify-email?code=[redacted]');
 
     // One click (the form's POST) verifies; the code was still unused after the GET.
     const clicked = await testApp.app.inject({
