@@ -79,7 +79,10 @@ const VERIFIED_NEEDS_PROOF =
 type RegistrationPlan =
   /** A new user. */
   | { readonly kind: 'create' }
-  /** The trusted front end proved the e-mail of an account nobody had proven: it is handed over. */
+  /**
+   * The trusted front end proved the e-mail (or provider account) of an account nobody had proven:
+   * it is handed over, with the proven address.
+   */
   | { readonly kind: 'claim'; readonly user: UserRow }
   /** An existing user, with proof; a new password given with the user's own token changes it. */
   | {
@@ -141,7 +144,9 @@ export async function registerUser(
       if (plan.kind === 'create') {
         user = await createUserWithTeam(deps, tx, { ...input, email, username }, passwordHash, trusted);
       } else if (plan.kind === 'claim') {
-        user = await claimUnverifiedUser(tx, plan.user);
+        const claimed = await claimUnverifiedUser(tx, plan.user.id, email);
+        if (claimed === undefined) throw new ServiceError('conflict', VERIFIED_NEEDS_PROOF);
+        user = claimed;
         account = undefined;
         user = await refreshUser(tx, user, { name: input.name, username }, passwordHash);
       } else {

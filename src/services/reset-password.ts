@@ -35,8 +35,9 @@ export async function resetPassword(
     const owner = await consumeEmailCode(tx, 'reset_password', codeHash);
     const user = owner === undefined ? undefined : await findUserById(tx, owner);
     if (user === undefined || !user.isActive) throw new ServiceError('bad_request', INVALID_CODE);
-    if (user.emailVerifiedAt === null) await claimUnverifiedUser(tx, user);
-    else await deleteUserAccessTokens(tx, user.id);
+    // Whoever reads the mailbox owns the address: an unverified account is theirs from now on.
+    if (user.emailVerifiedAt === null) await claimUnverifiedUser(tx, user.id, user.email);
+    await deleteUserAccessTokens(tx, user.id);
     await updatePasswordHash(tx, user.id, passwordHash);
     await markEmailVerified(tx, user.id);
     await deleteEmailCodes(tx, user.id, 'reset_password');

@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, ne, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { accessTokens, accounts, connectors, emailCodes, teams, users, vectorStores } from '../schema.js';
 
@@ -124,23 +124,31 @@ export async function markEmailVerified(db: Database, userId: number): Promise<v
 }
 
 /**
- * Hands an unverified account to the person who just proved its e-mail: everything its creator
- * could have set up to keep a way in goes (password, username, bearer tokens, provider accounts
- * and their tokens, mailed codes, and the team's Slack installation, whose bot would answer that
- * workspace from the team's documents). The caller runs this in the transaction that proves it.
+ * Hands an unverified account to the person who just proved `email` is theirs: everything its
+ * creator could have set up to keep a way in goes (password, username, bearer tokens, provider
+ * accounts and their tokens, mailed codes, and the Slack installation of a team it owns, whose bot
+ * would answer that workspace from the team's documents), and the account takes the proven
+ * address. Undefined, with nothing changed, when the account was verified meanwhile. The caller
+ * runs this in the transaction that proves the address.
  */
-export async function claimUnverifiedUser(db: Database, user: UserRow): Promise<UserRow> {
-  await db.delete(accessTokens).where(eq(accessTokens.userId, user.id));
-  await db.delete(accounts).where(eq(accounts.userId, user.id));
-  await db.delete(emailCodes).where(eq(emailCodes.userId, user.id));
-  const ownedTeams = db.select({ id: teams.id }).from(teams).where(eq(teams.ownerUserId, user.id));
+export async function claimUnverifiedUser(
+  db: Database,
+  userId: number,
+  email: string,
+): Promise<UserRow | undefined> {
+  // The row is locked first, so a verification committing meanwhile is seen, not overwritten.
+  const [claimed] = await db
+    .update(users)
+    .set({ email, passwordHash: null, username: null, emailVerifiedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(and(eq(users.id, userId), isNull(users.emailVerifiedAt)))
+    .returning();
+  if (claimed === undefined) return undefined;
+  await db.delete(accessTokens).where(eq(accessTokens.userId, userId));
+  await db.delete(accounts).where(eq(accounts.userId, userId));
+  await db.delete(emailCodes).where(eq(emailCodes.userId, userId));
+  const ownedTeams = db.select({ id: teams.id }).from(teams).where(eq(teams.ownerUserId, userId));
   await db
     .delete(connectors)
     .where(and(inArray(connectors.teamId, ownedTeams), eq(connectors.slug, 'chatapp')));
-  const [claimed] = await db
-    .update(users)
-    .set({ passwordHash: null, username: null, emailVerifiedAt: sql`now()`, updatedAt: sql`now()` })
-    .where(eq(users.id, user.id))
-    .returning();
-  return claimed ?? user;
+  return claimed;
 }

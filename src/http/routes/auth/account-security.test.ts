@@ -79,6 +79,28 @@ describe('accounts: pre-registration takeover, e-mail spelling, passwords and to
     expect(retake.statusCode).toBe(409);
   });
 
+  it("an account made with someone else's provider account id goes to that provider account's owner", async () => {
+    const victim = `idvictim-${unique()}@corp.com`;
+    const providerAccountId = `google-${unique()}`;
+    // The attacker uses their own address but the victim's (guessable) provider account id.
+    const attacker = await post('/v2/users/register', {
+      ...providerRegistration(`attacker-${unique()}@evil.example`, {
+        provider_account_id: providerAccountId,
+      }),
+      password: 'attacker-password',
+    });
+    expect(attacker.statusCode).toBe(201);
+    const victimSignIn = await post(
+      '/v2/users/register',
+      providerRegistration(victim, { provider_account_id: providerAccountId }),
+      bearer(SECRET),
+    );
+    expect(victimSignIn.statusCode).toBe(200);
+    expect(victimSignIn.json().user).toMatchObject({ id: attacker.json().user.id, email: victim });
+    expect((await me(attacker.json().access_token)).statusCode).toBe(401);
+    expect((await signIn(attacker.json().user.email, 'attacker-password')).statusCode).toBe(401);
+  });
+
   it("the takeover also removes the Slack workspace the account's creator connected", async () => {
     const victim = `slack-victim-${unique()}@corp.com`;
     const attacker = await post('/v2/users/register', {
