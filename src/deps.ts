@@ -124,7 +124,11 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
   const wiki = overrides.wiki ?? new ConfluenceClient({ http: wikiHttpClient(config) });
   const embeddingModel = overrides.embeddingModel ?? embeddingModelFrom(config);
   const parser: DocumentParser & { close?: () => Promise<void> } = worksJobs
-    ? new ParsePool({ threads: config.indexing.parseThreads })
+    ? new ParsePool({
+        threads: config.indexing.parseThreads,
+        parseTimeoutMs: config.indexing.parseTimeoutMs,
+        maxUncompressedBytes: config.indexing.maxUncompressedBytes,
+      })
     : apiOnlyParser;
   const indexing: IndexingDependencies = {
     sql: database.sql,

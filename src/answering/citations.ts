@@ -69,11 +69,14 @@ export function citedNumbers(text: string): number[] {
 
 /** `[n]` markers taken out, for text whose numbers point at other sources (earlier answers). */
 export function withoutCitations(text: string): string {
-  return text
-    .replace(CITATION, '')
-    .replace(/[ \t]+([.,;:!?])/g, '$1')
-    .replace(/[ \t]{2,}/g, ' ')
-    .trim();
+  return (
+    text
+      .replace(CITATION, '')
+      // From the start of a run of spaces only: from each of its spaces, it was quadratic in the run.
+      .replace(/(?<![ \t])[ \t]+([.,;:!?])/g, '$1')
+      .replace(/[ \t]{2,}/g, ' ')
+      .trim()
+  );
 }
 
 /**

@@ -212,11 +212,15 @@ function* render(chosen: readonly Scored[]): Generator<string> {
   }
 }
 
+const END_MARKS: ReadonlySet<string> = new Set(['.', '!', '?', '\u2026']);
+
 /** `…holiday.` becomes `…holiday [1].`; a sentence with no end mark gets ` [1]` after it. */
 export function withCitation(sentence: string, number: number): string {
-  const match = /[.!?\u2026]+$/.exec(sentence);
-  if (match === null) return `${sentence} [${number}]`;
-  return `${sentence.slice(0, match.index).trimEnd()} [${number}]${match[0]}`;
+  // Scanned from the end: `/[.!?\u2026]+$/` backtracked over every run of marks inside the sentence.
+  let marksStart = sentence.length;
+  while (marksStart > 0 && END_MARKS.has(sentence[marksStart - 1] ?? '')) marksStart -= 1;
+  if (marksStart === sentence.length) return `${sentence} [${number}]`;
+  return `${sentence.slice(0, marksStart).trimEnd()} [${number}]${sentence.slice(marksStart)}`;
 }
 
 function firstWords(text: string, count: number): string {

@@ -23,4 +23,12 @@ describe('sentencesOf', () => {
       'Ask HR.',
     ]);
   });
+
+  it('joins only after a line that does not end a thought, however many lines are wrapped', () => {
+    expect(sentencesOf('Everyone gets\nholidays.\nthen more')).toEqual([
+      'Everyone gets holidays.',
+      'then more',
+    ]);
+    expect(sentencesOf('a\n'.repeat(50_000))).toEqual([Array.from({ length: 50_000 }, () => 'a').join(' ')]);
+  });
 });

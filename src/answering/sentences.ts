@@ -13,21 +13,26 @@ const LIST_MARK = /^(?:[-*+\u2022]|\d{1,3}[.)])\s+/;
  */
 export function sentencesOf(text: string): string[] {
   const lines: string[] = [];
+  // The line being read, in its wrapped parts; only its last part can end it (testing the whole
+  // joined line again for each part was quadratic in the parts).
+  let wrapped: string[] = [];
+  let endsThought = false;
+  const endLine = () => {
+    if (wrapped.length > 0) lines.push(wrapped.join(' '));
+    wrapped = [];
+  };
   for (const raw of text.split('\n')) {
     const line = raw.trim().replace(HEADING_MARK, '').replace(LIST_MARK, '').trim();
     if (line === '') {
-      lines.push('');
+      endLine();
       continue;
     }
-    const previous = lines.at(-1);
-    if (previous !== undefined && previous !== '' && !LINE_END.test(previous) && /^\p{Ll}/u.test(line)) {
-      lines[lines.length - 1] = `${previous} ${line}`;
-    } else {
-      lines.push(line);
-    }
+    if (endsThought || !/^\p{Ll}/u.test(line)) endLine();
+    wrapped.push(line);
+    endsThought = LINE_END.test(line);
   }
+  endLine();
   return lines
-    .filter((line) => line !== '')
     .flatMap((line) => splitSentences(line).map((sentence) => sentence.text.trim()))
     .filter((sentence) => sentence !== '');
 }

@@ -216,6 +216,81 @@ describe('chunkDocument', () => {
   });
 });
 
+describe('chunkDocument’s character cap', () => {
+  const maxChars = DEFAULT_CHUNK_OPTIONS.maxChars ?? 0;
+
+  it('cuts a document of one 1 MB word into chunks of at most maxChars, losing nothing', () => {
+    const word = 'QUJD'.repeat(250_000);
+    const chunks = chunkDocument({ blocks: [text(word)] });
+    expect(chunks.length).toBe(Math.ceil(word.length / maxChars));
+    for (const chunk of chunks) expect(chunk.text.length).toBeLessThanOrEqual(maxChars);
+    expect(chunks.map((chunk) => chunk.text).join('')).toBe(word);
+  });
+
+  it('never cuts between the halves of a surrogate pair', () => {
+    const word = `x${'\u{1F600}'.repeat(20_000)}`;
+    const chunks = chunkDocument({ blocks: [text(word)] });
+    for (const chunk of chunks) {
+      expect(chunk.text.length).toBeLessThanOrEqual(maxChars);
+      expect(chunk.text.isWellFormed()).toBe(true);
+    }
+    expect(chunks.map((chunk) => chunk.text).join('')).toBe(word);
+  });
+
+  it('cuts a long line of code at its spaces, and at characters where it has none', () => {
+    const minified = 'a=b.c(d,e);'.repeat(2_000);
+    const spaced = Array.from(
+      { length: 2_000 },
+      (_, index) => `value_${index} = compute(value_${index - 1});`,
+    ).join(' ');
+    const code = ['function setup() {', minified, spaced, '}'].join('\n');
+    const chunks = chunkDocument({ blocks: [heading(1, 'Build'), text(code)] });
+    for (const chunk of chunks) {
+      expect(chunk.text.length).toBeLessThanOrEqual(maxChars);
+      expect(chunk.tokenCount).toBeLessThanOrEqual(DEFAULT_CHUNK_OPTIONS.maxWords);
+      expect(chunk.headingPath).toEqual(['Build']);
+    }
+    const all = chunks.map((chunk) => chunk.text).join('\n');
+    expect(all.replace(/\s+/g, '')).toContain(minified);
+    // The spaced line is cut between words: every statement is whole in some chunk.
+    expect(all).toContain('value_1999 = compute(value_1998);');
+    expect(chunks.some((chunk) => chunk.text.startsWith('value_'))).toBe(true);
+  });
+
+  it('keeps the cap, overlap included, and fills chunks to it', () => {
+    const options: ChunkOptions = { ...SMALL, maxChars: 120 };
+    // 4 words and 36 or 37 characters each: the cap binds long before the words do.
+    const sentence = (index: number) => `Sentence${index} abcdefghij abcdefghij end.`;
+    const paragraphs = [0, 1, 2].map((block) =>
+      Array.from({ length: 8 }, (_, index) => sentence(block * 8 + index)).join(' '),
+    );
+    const chunks = chunkDocument({ blocks: paragraphs.map((paragraph) => text(paragraph)) }, options);
+    for (const chunk of chunks) expect(chunk.text.length).toBeLessThanOrEqual(120);
+    expect(chunks.some((chunk) => chunk.text.length > 100)).toBe(true);
+    const overlaps = chunks.slice(1).map((chunk, index) => overlapOf(chunks[index] as Chunk, chunk));
+    // Two whole sentences of overlap fit the 8-word budget and the room the cap leaves.
+    for (const overlap of overlaps)
+      expect(overlap).toMatch(/^(Sentence\d+ abcdefghij abcdefghij end\.\s*){2}$/);
+    const covered = chunks.flatMap((chunk) =>
+      chunk.text.split('\n\n').flatMap((block) => splitSentences(block).map((piece) => piece.text)),
+    );
+    expect([...new Set(covered)]).toEqual(Array.from({ length: 24 }, (_, index) => sentence(index)));
+  });
+
+  it('does not change the chunks of prose', async () => {
+    const parsed = await parseDocument({
+      mimeType: 'text/markdown',
+      bytes: generateMarkdown({ blocks: HANDBOOK_BLOCKS }),
+    });
+    const long = { blocks: [...parsed.blocks, text(sentences(300, 14).join(' '))] };
+    expect(chunkDocument(long)).toEqual(chunkDocument(long, { ...DEFAULT_CHUNK_OPTIONS, maxChars: 1e9 }));
+  });
+
+  it('refuses a cap that cannot hold a surrogate pair', () => {
+    expect(() => chunkDocument({ blocks: [] }, { ...SMALL, maxChars: 1 })).toThrow(RangeError);
+  });
+});
+
 describe('splitSentences', () => {
   it('cuts after sentence ends, not after abbreviations, initials, decimals or before lower case', () => {
     const split = splitSentences(

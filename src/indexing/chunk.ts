@@ -1,6 +1,7 @@
 import type { Block, Chunk, ParsedDocument } from './document.js';
+import { isWhitespace } from './parse/blocks.js';
 
-/** Sizes are in whitespace-separated words, the unit `Chunk.tokenCount` counts. */
+/** Sizes are in whitespace-separated words, the unit `Chunk.tokenCount` counts, and in characters. */
 export interface ChunkOptions {
   /** A chunk is filled until the next paragraph (or sentence) would take it past this. */
   readonly targetWords: number;
@@ -8,7 +9,20 @@ export interface ChunkOptions {
   readonly maxWords: number;
   /** Trailing whole sentences of a chunk repeated at the start of the next one in the same section. */
   readonly overlapWords: number;
+  /**
+   * Never exceeded, overlap included, in UTF-16 code units (`String.length`): a longer sentence is
+   * cut at words, a longer word (base64, a URL, minified code) between characters. By default
+   * 12.5 characters a word of `maxWords` (4,000 for the defaults).
+   */
+  readonly maxChars?: number;
 }
+
+/**
+ * The character cap is for text that is not prose: words average ~6 characters with their space
+ * in English and ~8 in technical text, so 12.5 a word never binds on prose (words do), while a
+ * megabyte with no spaces still makes chunks of a prose chunk's order, not one of the whole.
+ */
+const MAX_CHARS_PER_WORD = 12.5;
 
 /**
  * Chosen from bench/chunking (docs/benchmarks.md, "Chunking"): on SciFact, chunks indexed with
@@ -16,9 +30,15 @@ export interface ChunkOptions {
  * abstracts (~215 words) are shorter than real documents, so the ceiling is the embedding model,
  * ~512 tokens (~390 words at 1.3 tokens a word, fewer for technical text) including the title and
  * heading path: 320 words at most leaves that room. Overlap showed no effect there; ~12 % (whole
- * sentences) keeps context across cuts in long sections.
+ * sentences) keeps context across cuts in long sections. 4,000 characters is 320 words at
+ * `MAX_CHARS_PER_WORD`.
  */
-export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { targetWords: 256, maxWords: 320, overlapWords: 32 };
+export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = {
+  targetWords: 256,
+  maxWords: 320,
+  overlapWords: 32,
+  maxChars: 4_000,
+};
 
 /** A sentence (or line of code, or run of words) with where it came from. */
 interface Piece {
@@ -41,10 +61,9 @@ interface Section {
  * a block over the target is split at sentences (a sentence over the maximum at words); the
  * chunks of one section overlap by their last sentence(s). Same input, same chunks.
  */
-export function chunkDocument(
-  parsed: ParsedDocument,
-  options: ChunkOptions = DEFAULT_CHUNK_OPTIONS,
-): Chunk[] {
+export function chunkDocument(parsed: ParsedDocument, given: ChunkOptions = DEFAULT_CHUNK_OPTIONS): Chunk[] {
+  const maxChars = given.maxChars ?? Math.round(given.maxWords * MAX_CHARS_PER_WORD);
+  const options: Required<ChunkOptions> = { ...given, maxChars };
   validate(options);
   const chunks: Chunk[] = [];
   for (const section of sectionsOf(parsed.blocks)) {
@@ -63,8 +82,8 @@ export function chunkDocument(
   return chunks;
 }
 
-function validate(options: ChunkOptions): void {
-  const { targetWords, maxWords, overlapWords } = options;
+function validate(options: Required<ChunkOptions>): void {
+  const { targetWords, maxWords, overlapWords, maxChars } = options;
   if (!Number.isInteger(targetWords) || targetWords < 1)
     throw new RangeError('targetWords must be a positive integer');
   if (!Number.isInteger(maxWords) || maxWords < targetWords)
@@ -72,6 +91,8 @@ function validate(options: ChunkOptions): void {
   if (!Number.isInteger(overlapWords) || overlapWords < 0 || overlapWords >= targetWords) {
     throw new RangeError('overlapWords must be >= 0 and < targetWords');
   }
+  // Two, so that a surrogate pair always fits.
+  if (!Number.isInteger(maxChars) || maxChars < 2) throw new RangeError('maxChars must be an integer >= 2');
 }
 
 /**
@@ -112,20 +133,30 @@ function sectionsOf(blocks: readonly Block[]): Section[] {
 }
 
 /** The chunks of one section, each as its pieces (overlap first). */
-function packSection(section: Section, options: ChunkOptions): Piece[][] {
-  const { targetWords, maxWords } = options;
+function packSection(section: Section, options: Required<ChunkOptions>): Piece[][] {
+  const { targetWords, maxWords, maxChars } = options;
   const chunks: Piece[][] = [];
   let current: Piece[] = [];
   let currentWords = 0;
+  let currentChars = 0;
   // Overlap alone is not a chunk: the first unit after it is always taken.
   let hasFreshContent = false;
   for (const unit of unitsOf(section, options)) {
     const unitWords = sumWords(unit);
-    if (hasFreshContent && currentWords + unitWords > targetWords) {
+    const unitChars = joinedLength(unit);
+    if (
+      hasFreshContent &&
+      (currentWords + unitWords > targetWords ||
+        lengthWith(current, currentChars, unit, unitChars) > maxChars)
+    ) {
       chunks.push(current);
-      current = overlapFrom(current, options.overlapWords, maxWords - unitWords);
+      // Room for the widest separator (a blank line) between the overlap and the unit.
+      const charRoom = maxChars - unitChars - BLOCK_SEPARATOR.length;
+      current = overlapFrom(current, options.overlapWords, maxWords - unitWords, charRoom);
       currentWords = sumWords(current);
+      currentChars = joinedLength(current);
     }
+    currentChars = lengthWith(current, currentChars, unit, unitChars);
     current.push(...unit);
     currentWords += unitWords;
     hasFreshContent = true;
@@ -135,10 +166,10 @@ function packSection(section: Section, options: ChunkOptions): Piece[][] {
 }
 
 /**
- * The pieces packed as one: a block up to the target stays whole; a longer block goes sentence
- * by sentence, and a sentence over the maximum in runs of `targetWords` words.
+ * The pieces packed as one: a block up to the target (and the character cap) stays whole; a
+ * longer block goes sentence by sentence, and a sentence over a maximum in runs of words.
  */
-function* unitsOf(section: Section, options: ChunkOptions): Generator<Piece[]> {
+function* unitsOf(section: Section, options: Required<ChunkOptions>): Generator<Piece[]> {
   for (const block of section.blocks) {
     const pieces = splitSentences(block.text).map(
       (sentence): Piece => ({
@@ -148,43 +179,97 @@ function* unitsOf(section: Section, options: ChunkOptions): Generator<Piece[]> {
         page: block.page,
       }),
     );
-    if (sumWords(pieces) <= options.targetWords) {
+    if (sumWords(pieces) <= options.targetWords && joinedLength(pieces) <= options.maxChars) {
       yield pieces;
       continue;
     }
     for (const piece of pieces) {
-      if (piece.words <= options.maxWords) {
+      if (piece.words <= options.maxWords && piece.text.length <= options.maxChars) {
         yield [piece];
         continue;
       }
-      const words = piece.text.split(/\s+/).filter((word) => word !== '');
-      for (let start = 0; start < words.length; start += options.targetWords) {
-        const run = words.slice(start, start + options.targetWords);
-        yield [
-          {
-            ...piece,
-            text: run.join(' '),
-            words: run.length,
-            separator: start === 0 ? piece.separator : ' ',
-          },
-        ];
-      }
+      yield* runsOf(piece, options);
     }
   }
 }
 
-/** The last whole sentences of a chunk, up to the budget, never the whole chunk. */
-function overlapFrom(pieces: readonly Piece[], overlapWords: number, room: number): Piece[] {
-  const budget = Math.min(overlapWords, room);
+/**
+ * A sentence over a maximum in runs of `targetWords` words, fewer when they would pass
+ * `maxChars`; a word longer than that is cut into slices of it.
+ */
+function* runsOf(piece: Piece, options: Required<ChunkOptions>): Generator<Piece[]> {
+  let run: string[] = [];
+  let runChars = 0;
+  let first = true;
+  const cut = (): Piece[] => {
+    const separator = first ? piece.separator : ' ';
+    const unit: Piece = { ...piece, text: run.join(' '), words: run.length, separator };
+    first = false;
+    run = [];
+    runChars = 0;
+    return [unit];
+  };
+  for (const word of piece.text.split(/\s+/)) {
+    if (word === '') continue;
+    for (const part of slicesOf(word, options.maxChars)) {
+      if (
+        run.length >= options.targetWords ||
+        (run.length > 0 && runChars + 1 + part.length > options.maxChars)
+      ) {
+        yield cut();
+      }
+      runChars += (run.length > 0 ? 1 : 0) + part.length;
+      run.push(part);
+    }
+  }
+  if (run.length > 0) yield cut();
+}
+
+/** A word in slices of at most `maxChars` code units, never between the two halves of a surrogate pair. */
+function* slicesOf(word: string, maxChars: number): Generator<string> {
+  let start = 0;
+  while (word.length - start > maxChars) {
+    let end = start + maxChars;
+    const last = word.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+    yield word.slice(start, end);
+    start = end;
+  }
+  yield word.slice(start);
+}
+
+/** The last whole sentences of a chunk, within both budgets, never the whole chunk. */
+function overlapFrom(
+  pieces: readonly Piece[],
+  overlapWords: number,
+  wordRoom: number,
+  charRoom: number,
+): Piece[] {
+  const budget = Math.min(overlapWords, wordRoom);
   const overlap: Piece[] = [];
   let words = 0;
+  let chars = 0;
   for (let index = pieces.length - 1; index > 0; index -= 1) {
     const piece = pieces[index];
-    if (piece === undefined || words + piece.words > budget) break;
+    if (piece === undefined) break;
+    const pieceChars = piece.text.length + (overlap.length === 0 ? 0 : separatorLength(piece, overlap[0]));
+    if (words + piece.words > budget || chars + pieceChars > charRoom) break;
     overlap.unshift(piece);
     words += piece.words;
+    chars += pieceChars;
   }
   return overlap;
+}
+
+const BLOCK_SEPARATOR = '\n\n';
+
+/** Pieces of one block are joined by their separator, blocks by a blank line. */
+function separatorOf(previous: Piece, piece: Piece): string {
+  return previous.block === piece.block ? piece.separator : BLOCK_SEPARATOR;
+}
+
+function separatorLength(previous: Piece | undefined, piece: Piece | undefined): number {
+  return previous === undefined || piece === undefined ? 0 : separatorOf(previous, piece).length;
 }
 
 function joinPieces(pieces: readonly Piece[]): string {
@@ -192,10 +277,32 @@ function joinPieces(pieces: readonly Piece[]): string {
   let previous: Piece | undefined;
   for (const piece of pieces) {
     if (previous === undefined) text = piece.text;
-    else text += (previous.block === piece.block ? piece.separator : '\n\n') + piece.text;
+    else text += separatorOf(previous, piece) + piece.text;
     previous = piece;
   }
   return text;
+}
+
+/** The length of pieces (`chars` joined) with a unit (`unitChars` joined) after them. */
+function lengthWith(
+  pieces: readonly Piece[],
+  chars: number,
+  unit: readonly Piece[],
+  unitChars: number,
+): number {
+  const last = pieces.at(-1);
+  return last === undefined ? unitChars : chars + separatorLength(last, unit[0]) + unitChars;
+}
+
+/** What `joinPieces` would give, in length. */
+function joinedLength(pieces: readonly Piece[]): number {
+  let length = 0;
+  let previous: Piece | undefined;
+  for (const piece of pieces) {
+    length += piece.text.length + separatorLength(previous, piece);
+    previous = piece;
+  }
+  return length;
 }
 
 function sumWords(pieces: readonly Piece[]): number {
@@ -248,9 +355,6 @@ const ABBREVIATIONS: ReadonlySet<string> = new Set([
   'vs',
 ]);
 
-/** End punctuation, closing quotes or brackets, then the space before the next sentence. */
-const SENTENCE_END = /[.!?\u2026]+["'\u2019\u201D)\]]*\s+/g;
-
 /**
  * Sentences of prose, lines of code: a block with line breaks (code, addresses) is cut at its
  * lines; prose after `.`, `!` or `?` unless an abbreviation, an initial, or a lower-case
@@ -265,15 +369,28 @@ export function splitSentences(text: string): { text: string; separator: ' ' | '
   }
   const sentences: { text: string; separator: ' ' | '\n' }[] = [];
   let start = 0;
-  SENTENCE_END.lastIndex = 0;
-  for (let match = SENTENCE_END.exec(text); match !== null; match = SENTENCE_END.exec(text)) {
-    const end = match.index + match[0].length;
+  for (let index = 0; index < text.length; ) {
+    if (!isEndMark(text[index])) {
+      index += 1;
+      continue;
+    }
+    // A sentence end: end marks, closing quotes or brackets, then spaces. With no space, no mark
+    // of the run ends a sentence (what `/[.!?\u2026]+["'\u2019\u201D)\]]*\s+/g` found, scanned
+    // by hand: that expression backtracked over every run of marks, quadratically).
+    let end = index;
+    while (isEndMark(text[end])) end += 1;
+    while (isCloser(text[end])) end += 1;
+    if (!isWhitespace(text.charCodeAt(end))) {
+      index = end;
+      continue;
+    }
+    while (isWhitespace(text.charCodeAt(end))) end += 1;
     const next = text[end] ?? '';
     // Only the word before the mark matters; a bounded window keeps long runs of skipped marks linear.
-    const before = text.slice(Math.max(start, match.index - 32), match.index);
+    const before = text.slice(Math.max(start, index - 32), index);
     const lastWord = (before.split(/\s+/).at(-1) ?? '').replace(/^["'([\u2018\u201C]+/, '').toLowerCase();
-    const abbreviated =
-      match[0].startsWith('.') && (ABBREVIATIONS.has(lastWord) || /^\p{L}$/u.test(lastWord));
+    const abbreviated = text[index] === '.' && (ABBREVIATIONS.has(lastWord) || /^\p{L}$/u.test(lastWord));
+    index = end;
     if (abbreviated || /\p{Ll}/u.test(next)) continue;
     sentences.push({ text: text.slice(start, end).trimEnd(), separator: ' ' });
     start = end;
@@ -282,3 +399,8 @@ export function splitSentences(text: string): { text: string; separator: ' ' | '
   if (rest !== '') sentences.push({ text: rest, separator: ' ' });
   return sentences;
 }
+
+const isEndMark = (char: string | undefined) =>
+  char === '.' || char === '!' || char === '?' || char === '\u2026';
+const isCloser = (char: string | undefined) =>
+  char === '"' || char === "'" || char === '\u2019' || char === '\u201D' || char === ')' || char === ']';

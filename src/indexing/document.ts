@@ -53,6 +53,10 @@ export type FileReason =
   | 'permission_denied'
   | 'not_found'
   | 'parse_error'
+  /** An archive (DOCX) built to mislead a reader: sizes that lie, overlapping entries, a bomb's ratio. */
+  | 'unsafe_archive'
+  /** Parsing took longer than `INDEX_PARSE_TIMEOUT_MS`; the thread was stopped. */
+  | 'parse_timeout'
   | 'rate_limited'
   | 'unchanged'
   /** The source kept answering 5xx or timing out until the job's retries ran out. */

@@ -1,6 +1,12 @@
 import { threadId } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { corruptPdf, generatePdf, loadFixtureFiles } from '../../test/fixtures/documents.js';
+import {
+  corruptPdf,
+  generateDocxBomb,
+  generatePdf,
+  generatePdfBomb,
+  loadFixtureFiles,
+} from '../../test/fixtures/documents.js';
 import { chunkDocument } from './chunk.js';
 import { contentHash } from './content-hash.js';
 import { FileFailure } from './document.js';
@@ -192,5 +198,98 @@ describe('ParsePool', () => {
     expect(result.title).toBe('Maintenance');
     expect(result.chunks).toHaveLength(12);
     expect(result.chunks[11]).toMatchObject({ headingPath: ['Chapter 12'], pageLabels: ['12'] });
+  });
+});
+
+describe('ParsePool limits', () => {
+  const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+
+  it('stops a parse past its deadline as parse_timeout; a new thread serves the next', async () => {
+    const pool = createPool({ threads: 1, enableTestRequests: true, parseTimeoutMs: 300 });
+    const before = await pool.parse(command('thread-id'));
+    const started = performance.now();
+    const stuck = pool.parse(command('spin 60000'));
+    const next = pool.parse(command('thread-id'));
+    await expect(stuck).rejects.toBeInstanceOf(FileFailure);
+    await expect(stuck).rejects.toMatchObject({
+      reason: 'parse_timeout',
+      status: 'failed',
+      message: 'parsing took longer than 300 ms; the parser was stopped',
+    });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    const replaced = await next;
+    expect(replaced.title).not.toBe(before.title);
+  });
+
+  it('starts the clock when a thread takes the request up, not while it waits in line', async () => {
+    const pool = createPool({ threads: 1, enableTestRequests: true, parseTimeoutMs: 600 });
+    await pool.parse(command('thread-id'));
+    // The second waits 400 ms behind the first, then parses for 400 ms: 800 ms after it was asked
+    // for, but 400 ms of its own.
+    const first = pool.parse(command('spin 400'));
+    const second = pool.parse(command('spin 400'));
+    await expect(Promise.all([first, second])).resolves.toHaveLength(2);
+  });
+
+  it('does not count a new thread starting against the file', async () => {
+    // A thread's first start loads (in tests, compiles) the parsers: longer than this deadline.
+    const pool = createPool({ threads: 1, enableTestRequests: true, parseTimeoutMs: 150 });
+    await expect(pool.parse(command('spin 10'))).resolves.toMatchObject({ contentHash: '' });
+  });
+
+  it('stops a PDF whose stream takes too long to inflate, as parse_timeout', async () => {
+    const pool = createPool({ threads: 1, parseTimeoutMs: 500, maxOffHeapMb: 4096 });
+    await pool.parse({ mimeType: 'text/plain', bytes: encode('warm up'), title: 'w' });
+    const bomb = generatePdfBomb({ inflatedMiB: 2048 });
+    await expect(
+      pool.parse({ mimeType: 'application/pdf', bytes: bomb, title: 'bomb' }),
+    ).rejects.toMatchObject({
+      reason: 'parse_timeout',
+    });
+  });
+
+  it('stops a parse holding more memory outside the heap than allowed, as too_large', async () => {
+    const pool = createPool({ threads: 1, enableTestRequests: true, maxOffHeapMb: 64 });
+    const before = await pool.parse(command('thread-id'));
+    const next = pool.parse(command('thread-id'));
+    await expect(pool.parse(command('off-heap 32'))).resolves.toMatchObject({ title: '4' });
+    await expect(pool.parse(command('off-heap 1024'))).rejects.toMatchObject({
+      reason: 'too_large',
+      status: 'skipped',
+      message: /outside the JavaScript heap, more than the 64 MiB allowed/,
+    });
+    expect((await next).title).toBe(before.title);
+    expect((await pool.parse(command('thread-id'))).title).not.toBe(before.title);
+  });
+
+  it('stops pdf.js inflating a stream past the memory allowed outside the heap, as too_large', async () => {
+    // 1 GiB inflated from 1 MB: pdf.js grows one buffer for it, by doubling.
+    const pool = createPool({ threads: 1, maxOffHeapMb: 128 });
+    const bomb = generatePdfBomb({ inflatedMiB: 1024 });
+    expect(bomb.length).toBeLessThan(2 * 1024 * 1024);
+    const started = performance.now();
+    await expect(
+      pool.parse({ mimeType: 'application/pdf', bytes: bomb, title: 'bomb' }),
+    ).rejects.toMatchObject({
+      reason: 'too_large',
+    });
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('fails a DOCX zip bomb as too_large or unsafe_archive, within the cap it was given', async () => {
+    const pool = createPool({ threads: 1, maxUncompressedBytes: 10 * 1024 * 1024 });
+    const declared = generateDocxBomb({ inflatedMiB: 1024, declare: 'actual' });
+    const hidden = generateDocxBomb({ inflatedMiB: 1024, declare: 'small' });
+    await expect(pool.parse({ mimeType: DOCX, bytes: declared, title: 'bomb' })).rejects.toMatchObject({
+      reason: 'too_large',
+      message: /more than the 10485760 allowed/,
+    });
+    await expect(pool.parse({ mimeType: DOCX, bytes: hidden, title: 'bomb' })).rejects.toMatchObject({
+      reason: 'unsafe_archive',
+    });
+    const fixture = (await loadFixtureFiles()).find((file) => file.mimeType === DOCX);
+    if (fixture === undefined) throw new Error('no DOCX fixture');
+    const result = await pool.parse({ ...fixture, title: 'Handbook' });
+    expect(result.chunks.map((chunk) => chunk.text).join(' ')).toContain(fixture.phrase);
   });
 });

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ChunkOptions } from './chunk.js';
 import { type Chunk, FileFailure, type FileReason } from './document.js';
+import { DEFAULT_MAX_UNCOMPRESSED_BYTES } from './parse/zip-guard.js';
 
 export interface ParseRequest {
   readonly mimeType: string;
@@ -28,6 +29,21 @@ export interface ParsePoolOptions {
   readonly threads: number;
   /** Each worker's JavaScript heap limit: a hostile file exhausts its worker, not the process. */
   readonly maxMemoryMb?: number;
+  /**
+   * How long one file may parse, counted from when a thread takes it up (not while it waits in
+   * line); past it the thread is stopped and replaced, and the file fails `parse_timeout`.
+   */
+  readonly parseTimeoutMs?: number;
+  /** Most bytes an archive-based file (DOCX) may inflate to, all entries together (`zip-guard.ts`). */
+  readonly maxUncompressedBytes?: number;
+  /**
+   * Most memory outside the JavaScript heap (buffers, typed arrays) a worker may hold while it
+   * parses a file; past it the worker is stopped and the file fails `too_large`. The heap limit
+   * does not cover this memory, and a parser inflating a stream (pdf.js) allocates it. By default
+   * twice `maxUncompressedBytes` and 64 MiB: a DOCX at the cap holds its parts re-packed and the
+   * part being read, besides its own bytes.
+   */
+  readonly maxOffHeapMb?: number;
   /** Tests only: honour requests of `PARSE_POOL_TEST_MIME_TYPE` (crash, spin, report the thread). */
   readonly enableTestRequests?: boolean;
 }
@@ -35,15 +51,22 @@ export interface ParsePoolOptions {
 /**
  * Requests of this type are test instructions, honoured only by a pool built with
  * `enableTestRequests`; the bytes are the command: `thread-id`, `spin <ms>`, `throw`, `exit`,
- * `uncaught`, `out-of-memory`. Anywhere else it is an unsupported type like any other.
+ * `uncaught`, `out-of-memory`, `off-heap <MiB>` (buffers outside the heap, then a 200 ms pause).
+ * Anywhere else it is an unsupported type like any other.
  */
 export const PARSE_POOL_TEST_MIME_TYPE = 'application/x.parse-pool-test';
 
 export const DEFAULT_MAX_WORKER_MEMORY_MB = 512;
+export const DEFAULT_PARSE_TIMEOUT_MS = 60_000;
+
+const MIB = 1024 * 1024;
 
 /** What the worker receives: `workerData`, then one `WorkerRequest` per file. */
 export interface WorkerData {
   readonly enableTestRequests: boolean;
+  readonly maxUncompressedBytes: number;
+  /** The worker reports when its memory outside the heap passes this while it parses. */
+  readonly maxOffHeapBytes: number;
 }
 
 export interface WorkerRequest {
@@ -58,7 +81,9 @@ export type SerializedError =
 export type WorkerReply =
   | { readonly type: 'ready' }
   | { readonly type: 'result'; readonly id: number; readonly result: ParseResult }
-  | { readonly type: 'failure'; readonly id: number; readonly error: SerializedError };
+  | { readonly type: 'failure'; readonly id: number; readonly error: SerializedError }
+  /** The request's parse holds more memory outside the heap than allowed: stop it. */
+  | { readonly type: 'off-heap-exceeded'; readonly id: number; readonly bytes: number };
 
 interface Job {
   readonly id: number;
@@ -74,17 +99,23 @@ interface Slot {
   ready: boolean;
   /** The worker's own error (uncaught exception, out of memory), reported before it exits. */
   error: Error | undefined;
+  /** Fails the running job once its parse time is up. */
+  deadline: NodeJS.Timeout | undefined;
 }
 
 /**
  * Parsing and chunking off the main thread, so the HTTP server keeps answering while a large
  * file is read: a few `worker_threads`, one file each at a time, requests queued in order.
  * A worker that dies (out of memory, a crash in a parser) fails only its own file, as a
- * `parse_error`, and is replaced for the next request.
+ * `parse_error`, and is replaced for the next request. So is one that runs past its deadline
+ * (`parse_timeout`) or holds too much memory outside the heap (`too_large`): it is stopped.
  */
 export class ParsePool {
   readonly #threads: number;
   readonly #maxMemoryMb: number;
+  readonly #parseTimeoutMs: number;
+  readonly #maxUncompressedBytes: number;
+  readonly #maxOffHeapMb: number;
   readonly #enableTestRequests: boolean;
   readonly #queue: Job[] = [];
   readonly #slots = new Set<Slot>();
@@ -97,13 +128,17 @@ export class ParsePool {
     }
     this.#threads = options.threads;
     this.#maxMemoryMb = options.maxMemoryMb ?? DEFAULT_MAX_WORKER_MEMORY_MB;
+    this.#parseTimeoutMs = options.parseTimeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS;
+    this.#maxUncompressedBytes = options.maxUncompressedBytes ?? DEFAULT_MAX_UNCOMPRESSED_BYTES;
+    this.#maxOffHeapMb = options.maxOffHeapMb ?? Math.ceil((2 * this.#maxUncompressedBytes) / MIB) + 64;
     this.#enableTestRequests = options.enableTestRequests ?? false;
   }
 
   /**
    * Parses, chunks and hashes one file in a worker. Rejects with the worker's `FileFailure`
-   * (same reason and message) or `Error`, or with the signal's reason once it aborts: a request
-   * still waiting leaves the queue, a running one has its worker stopped and replaced.
+   * (same reason and message) or `Error`, with `parse_timeout` or `too_large` when the pool stops
+   * the parse, or with the signal's reason once it aborts: a request still waiting leaves the
+   * queue, a running one has its worker stopped and replaced.
    */
   parse(request: ParseRequest, signal?: AbortSignal): Promise<ParseResult> {
     if (this.#closed) return Promise.reject(new Error('the parse pool is closed'));
@@ -137,6 +172,7 @@ export class ParsePool {
     const slots = [...this.#slots];
     this.#slots.clear();
     for (const slot of slots) {
+      clearTimeout(slot.deadline);
       slot.job?.reject(closed);
       slot.job = undefined;
     }
@@ -179,7 +215,25 @@ export class ParsePool {
       slot.job = undefined;
       slot.worker.unref();
       job.reject(error);
+      return;
     }
+    // A new worker's start (loading its modules) is not the file's time: its clock starts at `ready`.
+    if (slot.ready) this.#startClock(slot);
+  }
+
+  #startClock(slot: Slot): void {
+    const job = slot.job;
+    if (job === undefined) return;
+    slot.deadline = setTimeout(() => {
+      if (slot.job !== job) return;
+      const failure = new FileFailure(
+        'parse_timeout',
+        `parsing took longer than ${this.#parseTimeoutMs} ms; the parser was stopped`,
+      );
+      this.#stop(slot, failure);
+    }, this.#parseTimeoutMs);
+    // The worker keeps the process alive while it parses; the timer need not.
+    slot.deadline.unref();
   }
 
   #abort(job: Job, reason: unknown): void {
@@ -190,10 +244,19 @@ export class ParsePool {
       return;
     }
     const slot = [...this.#slots].find((candidate) => candidate.job === job);
-    if (slot === undefined) return;
-    // A parser cannot be interrupted from outside; stopping its thread is the only way to get
-    // the CPU back from a file nobody waits for (a timeout on a pathological PDF, say).
+    if (slot !== undefined) this.#stop(slot, reason);
+  }
+
+  /**
+   * Fails the slot's running job and stops its worker. A parser cannot be interrupted from
+   * outside; stopping its thread is the only way to get the CPU and memory back from a file
+   * nobody waits for, or that has had its share. The next request gets a new worker.
+   */
+  #stop(slot: Slot, reason: unknown): void {
+    const job = slot.job;
+    if (job === undefined) return;
     slot.job = undefined;
+    clearTimeout(slot.deadline);
     this.#slots.delete(slot);
     void slot.worker.terminate();
     job.reject(reason);
@@ -202,13 +265,17 @@ export class ParsePool {
 
   #startWorker(): Slot {
     const { url, typeScript } = workerEntry();
-    const workerData: WorkerData = { enableTestRequests: this.#enableTestRequests };
+    const workerData: WorkerData = {
+      enableTestRequests: this.#enableTestRequests,
+      maxUncompressedBytes: this.#maxUncompressedBytes,
+      maxOffHeapBytes: this.#maxOffHeapMb * MIB,
+    };
     const options = { workerData, resourceLimits: { maxOldGenerationSizeMb: this.#maxMemoryMb } };
     const worker = typeScript
       ? new Worker(typeScriptBootstrap(url), { ...options, eval: true })
       : new Worker(url, options);
     worker.unref();
-    const slot: Slot = { worker, job: undefined, ready: false, error: undefined };
+    const slot: Slot = { worker, job: undefined, ready: false, error: undefined, deadline: undefined };
     this.#slots.add(slot);
     worker.on('message', (reply: WorkerReply) => this.#onReply(slot, reply));
     worker.on('messageerror', (error) => this.#finish(slot, undefined, error));
@@ -222,17 +289,28 @@ export class ParsePool {
   #onReply(slot: Slot, reply: WorkerReply): void {
     if (reply.type === 'ready') {
       slot.ready = true;
+      this.#startClock(slot);
       return;
     }
     if (slot.job?.id !== reply.id) return;
     if (reply.type === 'result') this.#finish(slot, reply.result, undefined);
-    else this.#finish(slot, undefined, deserializeError(reply.error));
+    else if (reply.type === 'failure') this.#finish(slot, undefined, deserializeError(reply.error));
+    else {
+      const held = Math.round(reply.bytes / MIB);
+      const failure = new FileFailure(
+        'too_large',
+        `parsing took ${held} MiB of memory outside the JavaScript heap, more than the ` +
+          `${this.#maxOffHeapMb} MiB allowed; the parser was stopped`,
+      );
+      this.#stop(slot, failure);
+    }
   }
 
   #finish(slot: Slot, result: ParseResult | undefined, error: unknown): void {
     const job = slot.job;
     if (job === undefined) return;
     slot.job = undefined;
+    clearTimeout(slot.deadline);
     slot.worker.unref();
     if (result !== undefined) job.resolve(result);
     else job.reject(error);
@@ -243,6 +321,7 @@ export class ParsePool {
     const known = this.#slots.delete(slot);
     const job = slot.job;
     slot.job = undefined;
+    clearTimeout(slot.deadline);
     if (job !== undefined) {
       const cause = slot.error ?? new Error(`the parse worker exited with code ${code}`);
       job.reject(

@@ -16,7 +16,13 @@ import {
 
 if (parentPort === null) throw new Error('parse-worker runs as a worker thread of ParsePool');
 const port = parentPort;
-const { enableTestRequests } = workerData as WorkerData;
+const { enableTestRequests, maxUncompressedBytes, maxOffHeapBytes } = workerData as WorkerData;
+
+/**
+ * How often a parse's memory outside the heap is measured. Parsers that inflate (pdf.js) return
+ * to the event loop every few tens of milliseconds, so a sample lands between their allocations.
+ */
+const OFF_HEAP_SAMPLE_MS = 20;
 
 // One file at a time: the pool sends the next request only after this one's reply.
 let pending: Promise<void> = Promise.resolve();
@@ -26,6 +32,7 @@ port.on('message', (message: WorkerRequest) => {
 port.postMessage({ type: 'ready' } satisfies WorkerReply);
 
 async function handle({ id, request }: WorkerRequest): Promise<void> {
+  const watch = watchOffHeapMemory(id);
   let reply: WorkerReply;
   try {
     const result =
@@ -35,12 +42,29 @@ async function handle({ id, request }: WorkerRequest): Promise<void> {
     reply = { type: 'result', id, result };
   } catch (error) {
     reply = { type: 'failure', id, error: serializeError(error) };
+  } finally {
+    clearInterval(watch);
   }
   port.postMessage(reply);
 }
 
+/**
+ * Tells the pool when this thread's buffers and typed arrays (which the heap limit does not cover)
+ * pass the budget while it parses request `id`; the pool then stops the thread. In a worker,
+ * `memoryUsage().external` counts this thread's isolate only.
+ */
+function watchOffHeapMemory(id: number): NodeJS.Timeout {
+  const watch = setInterval(() => {
+    const { external } = process.memoryUsage();
+    if (external <= maxOffHeapBytes) return;
+    clearInterval(watch);
+    port.postMessage({ type: 'off-heap-exceeded', id, bytes: external } satisfies WorkerReply);
+  }, OFF_HEAP_SAMPLE_MS);
+  return watch;
+}
+
 async function parseAndChunk(request: ParseRequest): Promise<ParseResult> {
-  const parsed = await parseDocument(request);
+  const parsed = await parseDocument({ ...request, maxUncompressedBytes });
   const chunks = chunkDocument(parsed, request.chunkOptions);
   return { title: parsed.title, chunks, contentHash: contentHash(request.title, chunks) };
 }
@@ -60,6 +84,16 @@ function serializeError(error: unknown): SerializedError {
 async function runTestRequest(command: string): Promise<ParseResult> {
   const [name, argument] = command.trim().split(/\s+/);
   switch (name) {
+    case 'off-heap': {
+      // Buffers of `argument` MiB in all, 8 MiB at a time, as an inflating parser allocates them.
+      const hoard: Uint8Array[] = [];
+      for (let total = 0; total < Number(argument ?? '0'); total += 8) {
+        hoard.push(new Uint8Array(8 * 1024 * 1024).fill(1));
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return { title: String(hoard.length), chunks: [], contentHash: '' };
+    }
     case 'spin': {
       const until = Date.now() + Number(argument ?? '0');
       while (Date.now() < until) {

@@ -31,6 +31,26 @@ describe('Markdown to Slack mrkdwn', () => {
   });
 });
 
+describe('Markdown to Slack mrkdwn, read in one pass', () => {
+  it('reads headings with closing hashes and list items with many spaces', () => {
+    expect(markdownToMrkdwn('## Title ##\n# ##\n#######  x')).toBe('*Title*\n\n#######  x');
+    expect(markdownToMrkdwn(`-${' '.repeat(40)}spaced item`)).toBe('• spaced item');
+    expect(markdownToMrkdwn(`# a${' '.repeat(40_000)}b`)).toBe(`*a${' '.repeat(40_000)}b*`);
+  });
+
+  it('closes a code span with a run of its length, and leaves unclosed openers as text', () => {
+    expect(markdownToMrkdwn('``a` b``')).toBe('`a` b`');
+    expect(markdownToMrkdwn('`unclosed [and <https://x')).toBe('`unclosed [and &lt;https://x');
+    expect(markdownToMrkdwn(`${'['.repeat(50_000)}*a* **b`)).toBe(`${'['.repeat(50_000)}_a_ **b`);
+  });
+
+  it('reads a link title, and no link where the address has a space', () => {
+    expect(markdownToMrkdwn('see [a](https://x.io "T") and [b](https://y.io x)')).toBe(
+      'see <https://x.io|a> and [b](https://y.io x)',
+    );
+  });
+});
+
 describe('Slack links', () => {
   it('links http(s) and mailto addresses only, keeping the address intact', () => {
     expect(mrkdwnLink('https://a.io/x|y>z', 'A | B')).toBe('<https://a.io/x%7Cy%3Ez|A | B>');

@@ -50,14 +50,15 @@ export function markdownToMrkdwn(markdown: string): string {
 }
 
 function convertLine(line: string): string {
-  const heading = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
-  if (heading !== null) {
+  const heading = headingText(line);
+  if (heading !== undefined) {
     // The whole line goes bold: bold inside it would only close it early.
-    const text = convertInline((heading[1] ?? '').replace(/\*\*|__/g, ''));
+    const text = convertInline(heading.replace(/\*\*|__/g, ''));
     return text === '' ? '' : `*${text}*`;
   }
   if (/^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(line)) return '───';
-  const item = /^(\s*)[-*+]\s+(.*)$/.exec(line);
+  // `(?!\s)`: the spaces after the marker are all its own; a line that fails tries no split of them.
+  const item = /^(\s*)[-*+]\s+(?!\s)(.*)$/.exec(line);
   if (item !== null) return `${item[1] ?? ''}• ${convertInline(item[2] ?? '')}`;
   const quote = /^\s{0,3}>\s?(.*)$/.exec(line);
   // Slack's own quote marker is a literal `>` at the line's start, so it is not escaped.
@@ -65,23 +66,198 @@ function convertLine(line: string): string {
   return convertInline(line);
 }
 
-/** Code spans, `[label](url)` and `<url>` links, or plain text between them. */
-const INLINE_TOKEN =
-  /(`+)([\s\S]*?[^`])\1(?!`)|\[([^\]\n]+)\]\((\S+?)(?:\s+"[^"]*")?\)|<((?:https?:\/\/|mailto:)[^>\s]+)>/g;
+/**
+ * A heading line's text: what `/^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/` captured, read by hand (its lazy
+ * text backtracked over every space of the line, quadratically): the text after the marks, up
+ * to the trailing spaces and closing hashes; none when it holds a line terminator (`.` stops there).
+ */
+function headingText(line: string): string | undefined {
+  let index = 0;
+  while (index < 3 && isSpace(line, index)) index += 1;
+  const hashesStart = index;
+  while (line[index] === '#') index += 1;
+  if (index === hashesStart || index - hashesStart > 6 || !isSpace(line, index)) return undefined;
+  while (isSpace(line, index)) index += 1;
+  let end = line.length;
+  while (end > index && isSpace(line, end - 1)) end -= 1;
+  while (end > index && line[end - 1] === '#') end -= 1;
+  while (end > index && isSpace(line, end - 1)) end -= 1;
+  const text = line.slice(index, end);
+  return /[\n\r\u2028\u2029]/.test(text) ? undefined : text;
+}
 
+const isSpace = (text: string, index: number) => index < text.length && /\s/.test(text[index] ?? '');
+
+/**
+ * Code spans, `[label](url)` and `<url>` links, or plain text between them: what
+ * `` /(`+)([\s\S]*?[^`])\1(?!`)|\[([^\]\n]+)\]\((\S+?)(?:\s+"[^"]*")?\)| `` followed by
+ * `/<((?:https?:\/\/|mailto:)[^>\s]+)>/g` matched, scanned by hand: it searched to the end of the
+ * text again from every unclosed backtick or bracket, quadratically in their number.
+ */
 function convertInline(text: string): string {
+  const scanner = new InlineTokenScanner(text);
   let result = '';
   let last = 0;
-  for (const match of text.matchAll(INLINE_TOKEN)) {
-    const index = match.index ?? 0;
+  for (let index = nextTokenStart(text, 0); index >= 0; ) {
+    const token = scanner.tokenAt(index);
+    if (token === undefined) {
+      index = nextTokenStart(text, scanner.resumeAfter(index));
+      continue;
+    }
     result += emphasis(escapeMrkdwn(text.slice(last, index)));
-    const [whole, , code, label, url, autolink] = match;
-    if (code !== undefined) result += `\`${escapeMrkdwn(code)}\``;
-    else if (label !== undefined) result += mrkdwnLink(url, label);
-    else if (autolink !== undefined) result += mrkdwnLink(autolink, '');
-    last = index + whole.length;
+    if (token.kind === 'code') result += `\`${escapeMrkdwn(token.code)}\``;
+    else result += mrkdwnLink(token.url, token.label);
+    last = token.end;
+    index = nextTokenStart(text, token.end);
   }
   return result + emphasis(escapeMrkdwn(text.slice(last)));
+}
+
+type InlineToken =
+  | { readonly kind: 'code'; readonly code: string; readonly end: number }
+  | { readonly kind: 'link'; readonly url: string; readonly label: string; readonly end: number };
+
+/** Where a token could start: a backtick, `[` or `<`. */
+function nextTokenStart(text: string, from: number): number {
+  for (let index = from; index < text.length; index += 1) {
+    const char = text[index];
+    if (char === '`' || char === '[' || char === '<') return index;
+  }
+  return -1;
+}
+
+const AUTOLINK_SCHEME = /(?:https?:\/\/|mailto:)/y;
+
+/**
+ * Reads the token at a position. Asked at positions that only grow, its searches for what
+ * closes a token only move forward, so a text full of unclosed openers is read once.
+ */
+class InlineTokenScanner {
+  private readonly runStarts = new Map<number, number[]>();
+  private readonly runCursors = new Map<number, (atLeast: number) => number | undefined>();
+  private readonly nextLabelEnd: (from: number) => number;
+  private readonly nextUrlEnd: (from: number) => number;
+  private readonly nextQuote: (from: number) => number;
+  private readonly nextAddressEnd: (from: number) => number;
+  private spacesFrom = -1;
+  private spacesEnd = -1;
+
+  constructor(private readonly text: string) {
+    for (let index = text.indexOf('`'); index >= 0; index = text.indexOf('`', this.runEnd(index))) {
+      const length = this.runEnd(index) - index;
+      const starts = this.runStarts.get(length) ?? [];
+      starts.push(index);
+      this.runStarts.set(length, starts);
+    }
+    this.nextLabelEnd = forwardFinder(text, (char) => char === ']' || char === '\n');
+    this.nextUrlEnd = forwardFinder(text, (char) => char === ')' || /\s/.test(char));
+    this.nextQuote = forwardFinder(text, (char) => char === '"');
+    this.nextAddressEnd = forwardFinder(text, (char) => char === '>' || /\s/.test(char));
+  }
+
+  tokenAt(index: number): InlineToken | undefined {
+    const char = this.text[index];
+    if (char === '`') return this.codeAt(index);
+    if (char === '[') return this.linkAt(index);
+    if (char === '<') return this.autolinkAt(index);
+    return undefined;
+  }
+
+  /**
+   * Where to look for a token after none started at `index`: past its whole run of backticks, since
+   * what is left of a run that closes nothing closes nothing either.
+   */
+  resumeAfter(index: number): number {
+    return this.text[index] === '`' ? this.runEnd(index) : index + 1;
+  }
+
+  /** An opening run of backticks (as much of it as closes) up to the next run of that length. */
+  private codeAt(index: number): InlineToken | undefined {
+    const end = this.runEnd(index);
+    for (let length = end - index; length >= 1; length -= 1) {
+      const closing = this.nextRunOfLength(length, end + 1);
+      if (closing !== undefined) {
+        return { kind: 'code', code: this.text.slice(index + length, closing), end: closing + length };
+      }
+    }
+    return undefined;
+  }
+
+  /** `[label](url)`, perhaps with a `"title"` after the address. */
+  private linkAt(index: number): InlineToken | undefined {
+    const text = this.text;
+    const labelEnd = this.nextLabelEnd(index + 1);
+    if (labelEnd <= index + 1 || text[labelEnd] !== ']' || text[labelEnd + 1] !== '(') return undefined;
+    const urlStart = labelEnd + 2;
+    if (!isNonSpace(text, urlStart)) return undefined;
+    const urlEnd = this.nextUrlEnd(urlStart + 1);
+    if (urlEnd < 0) return undefined;
+    const link = {
+      kind: 'link',
+      url: text.slice(urlStart, urlEnd),
+      label: text.slice(index + 1, labelEnd),
+    } as const;
+    if (text[urlEnd] === ')') return { ...link, end: urlEnd + 1 };
+    // Links before one `]` share their address and the spaces after it: those are read once.
+    if (this.spacesFrom !== urlEnd) {
+      this.spacesFrom = urlEnd;
+      this.spacesEnd = urlEnd;
+      while (isSpace(text, this.spacesEnd)) this.spacesEnd += 1;
+    }
+    const titleStart = this.spacesEnd;
+    if (text[titleStart] !== '"') return undefined;
+    const titleEnd = this.nextQuote(titleStart + 1);
+    return titleEnd >= 0 && text[titleEnd + 1] === ')' ? { ...link, end: titleEnd + 2 } : undefined;
+  }
+
+  /** `<https://…>` or `<mailto:…>`. */
+  private autolinkAt(index: number): InlineToken | undefined {
+    AUTOLINK_SCHEME.lastIndex = index + 1;
+    if (!AUTOLINK_SCHEME.test(this.text)) return undefined;
+    const addressStart = AUTOLINK_SCHEME.lastIndex;
+    const addressEnd = this.nextAddressEnd(addressStart);
+    if (addressEnd <= addressStart || this.text[addressEnd] !== '>') return undefined;
+    return { kind: 'link', url: this.text.slice(index + 1, addressEnd), label: '', end: addressEnd + 1 };
+  }
+
+  private runEnd(from: number): number {
+    let end = from;
+    while (this.text[end] === '`') end += 1;
+    return end;
+  }
+
+  private nextRunOfLength(length: number, atLeast: number): number | undefined {
+    let cursor = this.runCursors.get(length);
+    if (cursor === undefined) {
+      const starts = this.runStarts.get(length) ?? [];
+      let next = 0;
+      cursor = (bound: number) => {
+        while (next < starts.length && (starts[next] ?? 0) < bound) next += 1;
+        return starts[next];
+      };
+      this.runCursors.set(length, cursor);
+    }
+    return cursor(atLeast);
+  }
+}
+
+const isNonSpace = (text: string, index: number) => index < text.length && !isSpace(text, index);
+
+/**
+ * The first index at or after `from` whose character passes `test`, or -1. It remembers its last
+ * answer, so callers asking with a `from` that only grows scan the text once in all.
+ */
+function forwardFinder(text: string, test: (char: string) => boolean): (from: number) => number {
+  let askedFrom = Number.POSITIVE_INFINITY;
+  let found = -1;
+  return (from) => {
+    if (from < askedFrom || from > found) {
+      found = from;
+      while (found < text.length && !test(text[found] ?? '')) found += 1;
+    }
+    askedFrom = from;
+    return found < text.length ? found : -1;
+  };
 }
 
 const BOLD_MARK = '\u0001';

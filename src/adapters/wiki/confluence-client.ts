@@ -134,7 +134,7 @@ function siteRoot(site: WikiSite): SiteRoot {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new SourceError('refused', 'Refused: the wiki must be reached over http or https');
   }
-  const pathname = url.pathname.replace(/\/+$/, '');
+  const pathname = withoutTrailingSlashes(url.pathname);
   return { origin: url.origin, pathname, href: `${url.origin}${pathname}` };
 }
 
@@ -172,7 +172,8 @@ function pageUrl(
   linksBase: string | undefined,
   root: SiteRoot,
 ): string {
-  const base = linksBase !== undefined && isHttpUrl(linksBase) ? linksBase.replace(/\/+$/, '') : root.href;
+  const base =
+    linksBase !== undefined && isHttpUrl(linksBase) ? withoutTrailingSlashes(linksBase) : root.href;
   if (webui === undefined) return `${base}/pages/viewpage.action?pageId=${encodeURIComponent(id)}`;
   if (isHttpUrl(webui)) return webui;
   return `${base}${webui.startsWith('/') ? '' : '/'}${webui}`;
@@ -359,4 +360,14 @@ function requiredString(object: Record<string, unknown>, name: string, subject: 
 
 function isHttpUrl(text: string): boolean {
   return /^https?:\/\//i.test(text) && URL.canParse(text);
+}
+
+/**
+ * The text without its trailing slashes, by a scan from the end: `/\/+$/` is quadratic on a long
+ * run of slashes inside the text, and `_links.base` is whatever the wiki server sends.
+ */
+function withoutTrailingSlashes(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x2f) end -= 1;
+  return text.slice(0, end);
 }

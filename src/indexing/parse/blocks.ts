@@ -11,13 +11,62 @@ export function normalizeInline(text: string): string {
 
 /** Code keeps its lines and indentation; only trailing spaces and runs of blank lines go. */
 export function normalizeCode(text: string): string {
-  return text
-    .toWellFormed()
-    .replace(/\r\n?/g, '\n')
-    .replace(INVISIBLE, '')
-    .replace(/[^\S\n]+$/gm, '')
+  return withoutTrailingSpaces(text.toWellFormed().replace(/\r\n?/g, '\n').replace(INVISIBLE, ''))
     .replace(/\n{3,}/g, '\n\n')
     .replace(/^\n+|\n+$/g, '');
+}
+
+/**
+ * `text.replace(/[^\S\n]+$/gm, '')` as a scan: that expression backtracked over every run of
+ * spaces not at a line's end, quadratically. A line ends (`$`, multiline) before `\n`, `\r`,
+ * U+2028, U+2029 and at the end of the text; those last three are spaces too, so a run that
+ * holds one loses what comes before its last one.
+ */
+function withoutTrailingSpaces(text: string): string {
+  const parts: string[] = [];
+  let kept = 0;
+  for (let index = 0; index < text.length; ) {
+    const code = text.charCodeAt(index);
+    if (code === 0x0a || !isWhitespace(code)) {
+      index += 1;
+      continue;
+    }
+    let end = index;
+    let lastLineEnd = -1;
+    for (; end < text.length; end += 1) {
+      const inner = text.charCodeAt(end);
+      if (inner === 0x0a || !isWhitespace(inner)) break;
+      if (end > index && isLineEnd(inner)) lastLineEnd = end;
+    }
+    const cut = end === text.length || text.charCodeAt(end) === 0x0a ? end : lastLineEnd;
+    if (cut > index) {
+      parts.push(text.slice(kept, index));
+      kept = cut;
+    }
+    index = end;
+  }
+  if (kept === 0) return text;
+  parts.push(text.slice(kept));
+  return parts.join('');
+}
+
+const isLineEnd = (code: number) => code === 0x0d || code === 0x2028 || code === 0x2029;
+
+/** What `\s` matches in a JavaScript regular expression (NaN, past the end, is not). */
+export function isWhitespace(code: number): boolean {
+  if (code <= 32) return code === 32 || (code >= 9 && code <= 13);
+  if (code < 0xa0) return false;
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
 }
 
 /** Collects blocks in reading order, normalising their text and dropping the empty ones. */

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { craftZip, deflatedEntry } from '../../../test/fixtures/crafted-zip.js';
 import {
   corruptDocx,
   corruptPdf,
   generateConfluenceStorage,
   generateCsv,
   generateDocx,
+  generateDocxBomb,
   generateHtml,
   generateJson,
   generateMarkdown,
@@ -15,6 +17,7 @@ import {
 } from '../../../test/fixtures/documents.js';
 import { type Block, FileFailure, type ParsedDocument } from '../document.js';
 import { CONFLUENCE_STORAGE_MIME_TYPE, isSupportedMimeType, parseDocument } from './parse-document.js';
+import { inflateZipEntry, readZipDirectory } from './zip-guard.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -436,5 +439,90 @@ describe('type dispatch', () => {
     expect(isSupportedMimeType('application/msword')).toBe(false);
     expect(isSupportedMimeType('application/octet-stream')).toBe(false);
     expect(isSupportedMimeType('application/octet-stream', 'report.pdf')).toBe(true);
+  });
+});
+
+describe('DOCX archives that are not what they claim', () => {
+  it('fails a zip bomb declaring its gigabyte as too_large, one hiding it as unsafe_archive', async () => {
+    const declared = generateDocxBomb({ inflatedMiB: 1024, declare: 'actual' });
+    const hidden = generateDocxBomb({ inflatedMiB: 1024, declare: 'small' });
+    expect(declared.length).toBeLessThan(2 * 1024 * 1024);
+    const started = performance.now();
+    expect(await failureOf(parseDocument({ mimeType: DOCX, bytes: declared }))).toMatchObject({
+      reason: 'too_large',
+      status: 'skipped',
+      message: /^the DOCX file is too large: word\/document\.xml inflates to 1073742\d+ bytes/,
+    });
+    expect(await failureOf(parseDocument({ mimeType: DOCX, bytes: hidden }))).toMatchObject({
+      reason: 'unsafe_archive',
+      status: 'failed',
+      message: /^the DOCX file is unsafe to open: word\/document\.xml inflates to more than the 65536 bytes/,
+    });
+    // Refused on what the archive says, and at what it declared: nothing near a gigabyte inflated.
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('inflates to at most the cap it is given', async () => {
+    const bytes = await generateDocx({ blocks: HANDBOOK_BLOCKS });
+    expect(
+      (await failureOf(parseDocument({ mimeType: DOCX, bytes, maxUncompressedBytes: 4096 }))).reason,
+    ).toBe('too_large');
+  });
+
+  it('never inflates pictures: a broken one does not stop the text', async () => {
+    const original = await generateDocx({ blocks: HANDBOOK_BLOCKS });
+    const limits = { maxUncompressedBytes: 1024 * 1024 };
+    const parts = readZipDirectory(original, limits).map((entry) =>
+      deflatedEntry(entry.name, inflateZipEntry(original, entry)),
+    );
+    const picture = { name: 'word/media/image1.png', data: new Uint8Array(64).fill(0xff), method: 8 };
+    const bytes = craftZip([...parts, { ...picture, uncompressedSize: 4096, crc32: 0 }]);
+    const parsed = await parseDocument({ mimeType: DOCX, bytes });
+    expect(outline(parsed)).toEqual(outline(await parseDocument({ mimeType: DOCX, bytes: original })));
+  });
+});
+
+describe('Markdown read by linear scans (issue 10)', () => {
+  it('reads ATX headings as the regular expression did: closing hashes, tabs, empty ones', async () => {
+    const parsed = await parseText(
+      'text/markdown',
+      ['## Title ##   ', '# a#', '#\tTabbed', '# #', '####### seven', '    # code'].join('\n\n'),
+    );
+    expect(outline(parsed)).toEqual(['h2 Title', 'h1 a#', 'h1 Tabbed', 'h1 #', '####### seven', '# code']);
+  });
+
+  it('reads a heading line of 40,000 spaces, and no heading where a line separator breaks it', async () => {
+    const started = performance.now();
+    const parsed = await parseText('text/markdown', `# a${' '.repeat(40_000)}b\n\n# c\u2028d`);
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(outline(parsed)).toEqual(['h1 a b', '# c d']);
+  });
+
+  it('keeps unclosed openers as text; a code span closes at the next run of its length', async () => {
+    const openers = ['[![', '_a ', '~~a ', '<http:a ', '**a '].map((opener) => opener.repeat(5_000)).join('');
+    const unclosed = `x${'`'.repeat(20_000)}x ${openers.trim()}`;
+    const parsed = await parseText(
+      'text/markdown',
+      [
+        '`a` ``b`` `c`` and ```d``',
+        '[a](b(c)d) [a](b(c [](x) [a][] ![](y) <http://a b> <HTTP://x>',
+        '**a __b** c__ *a**b* x*y*z _a_b a_b_ _c_ ~~a~~ ~~ b~~',
+        unclosed,
+      ].join('\n\n'),
+    );
+    expect(outline(parsed)).toEqual([
+      'a b `c and ```d',
+      'a [a](b(c [](x) a <http://a b> HTTP://x',
+      'a _b c_ a**b x*y*z a_b a_b c a ~~ b~~',
+      unclosed,
+    ]);
+  });
+
+  it('reads list items and table delimiters whatever their spaces', async () => {
+    const parsed = await parseText(
+      'text/markdown',
+      [`-${' '.repeat(30_000)}spaced item`, '', 'a | b', ` |  :--- | ---: | `, 'x | y'].join('\n'),
+    );
+    expect(outline(parsed)).toEqual(['spaced item', 'a: x; b: y']);
   });
 });

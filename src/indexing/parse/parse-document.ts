@@ -8,6 +8,7 @@ import { parseJson } from './parse-json.js';
 import { parseMarkdown } from './parse-markdown.js';
 import { parsePdf } from './parse-pdf.js';
 import { parsePlainText } from './parse-plain-text.js';
+import { DEFAULT_MAX_UNCOMPRESSED_BYTES } from './zip-guard.js';
 
 export { CONFLUENCE_STORAGE_MIME_TYPE };
 
@@ -17,6 +18,8 @@ export interface ParseInput {
   readonly bytes: Uint8Array;
   /** Used for its extension when the type says nothing (`application/octet-stream` or empty). */
   readonly fileName?: string;
+  /** Most bytes an archive-based file (DOCX) may inflate to, all entries together; 100 MiB unless told. */
+  readonly maxUncompressedBytes?: number;
 }
 
 type Format = 'pdf' | 'docx' | 'html' | 'confluence' | 'markdown' | 'text' | 'csv' | 'tsv' | 'json';
@@ -55,7 +58,8 @@ const FORMAT_BY_EXTENSION: ReadonlyMap<string, Format> = new Map([
 function parseMimeType(mimeType: string): { essence: string; charset: string | undefined } {
   const [essence = '', ...parameters] = mimeType.split(';');
   const charset = parameters
-    .map((parameter) => /^\s*charset\s*=\s*"?([^";]*)"?\s*$/i.exec(parameter)?.[1])
+    // Trimmed first: `\s*` at both ends of an unanchored run of spaces backtracks quadratically.
+    .map((parameter) => /^charset\s*=\s*"?([^";]*)"?$/i.exec(parameter.trim())?.[1])
     .find((value) => value !== undefined);
   return { essence: essence.trim().toLowerCase(), charset };
 }
@@ -78,7 +82,8 @@ export function isSupportedMimeType(mimeType: string, fileName?: string): boolea
 
 /**
  * A file's bytes to blocks, by its MIME type (or its extension when untyped). Throws `FileFailure`:
- * `unsupported_type` for a type it does not read, `parse_error` for a file it cannot read.
+ * `unsupported_type` for a type it does not read, `parse_error` for a file it cannot read, and for
+ * an archive `too_large` or `unsafe_archive` (see `zip-guard.ts`).
  */
 export async function parseDocument(input: ParseInput): Promise<ParsedDocument> {
   const { essence, charset } = parseMimeType(input.mimeType);
@@ -88,7 +93,7 @@ export async function parseDocument(input: ParseInput): Promise<ParsedDocument> 
     throw new FileFailure('unsupported_type', `${described} is not a supported document type`);
   }
   try {
-    return await parseFormat(format, input.bytes, charset);
+    return await parseFormat(format, input, charset);
   } catch (error) {
     if (error instanceof FileFailure) throw error;
     // A reader that trips over a file will trip again: final for this file, not retried.
@@ -99,14 +104,17 @@ export async function parseDocument(input: ParseInput): Promise<ParsedDocument> 
 
 async function parseFormat(
   format: Format,
-  bytes: Uint8Array,
+  input: ParseInput,
   charset: string | undefined,
 ): Promise<ParsedDocument> {
+  const { bytes } = input;
   switch (format) {
     case 'pdf':
       return parsePdf(bytes);
     case 'docx':
-      return parseDocx(bytes);
+      return parseDocx(bytes, {
+        maxUncompressedBytes: input.maxUncompressedBytes ?? DEFAULT_MAX_UNCOMPRESSED_BYTES,
+      });
     case 'html':
       return parseHtml(decodeText(bytes, charset));
     case 'confluence':

@@ -1,15 +1,23 @@
 import type { ParsedDocument } from '../document.js';
 import { BlockCollector, describeRow } from './blocks.js';
+import { inlineMarkdown } from './markdown-inline.js';
 
-const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})(.*)$/;
-const ATX_HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+export { inlineMarkdown } from './markdown-inline.js';
+
+/*
+ * Every expression here is anchored at the line's start and cannot split one run of characters
+ * between two quantifiers in more than one way, so each backtracks linearly at worst; a run that
+ * two quantifiers could share (spaces after a marker, before the rest of the line) is claimed
+ * whole by a lookahead (`(?![ \t])`, `(?!`)`). Lines may hold U+2028, which `.` does not match.
+ */
+const FENCE_OPEN = /^( {0,3})(`{3,}(?!`)|~{3,}(?!~))(.*)$/;
 const SETEXT_UNDERLINE = /^ {0,3}(=+|-+)[ \t]*$/;
 const THEMATIC_BREAK = /^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/;
-const LIST_ITEM = /^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+(.*))?$/;
+const LIST_ITEM = /^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+(?![ \t])(.*))?$/;
 const TASK_MARKER = /^\[[ xX]\][ \t]+/;
 const BLOCKQUOTE = /^ {0,3}>[ \t]?/;
 const LINK_DEFINITION = /^ {0,3}\[[^\]]+\]:[ \t]*\S/;
-const TABLE_DELIMITER = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
+const TABLE_DELIMITER = /^[ \t]*(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?:\|[ \t]*)?$/;
 const INDENTED_CODE = /^(?: {4}|\t)/;
 
 /**
@@ -88,10 +96,10 @@ class MarkdownParser {
       };
       return undefined;
     }
-    const heading = ATX_HEADING.exec(line);
-    if (heading !== null) {
+    const heading = atxHeading(line);
+    if (heading !== undefined) {
       this.flushText();
-      this.collector.heading(heading[1]?.length ?? 1, inlineMarkdown(heading[2] ?? ''));
+      this.collector.heading(heading.level, inlineMarkdown(heading.text));
       return undefined;
     }
     const underline = SETEXT_UNDERLINE.exec(line);
@@ -183,24 +191,33 @@ function splitTableRow(line: string): string[] {
   return trimmed.split(/(?<!\\)\|/).map((cell) => inlineMarkdown(cell));
 }
 
-// Escaped punctuation is parked in the private use area while the inline rules run, so `\*` stays a star.
-const ESCAPED = /\\([!-/:-@[-`{-~])/g;
-const PARKED = /[\uE000-\uE07F]/g;
-
-/** Inline markup to its text: links to their labels, images to their alt text, emphasis and code marks dropped. */
-export function inlineMarkdown(text: string): string {
-  return text
-    .replace(ESCAPED, (_, char: string) => String.fromCharCode(0xe000 + char.charCodeAt(0)))
-    .replace(/(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/g, '$2')
-    .replace(/!\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)/g, '$1')
-    .replace(/!\[([^\]]*)\]\[[^\]]*\]/g, '$1')
-    .replace(/\[([^\]]+)\]\((?:[^()]|\([^()]*\))*\)/g, '$1')
-    .replace(/\[([^\]]+)\]\[[^\]]*\]/g, '$1')
-    .replace(/<((?:https?|mailto|ftp):[^>\s]+)>/gi, '$1')
-    .replace(/<br\s*\/?>/gi, ' ')
-    .replace(/(\*\*|__)(?=\S)([\s\S]*?\S)\1/g, '$2')
-    .replace(/(^|[^\w*])\*(?=\S)([\s\S]*?\S)\*(?![\w*])/g, '$1$2')
-    .replace(/(^|[^\w_])_(?=\S)([\s\S]*?\S)_(?![\w_])/g, '$1$2')
-    .replace(/~~(?=\S)([\s\S]*?\S)~~/g, '$1')
-    .replace(PARKED, (char) => String.fromCharCode(char.charCodeAt(0) - 0xe000));
+/**
+ * An ATX heading (`## Title ##`): what `/^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/`
+ * matched, read by hand: the lazy text before the closing hashes backtracked over every space
+ * of the line, quadratically (`# a` + 40,000 spaces + `b` took 1.5 s).
+ */
+function atxHeading(line: string): { level: number; text: string } | undefined {
+  let index = 0;
+  while (index < 3 && line[index] === ' ') index += 1;
+  const hashesStart = index;
+  while (line[index] === '#') index += 1;
+  const level = index - hashesStart;
+  if (level < 1 || level > 6) return undefined;
+  if (index === line.length) return { level, text: '' };
+  if (!isSpaceOrTab(line[index])) return undefined;
+  // `.` matches no line terminator, and `$` is the end of the line only.
+  if (/[\n\r\u2028\u2029]/.test(line)) return undefined;
+  while (isSpaceOrTab(line[index])) index += 1;
+  // The text ends before trailing spaces, and before a closing run of hashes that spaces precede.
+  let end = line.length;
+  while (end > index && isSpaceOrTab(line[end - 1])) end -= 1;
+  let closing = end;
+  while (closing > index && line[closing - 1] === '#') closing -= 1;
+  if (closing < end && closing > index && isSpaceOrTab(line[closing - 1])) {
+    end = closing;
+    while (end > index && isSpaceOrTab(line[end - 1])) end -= 1;
+  }
+  return { level, text: line.slice(index, end) };
 }
+
+const isSpaceOrTab = (char: string | undefined) => char === ' ' || char === '\t';

@@ -109,8 +109,13 @@ function readLines(items: readonly object[], page: number): PdfLine[] {
 /** Running page numbers ("12", "Page 3 of 9") as a page's first or last line are noise. */
 function withoutPageNumbers(lines: PdfLine[]): PdfLine[] {
   return lines.filter(
-    (line, index) => !((index === 0 || index === lines.length - 1) && PAGE_NUMBER.test(line.text.trim())),
+    (line, index) => !((index === 0 || index === lines.length - 1) && isPageNumber(line.text.trim())),
   );
+}
+
+/** A running page number: "12", "Page 3", "3 of 9", "3/9". */
+export function isPageNumber(text: string): boolean {
+  return PAGE_NUMBER.test(text);
 }
 
 function linesToBlocks(lines: readonly PdfLine[]): BlockCollector {
@@ -126,7 +131,7 @@ function linesToBlocks(lines: readonly PdfLine[]): BlockCollector {
   const flush = () => {
     const first = paragraph[0];
     if (first === undefined) return;
-    const text = joinLines(paragraph.map((line) => line.text));
+    const text = joinPdfLines(paragraph.map((line) => line.text));
     if (isHeading(first)) collector.heading(headingSizes.indexOf(first.size) + 1, text, first.page);
     else collector.text(text, first.page);
     paragraph = [];
@@ -162,16 +167,39 @@ function mostCommonSize(lines: readonly PdfLine[]): number {
   return best;
 }
 
-/** Lines of a paragraph joined by spaces, words hyphenated across a line break mended. */
-function joinLines(lines: readonly string[]): string {
-  let text = '';
+/**
+ * Lines of a paragraph joined by spaces, words hyphenated across a line break mended. Only the
+ * end of the text so far is tested: testing all of it for each line was quadratic in its lines.
+ */
+export function joinPdfLines(lines: readonly string[]): string {
+  const parts: string[] = [];
+  // The last few code units of the text so far: enough for a letter (a surrogate pair, perhaps) and `-`.
+  let tail = '';
   for (const raw of lines) {
     const line = raw.trim();
-    if (text === '') text = line;
-    else if (/\p{L}-$/u.test(text) && /^\p{Ll}/u.test(line)) text = text.slice(0, -1) + line;
-    else text = `${text} ${line}`;
+    if (tail === '') {
+      parts.length = 0;
+      parts.push(line);
+    } else if (/\p{L}-$/u.test(tail) && /^\p{Ll}/u.test(line)) {
+      dropLastCharacter(parts);
+      parts.push(line);
+      tail = tail.slice(0, -1);
+    } else {
+      parts.push(' ', line);
+      tail += ' ';
+    }
+    tail = (tail + line).slice(-3);
   }
-  return text;
+  return parts.join('');
+}
+
+function dropLastCharacter(parts: string[]): void {
+  for (let index = parts.length - 1; index >= 0; index -= 1) {
+    const part = parts[index] ?? '';
+    if (part === '') continue;
+    parts[index] = part.slice(0, -1);
+    return;
+  }
 }
 
 async function metadataTitle(

@@ -1,0 +1,283 @@
+/*
+ * Inline Markdown to plain text. Each rule is a scan of its own that reads what a regular
+ * expression used to match (the expression is quoted above it), and finds its closing mark with
+ * a cursor that only moves forward: the expressions restarted a search to the end of the text at
+ * every unclosed opener (`[`, `**`, a backtick…), which is quadratic in their number.
+ */
+
+import { isWhitespace } from './blocks.js';
+
+// Escaped punctuation is parked in the private use area while the inline rules run, so `\*` stays a star.
+const ESCAPED = /\\([!-/:-@[-`{-~])/g;
+const PARKED = /[\uE000-\uE07F]/g;
+
+/** Inline markup to its text: links to their labels, images to their alt text, emphasis and code marks dropped. */
+export function inlineMarkdown(text: string): string {
+  let result = text.replace(ESCAPED, (_, char: string) => String.fromCharCode(0xe000 + char.charCodeAt(0)));
+  result = withoutCodeSpanMarks(result);
+  result = bracketsToLabels(result, '![', 'destination');
+  result = bracketsToLabels(result, '![', 'reference');
+  result = bracketsToLabels(result, '[', 'destination');
+  result = bracketsToLabels(result, '[', 'reference');
+  result = withoutAutolinkBrackets(result);
+  result = result.replace(/<br\s*\/?>/gi, ' ');
+  result = withoutDelimiters(result, ['**', '__'], false);
+  result = withoutDelimiters(result, ['*'], true);
+  result = withoutDelimiters(result, ['_'], true);
+  result = withoutDelimiters(result, ['~~'], false);
+  return result.replace(PARKED, (char) => String.fromCharCode(char.charCodeAt(0) - 0xe000));
+}
+
+/** Text with some spans replaced, built from the pieces kept. */
+class Rewrite {
+  private readonly parts: string[] = [];
+  private kept = 0;
+
+  constructor(private readonly text: string) {}
+
+  /** Replaces `text[from, to)` with `replacement`; spans come in order and never overlap. */
+  replace(from: number, to: number, replacement: string): void {
+    this.parts.push(this.text.slice(this.kept, from), replacement);
+    this.kept = to;
+  }
+
+  result(): string {
+    if (this.parts.length === 0) return this.text;
+    this.parts.push(this.text.slice(this.kept));
+    return this.parts.join('');
+  }
+}
+
+/**
+ * The first index at or after `from` whose character passes `test`, or -1. It remembers its last
+ * answer, so callers asking with a `from` that only grows scan the text once in all.
+ */
+function forwardFinder(text: string, test: (code: number) => boolean): (from: number) => number {
+  let askedFrom = Number.POSITIVE_INFINITY;
+  let found = -1;
+  return (from) => {
+    if (from < askedFrom || from > found) {
+      found = from;
+      while (found < text.length && !test(text.charCodeAt(found))) found += 1;
+    }
+    askedFrom = from;
+    return found < text.length ? found : -1;
+  };
+}
+
+/**
+ * The first of some sorted positions at or after a bound, for bounds that only grow: a cursor
+ * that moves forward, instead of a search from the start each time.
+ */
+function forwardCursor(positions: readonly number[]): (atLeast: number) => number | undefined {
+  let next = 0;
+  return (atLeast) => {
+    while (next < positions.length && (positions[next] ?? 0) < atLeast) next += 1;
+    return positions[next];
+  };
+}
+
+const BACKTICK = 0x60;
+
+/**
+ * `` /(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/g `` → `$2`: an opening run of backticks (what is left
+ * of it from where the search stands) up to the next run of exactly its length.
+ */
+function withoutCodeSpanMarks(text: string): string {
+  if (!text.includes('`')) return text;
+  const runStarts = new Map<number, number[]>();
+  for (let index = 0; index < text.length; ) {
+    if (text.charCodeAt(index) !== BACKTICK) {
+      index += 1;
+      continue;
+    }
+    const end = runEnd(text, index);
+    const starts = runStarts.get(end - index) ?? [];
+    starts.push(index);
+    runStarts.set(end - index, starts);
+    index = end;
+  }
+  const cursors = new Map<number, (atLeast: number) => number | undefined>();
+  const nextRunOfLength = (length: number, atLeast: number) => {
+    let cursor = cursors.get(length);
+    if (cursor === undefined) {
+      cursor = forwardCursor(runStarts.get(length) ?? []);
+      cursors.set(length, cursor);
+    }
+    return cursor(atLeast);
+  };
+  const rewrite = new Rewrite(text);
+  for (let index = text.indexOf('`'); index >= 0; ) {
+    const end = runEnd(text, index);
+    // Code needs a character: a run at the very end opens nothing, and no run follows it.
+    if (end >= text.length) break;
+    // Where the run cannot open, the search goes on from its next backtick, with one fewer.
+    let next = text.indexOf('`', end);
+    for (let start = index; start < end; start += 1) {
+      const closing = nextRunOfLength(end - start, end + 1);
+      if (closing === undefined) continue;
+      rewrite.replace(start, closing + end - start, text.slice(end, closing));
+      next = text.indexOf('`', closing + end - start);
+      break;
+    }
+    index = next;
+  }
+  return rewrite.result();
+}
+
+function runEnd(text: string, from: number): number {
+  let end = from;
+  while (text.charCodeAt(end) === BACKTICK) end += 1;
+  return end;
+}
+
+const CLOSE_BRACKET = 0x5d;
+const OPEN_PAREN = 0x28;
+const CLOSE_PAREN = 0x29;
+
+/**
+ * `/!\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)/g` (an image, `'![', 'destination'`),
+ * `/!\[([^\]]*)\]\[[^\]]*\]/g` (an image by reference), and the same with `\[([^\]]+)\]` (a link
+ * with a label): each to its label. A destination may hold parentheses one level deep.
+ */
+function bracketsToLabels(text: string, opener: '![' | '[', tail: 'destination' | 'reference'): string {
+  if (!text.includes(opener)) return text;
+  const nextLabelEnd = forwardFinder(text, (code) => code === CLOSE_BRACKET);
+  const nextReferenceEnd = forwardFinder(text, (code) => code === CLOSE_BRACKET);
+  const nextParenthesis = forwardFinder(text, (code) => code === OPEN_PAREN || code === CLOSE_PAREN);
+  // Openers before one `]` share their destination: it is read once.
+  let destinationFrom = -1;
+  let destinationEnd = -1;
+  const endOfDestination = (open: number): number => {
+    if (open !== destinationFrom) {
+      destinationFrom = open;
+      destinationEnd = readDestination(text, open, nextParenthesis);
+    }
+    return destinationEnd;
+  };
+  const rewrite = new Rewrite(text);
+  for (let index = text.indexOf(opener); index >= 0; ) {
+    const labelStart = index + opener.length;
+    const labelEnd = nextLabelEnd(labelStart);
+    // No `]` after this opener: none after any later one either.
+    if (labelEnd < 0) break;
+    let end = -1;
+    if (opener === '![' || labelEnd > labelStart) {
+      if (tail === 'destination' && text.charCodeAt(labelEnd + 1) === OPEN_PAREN) {
+        end = endOfDestination(labelEnd + 1);
+      } else if (tail === 'reference' && text[labelEnd + 1] === '[') {
+        const referenceEnd = nextReferenceEnd(labelEnd + 2);
+        end = referenceEnd < 0 ? -1 : referenceEnd + 1;
+      }
+    }
+    if (end < 0) {
+      index = text.indexOf(opener, index + 1);
+      continue;
+    }
+    rewrite.replace(index, end, text.slice(labelStart, labelEnd));
+    index = text.indexOf(opener, end);
+  }
+  return rewrite.result();
+}
+
+/**
+ * Where a destination that opens at `open` ends (after its `)`), or -1: other characters, or a
+ * `(` closed before the next parenthesis, until a `)`.
+ */
+function readDestination(text: string, open: number, nextParenthesis: (from: number) => number): number {
+  let index = open + 1;
+  for (;;) {
+    const parenthesis = nextParenthesis(index);
+    if (parenthesis < 0) return -1;
+    if (text.charCodeAt(parenthesis) === CLOSE_PAREN) return parenthesis + 1;
+    const inner = nextParenthesis(parenthesis + 1);
+    if (inner < 0 || text.charCodeAt(inner) !== CLOSE_PAREN) return -1;
+    index = inner + 1;
+  }
+}
+
+const AUTOLINK_SCHEME = /(?:https?|mailto|ftp):/iy;
+
+/** `/<((?:https?|mailto|ftp):[^>\s]+)>/gi` → `$1`: an autolink to its address. */
+function withoutAutolinkBrackets(text: string): string {
+  if (!text.includes('<')) return text;
+  const nextStop = forwardFinder(text, (code) => code === 0x3e || isWhitespace(code));
+  const rewrite = new Rewrite(text);
+  for (let index = text.indexOf('<'); index >= 0; ) {
+    AUTOLINK_SCHEME.lastIndex = index + 1;
+    if (AUTOLINK_SCHEME.test(text)) {
+      const addressStart = AUTOLINK_SCHEME.lastIndex;
+      const stop = nextStop(addressStart);
+      if (stop > addressStart && text[stop] === '>') {
+        rewrite.replace(index, stop + 1, text.slice(index + 1, stop));
+        index = text.indexOf('<', stop + 1);
+        continue;
+      }
+    }
+    index = text.indexOf('<', index + 1);
+  }
+  return rewrite.result();
+}
+
+/** `\w`: ASCII letters, digits and `_`. */
+function isWordCharacter(char: string | undefined): boolean {
+  const code = char?.charCodeAt(0) ?? -1;
+  return (
+    (code >= 0x30 && code <= 0x39) ||
+    (code >= 0x41 && code <= 0x5a) ||
+    (code >= 0x61 && code <= 0x7a) ||
+    code === 0x5f
+  );
+}
+const isNonSpace = (text: string, index: number) =>
+  index < text.length && !isWhitespace(text.charCodeAt(index));
+
+/**
+ * Emphasis and strikethrough marks dropped around their text:
+ * `/(\*\*|__)(?=\S)([\s\S]*?\S)\1/g` → `$2` (`['**', '__']`, one pass for both),
+ * `/~~(?=\S)([\s\S]*?\S)~~/g` → `$1`, and, `flanked`, `/(^|[^\w*])\*(?=\S)([\s\S]*?\S)\*(?![\w*])/g`
+ * → `$1$2` (and the same with `_`): a single mark counts only away from words and its like.
+ */
+function withoutDelimiters(text: string, marks: readonly string[], flanked: boolean): string {
+  if (!marks.some((mark) => text.includes(mark))) return text;
+  const isWordOrMark = (char: string | undefined, mark: string) => isWordCharacter(char) || char === mark;
+  // Where each mark can close: after a non-space, and, flanked, before no word character or mark.
+  const closings = new Map<string, number[]>(marks.map((mark) => [mark, []]));
+  for (let index = 1; index < text.length; index += 1) {
+    for (const mark of marks) {
+      if (!text.startsWith(mark, index) || !isNonSpace(text, index - 1)) continue;
+      if (flanked && isWordOrMark(text[index + mark.length], mark)) continue;
+      closings.get(mark)?.push(index);
+    }
+  }
+  const nextClosing = new Map(marks.map((mark) => [mark, forwardCursor(closings.get(mark) ?? [])]));
+  /** The mark opening at `index`, and where: a flanked one after the character at `index`, which stays. */
+  const openingAt = (index: number): { mark: string; position: number } | undefined => {
+    for (const mark of marks) {
+      if (!flanked) {
+        if (text.startsWith(mark, index)) return { mark, position: index };
+      } else if (index === 0 && text.startsWith(mark, 0)) {
+        return { mark, position: 0 };
+      } else if (!isWordOrMark(text[index], mark) && text.startsWith(mark, index + 1)) {
+        return { mark, position: index + 1 };
+      }
+    }
+    return undefined;
+  };
+  const rewrite = new Rewrite(text);
+  for (let index = 0; index < text.length; ) {
+    const opening = openingAt(index);
+    const contentStart = opening === undefined ? -1 : opening.position + opening.mark.length;
+    const closing =
+      opening !== undefined && isNonSpace(text, contentStart)
+        ? nextClosing.get(opening.mark)?.(contentStart + 1)
+        : undefined;
+    if (opening === undefined || closing === undefined) {
+      index += 1;
+      continue;
+    }
+    rewrite.replace(opening.position, closing + opening.mark.length, text.slice(contentStart, closing));
+    index = closing + opening.mark.length;
+  }
+  return rewrite.result();
+}

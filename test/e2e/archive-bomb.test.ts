@@ -1,0 +1,154 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateDocxBomb, generatePdfBomb, loadFixtureFiles } from '../fixtures/documents.js';
+import { type ServiceProcess, startServiceProcess } from '../helpers/service-process.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+
+const MIB = 1024 * 1024;
+const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+/** The issue's bound: a bomb may grow the whole process (every thread, on and off heap) by less. */
+const MAX_GROWTH_BYTES = 512 * MIB;
+
+/** A field of `/proc/<pid>/status` (VmRSS, VmHWM), in bytes. */
+function memoryOf(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status);
+  if (match === null) throw new Error(`no ${field} in /proc/${pid}/status`);
+  return Number(match[1]) * 1024;
+}
+
+/** A multipart/form-data body of `file` parts, as a browser sends it. */
+function multipart(files: { name: string; type: string; content: Uint8Array }[]) {
+  const boundary = `----bomb${Math.random().toString(16).slice(2)}`;
+  const pieces: Buffer[] = [];
+  for (const file of files) {
+    pieces.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\n` +
+          `Content-Type: ${file.type}\r\n\r\n`,
+      ),
+      Buffer.from(file.content),
+      Buffer.from('\r\n'),
+    );
+  }
+  pieces.push(Buffer.from(`--${boundary}--\r\n`));
+  return { body: Buffer.concat(pieces), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+interface JobView {
+  readonly result_ready: boolean;
+  readonly status: string;
+  readonly files: readonly { id: string; status: string; reason: string | null; message: string | null }[];
+}
+
+async function upload(service: ServiceProcess, token: string, files: Parameters<typeof multipart>[0]) {
+  const { body, contentType } = multipart(files);
+  const response = await fetch(`${service.url}/v1/documents`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
+    body,
+  });
+  expect(response.status, await response.clone().text()).toBe(202);
+  const { result_id: id } = (await response.json()) as { result_id: string };
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const view = (await (
+      await fetch(`${service.url}/v1/documents/jobs/${id}`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as JobView;
+    if (view.result_ready) return view;
+    if (Date.now() > deadline) throw new Error(`the job is not done: ${JSON.stringify(view)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe('archive and stream bombs uploaded to the service', () => {
+  let dataDir: string;
+  let database: TestDatabase;
+  let service: ServiceProcess;
+  let token: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'archive-bomb-'));
+    database = await createTestDatabase();
+    const common = { LOG_LEVEL: 'warn', PARSE_THREADS: '1' };
+    service = await startServiceProcess(
+      database.location.kind === 'postgres'
+        ? { ...common, DATABASE_URL: database.location.url, ENCRYPTION_KEY: 'ef'.repeat(32) }
+        : { ...common, DATA_DIR: dataDir },
+    );
+    const registered = await fetch(`${service.url}/v2/users/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        type: 'oauth',
+        provider: 'google',
+        provider_account_id: 'bomb-1',
+        email: 'bomb@example.com',
+        name: 'Bomb',
+      }),
+    });
+    expect(registered.status).toBe(201);
+    token = ((await registered.json()) as { access_token: string }).access_token;
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await database?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('fails each bomb with its reason while the process grows by less than 512 MiB', async () => {
+    const pid = service.child.pid;
+    if (pid === undefined) throw new Error('the service has no pid');
+    const handbook = (await loadFixtureFiles()).find((file) => file.mimeType === DOCX);
+    if (handbook === undefined) throw new Error('no DOCX fixture');
+    // A first upload starts the parse thread and warms the database: idle means ready to parse.
+    const warmUp = await upload(service, token, [
+      { name: 'handbook.docx', type: DOCX, content: handbook.bytes },
+    ]);
+    expect(warmUp.files[0]).toMatchObject({ status: 'indexed' });
+
+    // The issue's 4 MB DOCX inflating to 4 GiB; one hiding its size; a PDF content stream that
+    // pdf.js would inflate into one buffer. (Past the limits, a bomb's size changes only what
+    // receiving and storing its upload costs: on PGlite, some 70 times its bytes, briefly.)
+    const bombs = [
+      {
+        name: 'declared.docx',
+        type: DOCX,
+        content: generateDocxBomb({ inflatedMiB: 4096, declare: 'actual' }),
+        expected: { status: 'skipped', reason: 'too_large' },
+      },
+      {
+        name: 'hidden.docx',
+        type: DOCX,
+        content: generateDocxBomb({ inflatedMiB: 1024, declare: 'small' }),
+        expected: { status: 'failed', reason: 'unsafe_archive' },
+      },
+      {
+        name: 'stream.pdf',
+        type: 'application/pdf',
+        content: generatePdfBomb({ inflatedMiB: 1024 }),
+        expected: { status: 'skipped', reason: 'too_large' },
+      },
+    ];
+    for (const { expected, ...bomb } of bombs) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const idle = memoryOf(pid, 'VmRSS');
+      // The peak restarts from here (Linux: writing 5 to clear_refs resets VmHWM).
+      writeFileSync(`/proc/${pid}/clear_refs`, '5');
+      const job = await upload(service, token, [bomb]);
+      const peak = memoryOf(pid, 'VmHWM');
+      expect(job.status).toBe('completed');
+      expect(job.files[0], bomb.name).toMatchObject(expected);
+      expect(peak - idle, `${bomb.name}: idle ${idle} bytes, peak ${peak} bytes`).toBeLessThan(
+        MAX_GROWTH_BYTES,
+      );
+    }
+
+    // Still serving, and still parsing.
+    expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
+    const again = await upload(service, token, [{ name: 'again.docx', type: DOCX, content: handbook.bytes }]);
+    expect(again.files[0]).toMatchObject({ status: 'indexed' });
+  }, 240_000);
+});
