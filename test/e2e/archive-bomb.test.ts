@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDocxBomb, generatePdfBomb, loadFixtureFiles } from '../fixtures/documents.js';
-import { type ServiceProcess, startServiceProcess } from '../helpers/service-process.js';
+import { registerOverHttp, type ServiceProcess, startServiceProcess } from '../helpers/service-process.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
 const MIB = 1024 * 1024;
@@ -78,19 +78,7 @@ describe('archive and stream bombs uploaded to the service', () => {
         ? { ...common, DATABASE_URL: database.location.url, ENCRYPTION_KEY: 'ef'.repeat(32) }
         : { ...common, DATA_DIR: dataDir },
     );
-    const registered = await fetch(`${service.url}/v2/users/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        type: 'oauth',
-        provider: 'google',
-        provider_account_id: 'bomb-1',
-        email: 'bomb@example.com',
-        name: 'Bomb',
-      }),
-    });
-    expect(registered.status).toBe(201);
-    token = ((await registered.json()) as { access_token: string }).access_token;
+    token = await registerOverHttp(service.url, 'bomb');
   });
   afterAll(async () => {
     await service?.stop();

@@ -3,7 +3,11 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runServiceExpectingFailure, startServiceProcess } from '../helpers/service-process.js';
+import {
+  registerOverHttp,
+  runServiceExpectingFailure,
+  startServiceProcess,
+} from '../helpers/service-process.js';
 import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../helpers/test-database.js';
 
 describe('the service process', () => {
@@ -25,19 +29,7 @@ describe('the service process', () => {
 
   it('keeps chats across a graceful stop (exit 0) and a start on the same data', async () => {
     const first = await startServiceProcess(env);
-    const registered = await fetch(`${first.url}/v2/users/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        type: 'oauth',
-        provider: 'google',
-        provider_account_id: 'p1',
-        email: 'a@b.io',
-        name: 'A',
-      }),
-    });
-    expect(registered.status).toBe(201);
-    const { access_token: token } = (await registered.json()) as { access_token: string };
+    const token = await registerOverHttp(first.url, 'restart');
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
     for (let index = 0; index < 20; index++) {
       const saved = await fetch(`${first.url}/v1/chats/chat-${index}`, {
@@ -126,19 +118,7 @@ describe('the service process', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(startedPids().size).toBe(3);
-      const registered = await fetch(`${service.url}/v2/users/register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          type: 'oauth',
-          provider: 'google',
-          provider_account_id: 'multi',
-          email: 'multi@b.io',
-          name: 'M',
-        }),
-      });
-      expect(registered.status).toBe(201);
-      const { access_token: token } = (await registered.json()) as { access_token: string };
+      const token = await registerOverHttp(service.url, 'multi');
       const headers = {
         'content-type': 'application/json',
         authorization: `Bearer ${token}`,

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServiceProcess } from '../helpers/service-process.js';
+import { registerOverHttp, startServiceProcess } from '../helpers/service-process.js';
 import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../helpers/test-database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -59,18 +59,7 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('API and worker processes apa
     const api = await startServiceProcess({ ...env, ROLE: 'api' });
     const workers: ChildProcess[] = [];
     try {
-      const registered = await fetch(`${api.url}/v2/users/register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          type: 'oauth',
-          provider: 'google',
-          provider_account_id: 'r1',
-          email: 'r@x.io',
-          name: 'R',
-        }),
-      });
-      const { access_token: token } = (await registered.json()) as { access_token: string };
+      const token = await registerOverHttp(api.url, 'roles');
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
       const jobIds: string[] = [];
       for (let batch = 0; batch < 4; batch++) {

@@ -88,3 +88,21 @@ export async function runServiceExpectingFailure(
   const [code] = (await once(child, 'exit')) as [number | null];
   return { code, output };
 }
+
+/** Registers a user with a running service over HTTP (`slug` makes its e-mail and account id); answers its token. */
+export async function registerOverHttp(baseUrl: string, slug: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/v2/users/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      type: 'oauth',
+      provider: 'google',
+      provider_account_id: `account-${slug}`,
+      email: `${slug}@example.com`,
+      name: slug,
+    }),
+  });
+  if (response.status !== 201)
+    throw new Error(`registration failed: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+}

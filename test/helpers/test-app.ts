@@ -8,12 +8,15 @@ import { loggerOptions } from '../../src/logger.js';
 import { startWorker } from '../../src/worker.js';
 import { createTestDatabase } from './test-database.js';
 
+/** The trusted front end's secret in every test app: `bearer(TEST_REGISTRATION_SECRET)` vouches for an e-mail. */
+export const TEST_REGISTRATION_SECRET = 'test-registration-secret-0123456789abcdef';
+
 /** Settings every test app starts from; a test adds or overrides its own. */
 export const TEST_ENV: Readonly<Record<string, string>> = {
   ENCRYPTION_KEY: '4f'.repeat(32),
   PASSWORD_SCRYPT_LOG_N: '10',
   LOG_LEVEL: 'info',
-  REGISTRATION_SECRET: 'test-registration-secret-0123456789abcdef',
+  REGISTRATION_SECRET: TEST_REGISTRATION_SECRET,
   // Every test registers and signs in from 127.0.0.1: the per-address limits get their own tests.
   REGISTRATIONS_PER_HOUR_PER_ADDRESS: '0',
   AUTH_FAILURES_PER_ADDRESS: '100000',
@@ -75,6 +78,24 @@ export async function startTestApp(
 }
 
 let registrationCounter = 0;
+
+/** A short random suffix that keeps e-mails and account ids apart between tests. */
+export function uniqueSuffix(): string {
+  return Math.random().toString(36).slice(2, 10);
+}
+
+/** A registration record as a provider sign-in sends it (spec 2.7), for `email`. */
+export function registrationRecord(email: string, overrides: Record<string, unknown> = {}) {
+  return {
+    type: 'oidc',
+    provider: 'google',
+    provider_account_id: `google-${uniqueSuffix()}`,
+    email,
+    name: 'Pat',
+    access_token: `ya29.${uniqueSuffix()}`,
+    ...overrides,
+  };
+}
 
 /** Registers a fresh user through the API; returns its token and ids. */
 export async function registerUser(

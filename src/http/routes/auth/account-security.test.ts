@@ -3,30 +3,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bearer,
   registerUser,
+  registrationRecord,
   startTestApp,
+  TEST_REGISTRATION_SECRET,
   type TestApp,
+  uniqueSuffix,
   uploadDocuments,
 } from '../../../../test/helpers/test-app.js';
 import { queryRows } from '../../../db/client.js';
 
-const SECRET = 'test-registration-secret-0123456789abcdef';
-
-function unique(): string {
-  return Math.random().toString(36).slice(2, 10);
-}
+const SECRET = TEST_REGISTRATION_SECRET;
+const unique = uniqueSuffix;
 
 /** What the trusted front end sends at a Google sign-in. */
-function providerRegistration(email: string, overrides: Record<string, unknown> = {}) {
-  return {
-    type: 'oidc',
-    provider: 'google',
-    provider_account_id: `google-${unique()}`,
-    email,
-    name: 'Victim',
-    access_token: `ya29.${unique()}`,
-    ...overrides,
-  };
-}
+const providerRegistration = (email: string, overrides: Record<string, unknown> = {}) =>
+  registrationRecord(email, { name: 'Victim', ...overrides });
 
 describe('accounts: pre-registration takeover, e-mail spelling, passwords and tokens', () => {
   let testApp: TestApp;

@@ -1,24 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeSmtpServer, type ReceivedMail } from '../../../../test/fakes/fake-smtp-server.js';
 import { dumpAllTables } from '../../../../test/helpers/database-dump.js';
-import { bearer, startTestApp, type TestApp } from '../../../../test/helpers/test-app.js';
+import {
+  bearer,
+  registrationRecord,
+  startTestApp,
+  TEST_REGISTRATION_SECRET,
+  type TestApp,
+  uniqueSuffix,
+} from '../../../../test/helpers/test-app.js';
 
-const SECRET = 'test-registration-secret-0123456789abcdef';
-
-function unique(): string {
-  return Math.random().toString(36).slice(2, 10);
-}
-
-function registration(email: string, overrides: Record<string, unknown> = {}) {
-  return {
-    type: 'oidc',
-    provider: 'google',
-    provider_account_id: `g-${unique()}`,
-    email,
-    name: 'Pat',
-    ...overrides,
-  };
-}
+const SECRET = TEST_REGISTRATION_SECRET;
+const unique = uniqueSuffix;
+const registration = registrationRecord;
 
 /** The link or code a mail carries, as its reader would copy it. */
 function linkIn(mail: ReceivedMail): URL {

@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, registerUser, startTestApp, type TestApp } from '../../../../test/helpers/test-app.js';
+import {
+  bearer,
+  registerUser,
+  startTestApp,
+  TEST_REGISTRATION_SECRET,
+  type TestApp,
+  uniqueSuffix,
+} from '../../../../test/helpers/test-app.js';
 
-const SECRET = 'test-registration-secret-0123456789abcdef';
-
-function unique(): string {
-  return Math.random().toString(36).slice(2, 10);
-}
+const SECRET = TEST_REGISTRATION_SECRET;
+const unique = uniqueSuffix;
 
 /** A stopped clock the test moves by hand: blocks end when the test says, not when the machine is slow. */
 class TestClock {

@@ -88,8 +88,11 @@ export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app,
         try {
           ({ files, externalId } = await readMultipartUpload(request.parts(), uploadMaxBytes));
         } catch (error) {
-          // What is left of a refused body is not read: the connection closes after the answer.
-          reply.header('connection', 'close');
+          // The refusal goes out at once. What the client still sends is read and dropped, never
+          // kept (REQUEST_TIMEOUT_MS bounds how long), so it can read the answer instead of
+          // meeting a broken pipe mid-upload.
+          request.raw.unpipe();
+          request.raw.resume();
           throw error;
         }
         const named = files.map((file) => ({
