@@ -176,6 +176,12 @@ describe('ParsePool', () => {
     const result = await pool.parse({ mimeType: 'text/plain', bytes: view, title: 'note' });
     expect(result.chunks.map((chunk) => chunk.text)).toEqual(['A short note.']);
     expect(larger.byteLength).toBe(28);
+    // A small Buffer lives in Node's shared pool, which must be copied, not moved (Node 22+ refuses).
+    const pooled = Buffer.from('A pooled note.');
+    expect(pooled.buffer.byteLength).toBeGreaterThan(pooled.byteLength);
+    const fromPool = await pool.parse({ mimeType: 'text/plain', bytes: pooled, title: 'note' });
+    expect(fromPool.chunks.map((chunk) => chunk.text)).toEqual(['A pooled note.']);
+    expect(pooled.toString()).toBe('A pooled note.');
   });
 
   it('rejects what is queued or running when closed, and every request after', async () => {

@@ -201,13 +201,15 @@ export class ParsePool {
     slot.worker.ref();
     const { bytes } = job.request;
     // Transferring moves the buffer instead of copying it; a view into a larger (or shared)
-    // buffer is copied first, so nothing else the caller holds is detached.
+    // buffer is copied first, so nothing else the caller holds is detached. `new Uint8Array`
+    // copies even a Buffer, whose own `slice` is a view: Node 22+ refuses to transfer the pool
+    // that small Buffers share ("Cannot transfer object of unsupported type").
     const owned =
       bytes.buffer instanceof ArrayBuffer &&
       bytes.byteOffset === 0 &&
       bytes.byteLength === bytes.buffer.byteLength
         ? bytes
-        : bytes.slice();
+        : new Uint8Array(bytes);
     const message: WorkerRequest = { id: job.id, request: { ...job.request, bytes: owned } };
     try {
       slot.worker.postMessage(message, [owned.buffer as ArrayBuffer]);
