@@ -185,3 +185,22 @@ export async function queryRows<T>(db: Database, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as unknown as { rows: T[] };
   return result.rows;
 }
+
+/**
+ * Runs `work` while no other process of the deployment runs work under the same `key`: a session
+ * advisory lock on a connection of its own (PostgreSQL), so the pool stays free for `work`.
+ * PGlite is opened by one process only: there it just runs.
+ */
+export async function whileLocked<T>(database: RawDatabase, key: number, work: () => Promise<T>): Promise<T> {
+  if ('exec' in database) return work();
+  const client = new pg.Client(database.options);
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [key]);
+    return await work();
+  } finally {
+    // Ending the session releases its lock, whatever happened to `work`.
+    await client.end().catch(() => {});
+  }
+}

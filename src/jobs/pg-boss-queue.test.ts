@@ -4,6 +4,7 @@ import pg from 'pg';
 import { Type } from 'typebox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../../test/helpers/test-database.js';
+import { openDatabase } from '../db/client.js';
 import {
   DEFAULT_HEARTBEAT,
   defineJob,
@@ -422,5 +423,31 @@ describe(`PgBossJobQueue on ${testDatabaseKind() === 'postgres' ? 'PostgreSQL' :
     });
     // What is left of the minute is the job's own run time.
     expect(bound).toBeLessThanOrEqual(40);
+  });
+});
+
+describe.runIf(testDatabaseKind() === 'postgres')('PgBossJobQueue: processes starting at once', () => {
+  it('installs pg-boss once when several processes start together on a new database', async () => {
+    // Each attempt on a database of its own: the race is on creating the schema.
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const testDatabase = await createTestDatabase();
+      const { location } = testDatabase;
+      if (location.kind !== 'postgres') throw new Error('needs PostgreSQL');
+      // One database handle a process, opened (and migrated) as every API and worker process does.
+      const handles = await Promise.all(
+        Array.from({ length: 4 }, () => openDatabase({ kind: 'postgres', url: location.url, poolSize: 10 })),
+      );
+      const queues = handles.map((handle) => new PgBossJobQueue({ database: handle.raw, supervise: false }));
+      try {
+        const started = await Promise.allSettled(queues.map((queue) => queue.start()));
+        expect(
+          started.map((result) => (result.status === 'rejected' ? String(result.reason) : 'ok')),
+        ).toEqual(['ok', 'ok', 'ok', 'ok']);
+      } finally {
+        await Promise.all(queues.map((queue) => queue.stop({ graceful: false })));
+        await Promise.all(handles.map((handle) => handle.close()));
+        await testDatabase.drop();
+      }
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import PgBoss from 'pg-boss';
+import { whileLocked } from '../db/client.js';
 import { type RawDatabase, type SqlConnection, sqlConnection } from '../db/sql-connection.js';
 import {
   assertDefinition,
@@ -105,6 +106,9 @@ export function crashRecoveryBoundSeconds(settings: {
   return lease + 2 * settings.maintenanceIntervalSeconds + firstRetryDelay + settings.pollingIntervalSeconds;
 }
 
+// Any constant: the same in every process of a deployment, and not the migrations' key.
+const PG_BOSS_START_LOCK_KEY = 7_345_112_902;
+
 const silentLogger: JobLogger = { info: () => {}, warn: () => {}, error: () => {} };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -119,6 +123,7 @@ interface Registered {
 /** The `JobQueue` on pg-boss 10, on PGlite (embedded) or PostgreSQL. */
 export class PgBossJobQueue implements JobQueue {
   private readonly boss: PgBoss;
+  private readonly database: JobDatabase;
   private readonly connection: SqlConnection;
   private readonly logger: JobLogger;
   private readonly pollingMs: number;
@@ -129,6 +134,7 @@ export class PgBossJobQueue implements JobQueue {
   constructor(options: PgBossJobQueueOptions) {
     const schema = options.schema ?? 'pgboss';
     if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid pg-boss schema name "${schema}"`);
+    this.database = options.database;
     this.connection = sqlConnection(options.database);
     this.logger = options.logger ?? silentLogger;
     this.pollingMs = (options.pollingIntervalSeconds ?? DEFAULT_POLLING_INTERVAL_SECONDS) * 1000;
@@ -147,7 +153,11 @@ export class PgBossJobQueue implements JobQueue {
 
   async start(): Promise<void> {
     if (this.started) return;
-    await this.boss.start();
+    // Processes starting together on a new database would race to create pg-boss's schema, each
+    // in its own transaction behind pg-boss's advisory lock: the loser's catalog view predates the
+    // winner's commit, and it failed on pg_namespace's unique index (1 start in 4 with
+    // API_PROCESSES=2). One at a time, a later start finds the schema installed.
+    await whileLocked(this.database, PG_BOSS_START_LOCK_KEY, () => this.boss.start());
     this.started = true;
     for (const entry of this.registered.values()) await this.createQueue(entry);
     for (const entry of this.registered.values()) entry.worker?.start();
