@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -12,6 +11,7 @@ import { handleClientError, handleError } from './errors.js';
 import { STRING_FORMATS } from './formats.js';
 import { parseJsonBody } from './json-body.js';
 import { registerRoutes } from './routes/index.js';
+import { registerSecurityHeaders } from './security-headers.js';
 import { unstorableTextIssues } from './storable-text.js';
 
 export type App = FastifyInstance;
@@ -24,26 +24,6 @@ export interface AppOptions {
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
-
-/**
- * Sent with every response (helmet also sets nosniff, frame and referrer headers): nothing but
- * this origin's own files may run, load or be framed. The docs page (Swagger UI) needs no more:
- * its scripts and styles are files, its data comes from this origin. No `upgrade-insecure-requests`:
- * the embedded default is served over plain http on 127.0.0.1.
- */
-const CONTENT_SECURITY_POLICY = {
-  defaultSrc: ["'self'"],
-  baseUri: ["'none'"],
-  connectSrc: ["'self'"],
-  fontSrc: ["'self'", 'data:'],
-  formAction: ["'self'"],
-  frameAncestors: ["'none'"],
-  imgSrc: ["'self'", 'data:'],
-  objectSrc: ["'none'"],
-  scriptSrc: ["'self'"],
-  scriptSrcAttr: ["'none'"],
-  styleSrc: ["'self'"],
-};
 
 /**
  * Marks a JSON body schema of a route that also takes multipart uploads: its validator lets an
@@ -148,9 +128,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }));
-  await app.register(helmet, {
-    contentSecurityPolicy: { useDefaults: false, directives: CONTENT_SECURITY_POLICY },
-  });
+  registerSecurityHeaders(app);
   registerAuthentication(app, deps.callers, { docsPublic: deps.config.docsPublic });
 
   await app.register(swagger, {
