@@ -1,5 +1,5 @@
+import { isWhitespace } from '../text-scanning.js';
 import type { Block, Chunk, ParsedDocument } from './document.js';
-import { isWhitespace } from './parse/blocks.js';
 
 /** Sizes are in whitespace-separated words, the unit `Chunk.tokenCount` counts, and in characters. */
 export interface ChunkOptions {

@@ -5,6 +5,8 @@
  * `<…>` and those three characters escaped.
  */
 
+import { CharacterRuns, forwardFinder, isWhitespace } from '../../text-scanning.js';
+
 /** Escapes the three characters Slack reads as control characters. */
 export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -86,7 +88,7 @@ function headingText(line: string): string | undefined {
   return /[\n\r\u2028\u2029]/.test(text) ? undefined : text;
 }
 
-const isSpace = (text: string, index: number) => index < text.length && /\s/.test(text[index] ?? '');
+const isSpace = (text: string, index: number) => index < text.length && isWhitespace(text.charCodeAt(index));
 
 /**
  * Code spans, `[label](url)` and `<url>` links, or plain text between them: what
@@ -127,14 +129,18 @@ function nextTokenStart(text: string, from: number): number {
 }
 
 const AUTOLINK_SCHEME = /(?:https?:\/\/|mailto:)/y;
+const LINE_FEED = 0x0a;
+const QUOTE = 0x22;
+const CLOSE_PAREN = 0x29;
+const GREATER_THAN = 0x3e;
+const CLOSE_BRACKET = 0x5d;
 
 /**
  * Reads the token at a position. Asked at positions that only grow, its searches for what
  * closes a token only move forward, so a text full of unclosed openers is read once.
  */
 class InlineTokenScanner {
-  private readonly runStarts = new Map<number, number[]>();
-  private readonly runCursors = new Map<number, (atLeast: number) => number | undefined>();
+  private readonly backtickRuns: CharacterRuns;
   private readonly nextLabelEnd: (from: number) => number;
   private readonly nextUrlEnd: (from: number) => number;
   private readonly nextQuote: (from: number) => number;
@@ -143,16 +149,11 @@ class InlineTokenScanner {
   private spacesEnd = -1;
 
   constructor(private readonly text: string) {
-    for (let index = text.indexOf('`'); index >= 0; index = text.indexOf('`', this.runEnd(index))) {
-      const length = this.runEnd(index) - index;
-      const starts = this.runStarts.get(length) ?? [];
-      starts.push(index);
-      this.runStarts.set(length, starts);
-    }
-    this.nextLabelEnd = forwardFinder(text, (char) => char === ']' || char === '\n');
-    this.nextUrlEnd = forwardFinder(text, (char) => char === ')' || /\s/.test(char));
-    this.nextQuote = forwardFinder(text, (char) => char === '"');
-    this.nextAddressEnd = forwardFinder(text, (char) => char === '>' || /\s/.test(char));
+    this.backtickRuns = new CharacterRuns(text, '`');
+    this.nextLabelEnd = forwardFinder(text, (code) => code === CLOSE_BRACKET || code === LINE_FEED);
+    this.nextUrlEnd = forwardFinder(text, (code) => code === CLOSE_PAREN || isWhitespace(code));
+    this.nextQuote = forwardFinder(text, (code) => code === QUOTE);
+    this.nextAddressEnd = forwardFinder(text, (code) => code === GREATER_THAN || isWhitespace(code));
   }
 
   tokenAt(index: number): InlineToken | undefined {
@@ -168,14 +169,14 @@ class InlineTokenScanner {
    * what is left of a run that closes nothing closes nothing either.
    */
   resumeAfter(index: number): number {
-    return this.text[index] === '`' ? this.runEnd(index) : index + 1;
+    return this.text[index] === '`' ? this.backtickRuns.end(index) : index + 1;
   }
 
   /** An opening run of backticks (as much of it as closes) up to the next run of that length. */
   private codeAt(index: number): InlineToken | undefined {
-    const end = this.runEnd(index);
+    const end = this.backtickRuns.end(index);
     for (let length = end - index; length >= 1; length -= 1) {
-      const closing = this.nextRunOfLength(length, end + 1);
+      const closing = this.backtickRuns.nextOfLength(length, end + 1);
       if (closing !== undefined) {
         return { kind: 'code', code: this.text.slice(index + length, closing), end: closing + length };
       }
@@ -219,46 +220,9 @@ class InlineTokenScanner {
     if (addressEnd <= addressStart || this.text[addressEnd] !== '>') return undefined;
     return { kind: 'link', url: this.text.slice(index + 1, addressEnd), label: '', end: addressEnd + 1 };
   }
-
-  private runEnd(from: number): number {
-    let end = from;
-    while (this.text[end] === '`') end += 1;
-    return end;
-  }
-
-  private nextRunOfLength(length: number, atLeast: number): number | undefined {
-    let cursor = this.runCursors.get(length);
-    if (cursor === undefined) {
-      const starts = this.runStarts.get(length) ?? [];
-      let next = 0;
-      cursor = (bound: number) => {
-        while (next < starts.length && (starts[next] ?? 0) < bound) next += 1;
-        return starts[next];
-      };
-      this.runCursors.set(length, cursor);
-    }
-    return cursor(atLeast);
-  }
 }
 
 const isNonSpace = (text: string, index: number) => index < text.length && !isSpace(text, index);
-
-/**
- * The first index at or after `from` whose character passes `test`, or -1. It remembers its last
- * answer, so callers asking with a `from` that only grows scan the text once in all.
- */
-function forwardFinder(text: string, test: (char: string) => boolean): (from: number) => number {
-  let askedFrom = Number.POSITIVE_INFINITY;
-  let found = -1;
-  return (from) => {
-    if (from < askedFrom || from > found) {
-      found = from;
-      while (found < text.length && !test(text[found] ?? '')) found += 1;
-    }
-    askedFrom = from;
-    return found < text.length ? found : -1;
-  };
-}
 
 const BOLD_MARK = '\u0001';
 

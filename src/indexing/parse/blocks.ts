@@ -1,3 +1,4 @@
+import { isWhitespace } from '../../text-scanning.js';
 import type { Block } from '../document.js';
 
 // C0/C1 controls (but tab, line feed, carriage return), zero-width spaces, soft hyphens and BOMs:
@@ -51,23 +52,6 @@ function withoutTrailingSpaces(text: string): string {
 }
 
 const isLineEnd = (code: number) => code === 0x0d || code === 0x2028 || code === 0x2029;
-
-/** What `\s` matches in a JavaScript regular expression (NaN, past the end, is not). */
-export function isWhitespace(code: number): boolean {
-  if (code <= 32) return code === 32 || (code >= 9 && code <= 13);
-  if (code < 0xa0) return false;
-  return (
-    code === 0xa0 ||
-    code === 0x1680 ||
-    (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 ||
-    code === 0x2029 ||
-    code === 0x202f ||
-    code === 0x205f ||
-    code === 0x3000 ||
-    code === 0xfeff
-  );
-}
 
 /** Collects blocks in reading order, normalising their text and dropping the empty ones. */
 export class BlockCollector {

@@ -5,7 +5,7 @@
  * every unclosed opener (`[`, `**`, a backtick…), which is quadratic in their number.
  */
 
-import { isWhitespace } from './blocks.js';
+import { CharacterRuns, forwardCursor, forwardFinder, isWhitespace } from '../../text-scanning.js';
 
 // Escaped punctuation is parked in the private use area while the inline rules run, so `\*` stays a star.
 const ESCAPED = /\\([!-/:-@[-`{-~])/g;
@@ -49,72 +49,21 @@ class Rewrite {
 }
 
 /**
- * The first index at or after `from` whose character passes `test`, or -1. It remembers its last
- * answer, so callers asking with a `from` that only grows scan the text once in all.
- */
-function forwardFinder(text: string, test: (code: number) => boolean): (from: number) => number {
-  let askedFrom = Number.POSITIVE_INFINITY;
-  let found = -1;
-  return (from) => {
-    if (from < askedFrom || from > found) {
-      found = from;
-      while (found < text.length && !test(text.charCodeAt(found))) found += 1;
-    }
-    askedFrom = from;
-    return found < text.length ? found : -1;
-  };
-}
-
-/**
- * The first of some sorted positions at or after a bound, for bounds that only grow: a cursor
- * that moves forward, instead of a search from the start each time.
- */
-function forwardCursor(positions: readonly number[]): (atLeast: number) => number | undefined {
-  let next = 0;
-  return (atLeast) => {
-    while (next < positions.length && (positions[next] ?? 0) < atLeast) next += 1;
-    return positions[next];
-  };
-}
-
-const BACKTICK = 0x60;
-
-/**
  * `` /(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/g `` → `$2`: an opening run of backticks (what is left
  * of it from where the search stands) up to the next run of exactly its length.
  */
 function withoutCodeSpanMarks(text: string): string {
   if (!text.includes('`')) return text;
-  const runStarts = new Map<number, number[]>();
-  for (let index = 0; index < text.length; ) {
-    if (text.charCodeAt(index) !== BACKTICK) {
-      index += 1;
-      continue;
-    }
-    const end = runEnd(text, index);
-    const starts = runStarts.get(end - index) ?? [];
-    starts.push(index);
-    runStarts.set(end - index, starts);
-    index = end;
-  }
-  const cursors = new Map<number, (atLeast: number) => number | undefined>();
-  const nextRunOfLength = (length: number, atLeast: number) => {
-    let cursor = cursors.get(length);
-    if (cursor === undefined) {
-      cursor = forwardCursor(runStarts.get(length) ?? []);
-      cursors.set(length, cursor);
-    }
-    return cursor(atLeast);
-  };
+  const runs = new CharacterRuns(text, '`');
   const rewrite = new Rewrite(text);
   for (let index = text.indexOf('`'); index >= 0; ) {
-    const end = runEnd(text, index);
+    const end = runs.end(index);
     // Code needs a character: a run at the very end opens nothing, and no run follows it.
     if (end >= text.length) break;
     // Where the run cannot open, the search goes on from its next backtick, with one fewer.
     let next = text.indexOf('`', end);
     for (let start = index; start < end; start += 1) {
-      const closing = nextRunOfLength(end - start, end + 1);
+      const closing = runs.nextOfLength(end - start, end + 1);
       if (closing === undefined) continue;
       rewrite.replace(start, closing + end - start, text.slice(end, closing));
       next = text.indexOf('`', closing + end - start);
@@ -123,12 +72,6 @@ function withoutCodeSpanMarks(text: string): string {
     index = next;
   }
   return rewrite.result();
-}
-
-function runEnd(text: string, from: number): number {
-  let end = from;
-  while (text.charCodeAt(end) === BACKTICK) end += 1;
-  return end;
 }
 
 const CLOSE_BRACKET = 0x5d;
