@@ -72,20 +72,17 @@ async function openPostgres(
   });
   // An idle client that loses its server must not crash the process.
   pool.on('error', () => {});
-  const lockClient = await pool.connect();
   const db = drizzleNodePostgres(pool, { schema });
   try {
     // Several API and worker processes may start at once: one migrates, the others wait.
-    await lockClient.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-    await lockClient.query('CREATE EXTENSION IF NOT EXISTS vector');
-    await migrateNodePostgres(db, { migrationsFolder: MIGRATIONS_FOLDER });
+    await whileLocked(pool, MIGRATION_LOCK_KEY, async () => {
+      await pool.query('CREATE EXTENSION IF NOT EXISTS vector');
+      await migrateNodePostgres(db, { migrationsFolder: MIGRATIONS_FOLDER });
+    });
   } catch (error) {
-    lockClient.release();
     await pool.end();
     throw error;
   }
-  await lockClient.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
-  lockClient.release();
   return {
     db,
     kind: 'postgres',

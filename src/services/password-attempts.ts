@@ -63,9 +63,8 @@ export function hashNewPassword(deps: ServiceDependencies, password: string): Pr
 export async function countRegistration(deps: ServiceDependencies, clientAddress: string): Promise<void> {
   const perHour = deps.config.authLimits.registrationsPerHourPerAddress;
   if (perHour === 0) return;
-  const key = `register:${clientAddress}`;
-  if (await countHourlyAction(deps, key, perHour)) return;
-  const blocked = await secondsBlocked(deps.db, [key], deps.now());
+  const blocked = await countHourlyAction(deps, `register:${clientAddress}`, perHour);
+  if (blocked === 0) return;
   throw new ServiceError(
     'too_many_requests',
     `Too many registrations from this address; try again in ${Math.ceil(blocked)} s`,
@@ -74,23 +73,24 @@ export async function countRegistration(deps: ServiceDependencies, clientAddress
 }
 
 /**
- * Counts an action that mails someone or is otherwise costly (reset requests, verification mails)
- * against one key; answers false once the key is over `perHour`, so the caller can refuse or skip.
+ * Counts an action that mails someone or is otherwise costly (registrations, reset requests,
+ * verification mails) against one key. Answers 0 while the key is within `perHour`, else the
+ * seconds until its hour is over, so the caller can refuse (with that Retry-After) or skip.
  */
 export async function countHourlyAction(
   deps: ServiceDependencies,
   key: string,
   perHour: number,
-): Promise<boolean> {
+): Promise<number> {
   const now = deps.now();
-  if ((await secondsBlocked(deps.db, [key], now)) > 0) return false;
-  const blocked = await countThrottledEvent(
+  const blocked = await secondsBlocked(deps.db, [key], now);
+  if (blocked > 0) return blocked;
+  return countThrottledEvent(
     deps.db,
     key,
     { allowance: perHour, windowSeconds: 3600, block: { kind: 'window' } },
     now,
   );
-  return blocked === 0;
 }
 
 function throttleKeys(attempt: PasswordAttempt): { account: string; address: string } {

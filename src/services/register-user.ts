@@ -126,7 +126,7 @@ export async function registerUser(
       throw new ServiceError('conflict', USERNAME_TAKEN);
     }
   }
-  const plan = await planRegistration(deps, input, context, trusted, existing);
+  const plan = await planRegistration(deps, input, context, trusted, existing, newPassword !== undefined);
   if (plan.kind === 'create' && !trusted) await countRegistration(deps, context.clientAddress);
 
   // Outside calls and slow hashing happen before the transaction, so it stays short.
@@ -200,6 +200,7 @@ async function planRegistration(
   context: RegistrationContext,
   trusted: boolean,
   existing: { user: UserRow | undefined; account: AccountRow | undefined },
+  givesNewPassword: boolean,
 ): Promise<RegistrationPlan> {
   const user = existing.user;
   if (user === undefined) return { kind: 'create' };
@@ -211,8 +212,12 @@ async function planRegistration(
   const ownToken = trusted ? undefined : context.bearerToken;
   if (ownToken !== undefined && (await deps.callers.find(ownToken))?.userId === user.id) {
     // The signed-in user may set a new password this way: their other sessions end.
-    const changePassword = validNewPassword(input.password) !== undefined;
-    return { kind: 'refresh', user, keepTokenHash: hashAccessToken(ownToken), changePassword };
+    return {
+      kind: 'refresh',
+      user,
+      keepTokenHash: hashAccessToken(ownToken),
+      changePassword: givesNewPassword,
+    };
   }
   const password = input.password ?? '';
   if (

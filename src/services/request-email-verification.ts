@@ -21,9 +21,10 @@ export async function requestEmailVerification(
       'Verifying an e-mail address needs a mail server, and this service has none (SMTP_URL)',
     );
   }
-  if (!(await countHourlyAction(deps, `verify:user:${user.id}`, VERIFICATION_MAILS_PER_HOUR))) {
+  const blocked = await countHourlyAction(deps, `verify:user:${user.id}`, VERIFICATION_MAILS_PER_HOUR);
+  if (blocked > 0) {
     throw new ServiceError('too_many_requests', 'Too many verification mails this hour; try again later', {
-      retryAfterSeconds: 3600,
+      retryAfterSeconds: blocked,
     });
   }
   await queueAccountEmail(deps, user.id, 'verify_email');

@@ -33,19 +33,24 @@ export async function requestPasswordReset(
       { type: 'value_error', loc: ['body', 'email'], msg: normalized.problem, input: input.email },
     ]);
   }
-  if (!(await countHourlyAction(deps, `reset:address:${clientAddress}`, RESETS_PER_HOUR_PER_ADDRESS))) {
+  const blocked = await countHourlyAction(
+    deps,
+    `reset:address:${clientAddress}`,
+    RESETS_PER_HOUR_PER_ADDRESS,
+  );
+  if (blocked > 0) {
     throw new ServiceError(
       'too_many_requests',
       'Too many reset requests from this address; try again later',
       {
-        retryAfterSeconds: 3600,
+        retryAfterSeconds: blocked,
       },
     );
   }
   const user = await findUserByEmail(deps.db, normalized.email);
   if (
     user?.isActive === true &&
-    (await countHourlyAction(deps, `reset:user:${user.id}`, RESET_MAILS_PER_HOUR_PER_ACCOUNT))
+    (await countHourlyAction(deps, `reset:user:${user.id}`, RESET_MAILS_PER_HOUR_PER_ACCOUNT)) === 0
   ) {
     await queueAccountEmail(deps, user.id, 'reset_password');
   }

@@ -3,7 +3,6 @@ import {
   claimUnverifiedUser,
   deleteUserAccessTokens,
   findUserById,
-  markEmailVerified,
   updatePasswordHash,
 } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
@@ -35,12 +34,15 @@ export async function resetPassword(
     const owner = await consumeEmailCode(tx, 'reset_password', codeHash);
     const user = owner === undefined ? undefined : await findUserById(tx, owner);
     if (user === undefined || !user.isActive) throw new ServiceError('bad_request', INVALID_CODE);
-    // Whoever reads the mailbox owns the address: an unverified account is theirs from now on.
-    if (user.emailVerifiedAt === null) await claimUnverifiedUser(tx, user.id, user.email);
-    await deleteUserAccessTokens(tx, user.id);
+    // Whoever reads the mailbox owns the address: an unverified account is theirs from now on
+    // (its tokens and codes go with the rest); a verified one ends its sessions and reset codes.
+    const claimed =
+      user.emailVerifiedAt === null && (await claimUnverifiedUser(tx, user.id, user.email)) !== undefined;
+    if (!claimed) {
+      await deleteUserAccessTokens(tx, user.id);
+      await deleteEmailCodes(tx, user.id, 'reset_password');
+    }
     await updatePasswordHash(tx, user.id, passwordHash);
-    await markEmailVerified(tx, user.id);
-    await deleteEmailCodes(tx, user.id, 'reset_password');
     const token = await issueAccessToken(tx, user.id, deps.config.accessTokenTtlSeconds, deps.now());
     return { userId: user.id, accessToken: token };
   });

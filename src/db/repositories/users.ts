@@ -143,7 +143,7 @@ export async function claimUnverifiedUser(
     .where(and(eq(users.id, userId), isNull(users.emailVerifiedAt)))
     .returning();
   if (claimed === undefined) return undefined;
-  await db.delete(accessTokens).where(eq(accessTokens.userId, userId));
+  await deleteUserAccessTokens(db, userId);
   await db.delete(accounts).where(eq(accounts.userId, userId));
   await db.delete(emailCodes).where(eq(emailCodes.userId, userId));
   const ownedTeams = db.select({ id: teams.id }).from(teams).where(eq(teams.ownerUserId, userId));
