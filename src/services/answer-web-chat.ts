@@ -11,9 +11,11 @@ import { titleFrom } from './save-chat.js';
 
 /** A question from the web chat (spec 4.5). */
 export interface WebChatInput {
-  readonly role: string;
+  /** The asker's role as stored in the chat history; `user` when absent. */
+  readonly role?: string | null | undefined;
   readonly content: string;
-  readonly user_context: UserContextClaim;
+  /** Optional: the caller is known from the token; when sent it must be the caller's. */
+  readonly user_context?: UserContextClaim | null | undefined;
   readonly timestamp?: string | null | undefined;
   /** The conversation to continue; a new one when absent. */
   readonly chat_id?: string | null | undefined;
@@ -32,8 +34,8 @@ export interface WebChat {
 }
 
 /**
- * Checks a web chat question before anything is streamed: a `user_context` that is not the
- * caller's is refused (403) and nothing else happens. Memory is the chat's last messages, read
+ * Checks a web chat question before anything is streamed: a `user_context`, when sent, that is
+ * not the caller's is refused (403) and nothing else happens. Memory is the chat's last messages, read
  * by the caller's user id and the chat id together, so it never crosses users or chats.
  */
 export async function startWebChat(
@@ -41,7 +43,9 @@ export async function startWebChat(
   caller: Caller,
   input: WebChatInput,
 ): Promise<WebChat> {
-  await assertOwnUserContext(deps, caller, input.user_context);
+  if (input.user_context !== undefined && input.user_context !== null) {
+    await assertOwnUserContext(deps, caller, input.user_context);
+  }
   const chatId =
     input.chat_id === undefined || input.chat_id === null || input.chat_id === ''
       ? randomUUID()
@@ -67,7 +71,7 @@ export async function startWebChat(
       signal.throwIfAborted();
       const askedAt = input.timestamp ?? deps.now().toISOString();
       const question: StoredChatMessage = {
-        role: input.role,
+        role: input.role || 'user',
         content: input.content,
         timestamp: askedAt,
         chat_id: chatId,

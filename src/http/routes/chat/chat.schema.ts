@@ -5,15 +5,29 @@ import { UserContextBody } from '../shared-schemas.js';
 /** Longest question: a question, not a document pasted whole (and a bounded search query). */
 export const MAX_QUESTION_CHARS = 8_000;
 
-/** A web chat question (spec 4.5): `role`, `content` and `user_context` required, as the original had them. */
+/**
+ * A web chat question (spec 4.5). Only `content` is needed: the caller is known from the token.
+ * Spec clients still send `role` and `user_context`; a `user_context` is checked against the caller.
+ */
 export function webChatBody(maxQuestionChars: number) {
-  return Type.Object({
-    role: Type.String({ maxLength: 64 }),
-    content: Type.String({ maxLength: maxQuestionChars }),
-    user_context: UserContextBody,
-    timestamp: Nullable.String({ maxLength: 64 }),
-    chat_id: Nullable.String({ maxLength: 256, description: 'the chat to continue; a new one when absent' }),
-  });
+  return Type.Object(
+    {
+      role: Nullable.String({ maxLength: 64, description: "the asker's role in the chat; default `user`" }),
+      content: Type.String({ minLength: 1, maxLength: maxQuestionChars, description: 'the question' }),
+      user_context: Type.Optional(
+        Type.Union([UserContextBody, Type.Null()], {
+          description: "optional; when sent, it must be the caller's own (GET /v1/users/me), else 403",
+        }),
+      ),
+      timestamp: Nullable.String({ maxLength: 64 }),
+      chat_id: Nullable.String({
+        maxLength: 256,
+        description: 'the chat to continue; a new one when absent',
+      }),
+    },
+    // The example /docs fills in: it works as it is for whoever is signed in.
+    { examples: [{ content: 'How do I descale the espresso machine?' }] },
+  );
 }
 
 /** A document an answer cites (the `sources` line; also kept on answers in the chat history). */

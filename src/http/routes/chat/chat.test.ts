@@ -267,21 +267,86 @@ describe('POST /v1/chat/ with the extractive answerer', () => {
     expect(response.statusCode).toBe(200);
   });
 
-  it('answers 422 in FastAPI’s shape for a body missing required fields', async () => {
+  it('answers 422 in FastAPI’s shape for a body without content, or with an empty or mistyped one', async () => {
+    const post = (payload: object) =>
+      testApp.app.inject({ method: 'POST', url: '/v1/chat/', headers: bearer(user.token), payload });
+    const missing = await post({ role: 'user', user_context: user.userContext });
+    expect(missing.statusCode).toBe(422);
+    expect(missing.json()).toEqual({
+      detail: [{ loc: ['body', 'content'], msg: 'Field required', type: 'missing' }],
+    });
+    const mistyped = await post({ content: 42, role: 7 });
+    expect(mistyped.statusCode).toBe(422);
+    expect(mistyped.json().detail).toEqual([
+      expect.objectContaining({ loc: ['body', 'role'], type: 'string_type' }),
+      expect.objectContaining({ loc: ['body', 'content'], type: 'string_type' }),
+    ]);
+    // As an empty search query is.
+    for (const [url, payload] of [
+      ['/v1/chat/', { content: '' }],
+      ['/v1/search', { query: '' }],
+    ] as const) {
+      const empty = await testApp.app.inject({ method: 'POST', url, headers: bearer(user.token), payload });
+      expect(empty.statusCode, url).toBe(422);
+      expect(empty.json().detail, url).toEqual([
+        {
+          loc: ['body', Object.keys(payload)[0]],
+          msg: 'String should have at least 1 character',
+          type: 'string_too_short',
+        },
+      ]);
+    }
+  });
+
+  it('answers a body of only `content` for the signed-in caller: role `user`, no user_context', async () => {
     const response = await testApp.app.inject({
       method: 'POST',
       url: '/v1/chat/',
       headers: bearer(user.token),
-      payload: { content: 42 },
+      payload: { content: HOLIDAY_QUESTION },
     });
-    expect(response.statusCode).toBe(422);
-    expect(response.json().detail).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ loc: ['body', 'role'], type: 'missing' }),
-        expect.objectContaining({ loc: ['body', 'user_context'], type: 'missing' }),
-        expect.objectContaining({ loc: ['body', 'content'], type: 'string_type' }),
-      ]),
-    );
+    expect(response.statusCode).toBe(200);
+    const events = parseNdjson(response.body);
+    expect(answerOf(events)).toContain('25 days of paid holiday');
+    const chatId = String(events.at(-1)?.data.chat_id);
+    const chat = (await chatHistory(testApp, user, chatId)).json() as {
+      messages: { role: string; content: string }[];
+    };
+    expect(chat.messages.map((message) => [message.role, message.content])).toEqual([
+      ['user', HOLIDAY_QUESTION],
+      ['assistant', answerOf(events)],
+    ]);
+    // A null user_context and role are the same as none; a forged one is still refused.
+    const nulls = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/chat/',
+      headers: bearer(user.token),
+      payload: { content: HOLIDAY_QUESTION, role: null, user_context: null },
+    });
+    expect(nulls.statusCode).toBe(200);
+    const forged = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/chat/',
+      headers: bearer(user.token),
+      payload: { content: HOLIDAY_QUESTION, user_context: rival.userContext },
+    });
+    expect(forged.statusCode).toBe(403);
+  });
+
+  it('takes the example body /docs shows as it is, for any signed-in user', async () => {
+    const openapi = (await testApp.app.inject({ url: '/openapi.json' })).json();
+    const example = openapi.paths['/v1/chat/'].post.requestBody.content['application/json'].example;
+    expect(example).toEqual({ content: expect.any(String) });
+    for (const caller of [user, rival]) {
+      const response = await testApp.app.inject({
+        method: 'POST',
+        url: '/v1/chat/',
+        headers: bearer(caller.token),
+        payload: example,
+      });
+      expect(response.statusCode).toBe(200);
+      expect(parseNdjson(response.body).at(-1)?.data).toMatchObject({ done: true });
+    }
   });
 
   it('refuses a question longer than the limit with 422', async () => {
