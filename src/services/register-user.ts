@@ -15,7 +15,7 @@ import {
   type UserRow,
 } from '../db/repositories/users.js';
 import { accounts, connectors, teams, users, vectorStores } from '../db/schema.js';
-import { ServiceError } from '../errors.js';
+import { ServiceError, type ValidationIssue } from '../errors.js';
 import { hashAccessToken, secretsEqual } from '../security/access-tokens.js';
 import { normalizeEmail } from '../security/email-address.js';
 import type { ServiceDependencies } from './dependencies.js';
@@ -25,13 +25,17 @@ import { accountKey, checkPassword, countRegistration, hashNewPassword } from '.
 import { queueAccountEmail } from './queue-account-email.js';
 import { teamView, userView, vectorStoreView } from './views.js';
 
-/** The registration record (spec 2.7); the first five fields are required. */
+/**
+ * The registration record (spec 2.7). Only `email` is always required: without `provider` it is a
+ * password account (`credentials`), which needs `password`; another provider needs its
+ * `provider_account_id`.
+ */
 export interface RegistrationInput {
-  type: string;
-  provider: string;
-  provider_account_id: string;
+  type?: string | undefined;
+  provider?: string | undefined;
+  provider_account_id?: string | undefined;
   email: string;
-  name: string;
+  name?: string | undefined;
   refresh_token?: string | null;
   access_token?: string | null;
   expires_at?: number | null;
@@ -113,13 +117,18 @@ export async function registerUser(
   input: RegistrationInput,
   context: RegistrationContext,
 ): Promise<RegistrationResult> {
-  const email = validEmail(input.email);
+  const { registration, newPassword } = resolveRegistration(input);
+  const { email } = registration;
   const username = input.username?.trim() || null;
-  const newPassword = validNewPassword(input.password);
   const secret = deps.config.registrationSecret;
   const trusted =
     context.bearerToken !== undefined && secret !== undefined && secretsEqual(context.bearerToken, secret);
-  const existing = await findExistingUser(deps.db, email, input.provider, input.provider_account_id);
+  const existing = await findExistingUser(
+    deps.db,
+    email,
+    registration.provider,
+    registration.provider_account_id,
+  );
   if (username !== null) {
     const owner = await findUserByUsername(deps.db, username);
     if (owner !== undefined && owner.id !== existing.user?.id) {
@@ -142,18 +151,24 @@ export async function registerUser(
       let user: UserRow;
       let account = existing.account;
       if (plan.kind === 'create') {
-        user = await createUserWithTeam(deps, tx, { ...input, email, username }, passwordHash, trusted);
+        user = await createUserWithTeam(
+          deps,
+          tx,
+          { email, name: registration.name ?? nameFromEmail(email), username },
+          passwordHash,
+          trusted,
+        );
       } else if (plan.kind === 'claim') {
         const claimed = await claimUnverifiedUser(tx, plan.user.id, email);
         if (claimed === undefined) throw new ServiceError('conflict', VERIFIED_NEEDS_PROOF);
         user = claimed;
         account = undefined;
-        user = await refreshUser(tx, user, { name: input.name, username }, passwordHash);
+        user = await refreshUser(tx, user, { name: registration.name, username }, passwordHash);
       } else {
         if (plan.changePassword) await deleteUserAccessTokens(tx, plan.user.id, plan.keepTokenHash);
-        user = await refreshUser(tx, plan.user, { name: input.name, username }, passwordHash);
+        user = await refreshUser(tx, plan.user, { name: registration.name, username }, passwordHash);
       }
-      await upsertAccount(deps, tx, user.id, account, input);
+      await upsertAccount(deps, tx, user.id, account, registration);
       const teamId = user.teamId ?? failMissingTeam(user.id);
       const chatapp =
         installation === undefined
@@ -244,19 +259,81 @@ function emailVerificationStatus(
   return created && deps.mailer !== undefined ? 'mail_sent' : 'unverified';
 }
 
-function validEmail(raw: string): string {
-  const normalized = normalizeEmail(raw);
-  if (normalized.ok) return normalized.email;
-  throw ServiceError.validation([
-    { type: 'value_error', loc: ['body', 'email'], msg: normalized.problem, input: raw },
-  ]);
+/** The provider of a password account, which a registration that names no provider makes. */
+export const PASSWORD_PROVIDER = 'credentials';
+
+/** A registration with its defaults filled in and its e-mail in the one spelling accounts are keyed by. */
+type ResolvedRegistration = RegistrationInput & {
+  readonly type: string;
+  readonly provider: string;
+  readonly provider_account_id: string;
+  readonly email: string;
+  /** Absent: a new user is named after the address, an existing one keeps its name. */
+  readonly name: string | undefined;
+};
+
+/**
+ * Fills in what a password sign-up may leave out and checks what the schema cannot, reporting every
+ * problem in one 422: an e-mail no account can have; no `provider` (a password account: `type` and
+ * `provider` are `credentials`, the account id is the e-mail) without a password, or one under 8
+ * characters; another provider without its `provider_account_id`.
+ */
+function resolveRegistration(input: RegistrationInput): {
+  registration: ResolvedRegistration;
+  newPassword: string | undefined;
+} {
+  const issues: ValidationIssue[] = [];
+  const normalized = normalizeEmail(input.email);
+  if (!normalized.ok) {
+    issues.push({ type: 'value_error', loc: ['body', 'email'], msg: normalized.problem, input: input.email });
+  }
+  const email = normalized.ok ? normalized.email : input.email;
+  const provider = input.provider ?? PASSWORD_PROVIDER;
+  const passwordAccount = input.provider === undefined;
+  let newPassword: string | undefined;
+  if (passwordAccount && (input.password === undefined || input.password === null)) {
+    issues.push({ type: 'missing', loc: ['body', 'password'], msg: 'Field required' });
+  } else {
+    // A password account's empty password is too short; elsewhere '' means none was given.
+    const given = input.password ?? '';
+    if (given !== '' || passwordAccount) {
+      issues.push(...issuesOf(() => assertNewPasswordLength(given, 'password')));
+      newPassword = given;
+    }
+  }
+  let providerAccountId = input.provider_account_id;
+  if (providerAccountId === undefined) {
+    if (provider === PASSWORD_PROVIDER) providerAccountId = email;
+    else issues.push({ type: 'missing', loc: ['body', 'provider_account_id'], msg: 'Field required' });
+  }
+  if (issues.length > 0) throw ServiceError.validation(issues);
+  return {
+    registration: {
+      ...input,
+      type: input.type ?? (provider === PASSWORD_PROVIDER ? PASSWORD_PROVIDER : 'oauth'),
+      provider,
+      provider_account_id: providerAccountId ?? email,
+      email,
+      name: input.name,
+    },
+    newPassword,
+  };
 }
 
-/** A password to store: absent for null or ''; too short is a 422. */
-function validNewPassword(password: string | null | undefined): string | undefined {
-  if (password === undefined || password === null || password === '') return undefined;
-  assertNewPasswordLength(password, 'password');
-  return password;
+/** The validation issues a check throws, so that several checks report in one 422. */
+function issuesOf(check: () => void): readonly ValidationIssue[] {
+  try {
+    check();
+    return [];
+  } catch (error) {
+    if (error instanceof ServiceError && error.code === 'validation') return error.options.issues ?? [];
+    throw error;
+  }
+}
+
+/** A new user who gave no name is called by the part of the address before the `@`. */
+function nameFromEmail(email: string): string {
+  return email.slice(0, email.lastIndexOf('@'));
 }
 
 const CONFLICT_BY_UNIQUE_INDEX: Readonly<Record<string, string>> = {
@@ -300,7 +377,7 @@ function chatappNotConfigured(code: string | null | undefined): ChatappOutcome |
 async function createUserWithTeam(
   deps: ServiceDependencies,
   tx: Database,
-  input: RegistrationInput & { username: string | null },
+  input: { email: string; name: string; username: string | null },
   passwordHash: string | undefined,
   verified: boolean,
 ): Promise<UserRow> {
@@ -334,13 +411,13 @@ async function createUserWithTeam(
 async function refreshUser(
   tx: Database,
   user: UserRow,
-  changes: { name: string; username: string | null },
+  changes: { name: string | undefined; username: string | null },
   passwordHash: string | undefined,
 ): Promise<UserRow> {
   const [updated] = await tx
     .update(users)
     .set({
-      name: changes.name,
+      ...(changes.name === undefined ? {} : { name: changes.name }),
       ...(changes.username === null ? {} : { username: changes.username }),
       ...(passwordHash === undefined ? {} : { passwordHash }),
       updatedAt: sql`now()`,
@@ -355,7 +432,7 @@ async function upsertAccount(
   tx: Database,
   userId: number,
   existing: AccountRow | undefined,
-  input: RegistrationInput,
+  input: ResolvedRegistration,
 ): Promise<void> {
   const sealed = {
     type: input.type,

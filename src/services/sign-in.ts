@@ -1,4 +1,4 @@
-import { findUserByEmail, findUserByUsername } from '../db/repositories/users.js';
+import { findUserByEmail, findUserByUsername, type UserRow } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import { normalizeEmail } from '../security/email-address.js';
 import type { ServiceDependencies } from './dependencies.js';
@@ -15,7 +15,11 @@ export interface SignInInput {
 
 const INCORRECT = 'Incorrect e-mail, username or password';
 
-/** Exchanges an e-mail or username and password for a bearer token; throttled (see password-attempts.ts). */
+/**
+ * Exchanges an e-mail or username and password for a bearer token; throttled (see password-attempts.ts).
+ * A `username` that is an e-mail address signs in by e-mail (as OAuth2 password-flow clients send
+ * it), or, when no account has that address, as a username.
+ */
 export async function signIn(
   deps: ServiceDependencies,
   input: SignInInput,
@@ -27,18 +31,34 @@ export async function signIn(
       { type: 'missing', loc: ['body', 'email'], msg: 'Field required: give email or username' },
     ]);
   }
-  let name: string;
-  if (rawEmail) {
-    // An address no account could have is simply not found: the answer must not tell it apart.
-    const normalized = normalizeEmail(rawEmail);
-    name = normalized.ok ? normalized.email : rawEmail.toLowerCase();
-  } else {
-    name = username ?? '';
-  }
-  const user = rawEmail ? await findUserByEmail(deps.db, name) : await findUserByUsername(deps.db, name);
+  const { user, name } = rawEmail
+    ? await findByEmail(deps, rawEmail)
+    : await findByUsername(deps, username ?? '');
+  // Failures count against the account whichever name found it (its id), else the name asked for.
   const attempt = { account: accountKey(user, name), clientAddress: input.clientAddress };
   const valid = await checkPassword(deps, attempt, input.password, user?.passwordHash);
   if (user === undefined || !valid || !user.isActive) throw new ServiceError('unauthenticated', INCORRECT);
   const accessToken = await issueAccessToken(deps.db, user.id, deps.config.accessTokenTtlSeconds, deps.now());
   return { access_token: accessToken, token_type: 'bearer' };
+}
+
+type Lookup = { user: UserRow | undefined; name: string };
+
+async function findByEmail(deps: ServiceDependencies, rawEmail: string): Promise<Lookup> {
+  // An address no account could have is simply not found: the answer must not tell it apart.
+  const normalized = normalizeEmail(rawEmail);
+  const name = normalized.ok ? normalized.email : rawEmail.toLowerCase();
+  return { user: await findUserByEmail(deps.db, name), name };
+}
+
+async function findByUsername(deps: ServiceDependencies, username: string): Promise<Lookup> {
+  const asEmail = normalizeEmail(username);
+  if (asEmail.ok) {
+    const byEmail = await findUserByEmail(deps.db, asEmail.email);
+    if (byEmail !== undefined) return { user: byEmail, name: asEmail.email };
+    const byUsername = await findUserByUsername(deps.db, username);
+    // Unknown either way: counted under the address, as the same attempt by `email` would be.
+    return { user: byUsername, name: byUsername === undefined ? asEmail.email : username };
+  }
+  return { user: await findUserByUsername(deps.db, username), name: username };
 }

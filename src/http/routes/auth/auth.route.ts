@@ -18,7 +18,8 @@ import {
 
 const SignInBody = Type.Object({
   email: Nullable.String({ maxLength: 320 }),
-  username: Nullable.String({ maxLength: 100 }),
+  // As long as an e-mail: a username that is an e-mail address signs in by e-mail.
+  username: Nullable.String({ maxLength: 320, description: 'a username, or the e-mail address' }),
   password: Type.String({ maxLength: 1024 }),
 });
 
@@ -38,7 +39,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { d
         tags: ['auth'],
         summary: 'Sign in with an e-mail or username and a password; answers a bearer token',
         description:
-          'Failed attempts are counted per account and per client address: past AUTH_FAILURES_PER_ACCOUNT (5) or AUTH_FAILURES_PER_ADDRESS (20) in an hour, each further one blocks for twice as long (up to AUTH_MAX_BLOCK_SECONDS), answered 429 with Retry-After.',
+          '`username` may be the e-mail address (signs in by e-mail; as a username when no account has that address). Failed attempts are counted per account and per client address: past AUTH_FAILURES_PER_ACCOUNT (5) or AUTH_FAILURES_PER_ADDRESS (20) in an hour, each further one blocks for twice as long (up to AUTH_MAX_BLOCK_SECONDS), answered 429 with Retry-After.',
         body: SignInBody,
         response: { 200: TokenResponse, 401: ErrorDetail, 422: ValidationErrorBody, ...throttled },
       },

@@ -121,6 +121,44 @@ describe('password guessing is throttled per account and per address, with backo
     }
     expect((await post('/v2/users/register', { ...record, password: 'kim-password' })).statusCode).toBe(429);
   });
+
+  it('counts failures against one account whether it is named by e-mail, by username or by e-mail as username', async () => {
+    const email = `named-${unique()}@corp.com`;
+    const username = `named_${unique()}`;
+    await registerUser(testApp.app, { email, username, password: 'the-right-password' });
+    const attempt = (payload: object, index: number) =>
+      testApp.app.inject({
+        method: 'POST',
+        url: '/v1/auth/token',
+        payload,
+        remoteAddress: `198.51.100.${120 + index}`,
+      });
+    const guesses = [
+      { email },
+      { username: email },
+      { username },
+      { username: email.toUpperCase() },
+      { email, username: null },
+      { username: ` ${email} ` },
+    ];
+    const statuses = [];
+    for (const [index, name] of guesses.entries()) {
+      statuses.push((await attempt({ ...name, password: `guess-${index}` }, index)).statusCode);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 401]);
+    // The sixth failure blocks the account under every name it has.
+    for (const name of [{ username: email }, { email }, { username }]) {
+      expect((await attempt({ ...name, password: 'the-right-password' }, 10)).statusCode).toBe(429);
+    }
+    // An address nobody has is counted the same whichever field names it.
+    const nobody = `nobody-${unique()}@corp.com`;
+    const unknown = [];
+    for (let index = 0; index < 7; index += 1) {
+      const name = index % 2 === 0 ? { username: nobody } : { email: nobody.toUpperCase() };
+      unknown.push((await attempt({ ...name, password: 'Winter2026!' }, 20 + index)).statusCode);
+    }
+    expect(unknown).toEqual([401, 401, 401, 401, 401, 401, 429]);
+  });
 });
 
 describe('registration per address, and scrypt work in a bounded line', () => {

@@ -1,5 +1,7 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, registerUser, startTestApp, type TestApp } from '../../../../test/helpers/test-app.js';
+import { accounts } from '../../../db/schema.js';
 
 const SECRET = 'test-registration-secret-0123456789abcdef';
 
@@ -166,24 +168,125 @@ describe('POST /v2/users/register', () => {
     ).toBe(200);
   });
 
-  it('lists every missing required field in one FastAPI 422', async () => {
-    const response = await post({});
-    expect(response.statusCode).toBe(422);
-    const locs = (response.json().detail as { loc: unknown[]; type: string; msg: string }[]).map((issue) => [
-      issue.loc,
-      issue.type,
-      issue.msg,
+  it('needs only an e-mail, then a password without a provider, or the account id with one', async () => {
+    const issues = async (payload: unknown) => {
+      const response = await post(payload);
+      expect(response.statusCode, JSON.stringify(payload)).toBe(422);
+      return (response.json().detail as { loc: unknown[]; type: string; msg: string }[]).map((issue) => [
+        issue.loc,
+        issue.type,
+        issue.msg,
+      ]);
+    };
+    expect(await issues({})).toEqual([[['body', 'email'], 'missing', 'Field required']]);
+    expect(await issues({ email: 'nopassword@example.com', name: 'No Password' })).toEqual([
+      [['body', 'password'], 'missing', 'Field required'],
     ]);
-    expect(locs).toEqual(
-      expect.arrayContaining([
-        [['body', 'email'], 'missing', 'Field required'],
-        [['body', 'name'], 'missing', 'Field required'],
-        [['body', 'type'], 'missing', 'Field required'],
-        [['body', 'provider'], 'missing', 'Field required'],
-        [['body', 'provider_account_id'], 'missing', 'Field required'],
-      ]),
+    expect(await issues({ email: 'nopassword@example.com', password: null })).toEqual([
+      [['body', 'password'], 'missing', 'Field required'],
+    ]);
+    expect(await issues({ email: 'google@example.com', provider: 'google', type: 'oauth' })).toEqual([
+      [['body', 'provider_account_id'], 'missing', 'Field required'],
+    ]);
+    // Every problem the service finds is listed in one 422.
+    expect(await issues({ email: 'not-an-email', password: 'short' })).toEqual([
+      [['body', 'email'], 'value_error', 'value is not a valid email address'],
+      [['body', 'password'], 'string_too_short', 'String should have at least 8 characters'],
+    ]);
+  });
+
+  it('creates a password account from only an e-mail and a password (and a name)', async () => {
+    const unique = Math.random().toString(36).slice(2, 10);
+    const email = `Sam.${unique}@Example.com`;
+    const response = await post({ email, password: 'correct horse battery' });
+    expect(response.statusCode).toBe(201);
+    const body = response.json();
+    expect(body).toMatchObject({
+      message: 'User registered.',
+      token_type: 'bearer',
+      email_verification: 'unverified',
+      user: { email: email.toLowerCase(), name: `sam.${unique}`, is_active: true },
+      team: { name: `sam.${unique}'s team` },
+      vector_store: { provider: 'pgvector', namespaces: [`team-${body.team.id}`] },
+    });
+    const me = await testApp.app.inject({ url: '/v1/users/me', headers: bearer(body.access_token) });
+    expect(me.json()).toMatchObject({ id: body.user.id, email: email.toLowerCase() });
+    const [account] = await testApp.runtime.deps.db
+      .select()
+      .from(accounts)
+      .where(eq(accounts.userId, body.user.id));
+    expect(account).toMatchObject({
+      type: 'credentials',
+      provider: 'credentials',
+      providerAccountId: email.toLowerCase(),
+    });
+
+    // The same sign-up again is a sign-in: 200 with the password, 409 without it; the name is kept.
+    const again = await post({ email: email.toUpperCase(), password: 'correct horse battery' });
+    expect(again.statusCode).toBe(200);
+    expect(again.json().user).toMatchObject({ id: body.user.id, name: `sam.${unique}` });
+    expect((await post({ email, password: 'wrong horse battery' })).statusCode).toBe(409);
+
+    const named = await post({
+      email: `named-${unique}@example.com`,
+      password: 'correct horse battery',
+      name: 'Sam',
+    });
+    expect(named.statusCode).toBe(201);
+    expect(named.json().user.name).toBe('Sam');
+    expect(named.json().team.name).toBe("Sam's team");
+
+    // With the front end's secret the address counts as proven.
+    const trusted = await post(
+      { email: `trusted-${unique}@example.com`, password: 'correct horse battery' },
+      bearer(SECRET),
     );
-    expect(locs).toHaveLength(5);
+    expect(trusted.statusCode).toBe(201);
+    expect(trusted.json().email_verification).toBe('verified');
+  });
+
+  it('refuses a password under 8 characters with a 422 that names the rule, never echoing it', async () => {
+    for (const payload of [
+      { email: 'short@example.com', password: 'seven77' },
+      { email: 'short@example.com', password: '' },
+      registration({ password: 'seven77' }),
+    ]) {
+      const response = await post(payload);
+      expect(response.statusCode, JSON.stringify(payload)).toBe(422);
+      expect(response.json()).toEqual({
+        detail: [
+          {
+            loc: ['body', 'password'],
+            msg: 'String should have at least 8 characters',
+            type: 'string_too_short',
+          },
+        ],
+      });
+    }
+    expect((await post({ email: 'eight@example.com', password: 'eight888' })).statusCode).toBe(201);
+  });
+
+  it('signs in with `username` set to the e-mail, in any spelling of it', async () => {
+    const unique = Math.random().toString(36).slice(2, 10);
+    const email = `signin.${unique}@example.com`;
+    expect((await post({ email, password: 'correct horse battery' })).statusCode).toBe(201);
+    const signIn = (payload: object) =>
+      testApp.app.inject({ method: 'POST', url: '/v1/auth/token', payload });
+    for (const username of [email, ` ${email.toUpperCase()} `]) {
+      const response = await signIn({ username, password: 'correct horse battery' });
+      expect(response.statusCode, username).toBe(200);
+      const token = response.json().access_token as string;
+      const me = await testApp.app.inject({ url: '/v1/users/me', headers: bearer(token) });
+      expect(me.json().email).toBe(email);
+    }
+    expect((await signIn({ username: email, password: 'wrong horse battery' })).statusCode).toBe(401);
+    expect((await signIn({ username: `nobody.${unique}@example.com`, password: 'x' })).statusCode).toBe(401);
+    // A username that only looks like an address still signs its owner in.
+    const lookalike = `name@${unique}.example`;
+    expect(
+      (await post(registration({ username: lookalike, password: 'lookalike password' }))).statusCode,
+    ).toBe(201);
+    expect((await signIn({ username: lookalike, password: 'lookalike password' })).statusCode).toBe(200);
   });
 
   it('types each wrong field, accepts null for optional ones, and ignores unknown extras', async () => {

@@ -1,24 +1,47 @@
 import { Type } from 'typebox';
 import { Nullable } from '../../schema-types.js';
 
-/** The user registration record (spec 2.7); required fields as the original service had them. */
-export const RegistrationBody = Type.Object({
-  type: Type.String({ maxLength: 100 }),
-  provider: Type.String({ maxLength: 100 }),
-  provider_account_id: Type.String({ maxLength: 500 }),
-  email: Type.String({ maxLength: 320 }),
-  name: Type.String({ maxLength: 500 }),
-  refresh_token: Nullable.String({ maxLength: 16_384 }),
-  access_token: Nullable.String({ maxLength: 16_384 }),
-  expires_at: Nullable.Integer(),
-  id_token: Nullable.String({ maxLength: 16_384 }),
-  scope: Nullable.String({ maxLength: 4096 }),
-  session_state: Nullable.String({ maxLength: 4096 }),
-  token_type: Nullable.String({ maxLength: 100 }),
-  username: Nullable.String({ maxLength: 100 }),
-  password: Nullable.String({ maxLength: 1024 }),
-  chatappCode: Nullable.String({ maxLength: 1024 }),
-});
+/**
+ * The user registration record (spec 2.7). A provider sign-in sends it whole, as the original
+ * service's clients do; a password sign-up needs only `email` and `password` (and maybe `name`).
+ */
+export const RegistrationBody = Type.Object(
+  {
+    type: Type.Optional(
+      Type.String({ maxLength: 100, description: '`credentials` without `provider`, else `oauth`' }),
+    ),
+    provider: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description: 'absent: a password account (`credentials`), which needs `password`',
+      }),
+    ),
+    provider_account_id: Type.Optional(
+      Type.String({
+        maxLength: 500,
+        description: "required with a provider other than `credentials`, whose accounts are the e-mail's",
+      }),
+    ),
+    email: Type.String({ maxLength: 320 }),
+    name: Type.Optional(
+      Type.String({ maxLength: 500, description: 'a new user without one is named after the e-mail' }),
+    ),
+    refresh_token: Nullable.String({ maxLength: 16_384 }),
+    access_token: Nullable.String({ maxLength: 16_384 }),
+    expires_at: Nullable.Integer(),
+    id_token: Nullable.String({ maxLength: 16_384 }),
+    scope: Nullable.String({ maxLength: 4096 }),
+    session_state: Nullable.String({ maxLength: 4096 }),
+    token_type: Nullable.String({ maxLength: 100 }),
+    username: Nullable.String({ maxLength: 100 }),
+    password: Nullable.String({ maxLength: 1024, description: 'at least 8 characters' }),
+    chatappCode: Nullable.String({ maxLength: 1024 }),
+  },
+  {
+    // The example /docs fills in: a password sign-up.
+    examples: [{ email: 'pat@example.com', password: 'correct horse battery', name: 'Pat' }],
+  },
+);
 
 const Timestamps = {
   created_at: Type.String({ format: 'date-time' }),
