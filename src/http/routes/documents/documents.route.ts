@@ -1,5 +1,6 @@
 import multipart, { type Multipart } from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifySchema } from 'fastify';
 import { Type } from 'typebox';
 import { ServiceError } from '../../../errors.js';
 import { deleteDocument } from '../../../services/delete-document.js';
@@ -15,6 +16,7 @@ import { ALSO_MULTIPART, type AppOptions } from '../../app.js';
 import { callerOf } from '../../auth.js';
 import { bearerSecurity, ErrorDetail, Nullable, withErrors } from '../../schema-types.js';
 import { IndexJobView, JobParams, QueuedJobView } from '../shared-schemas.js';
+import { canonicalSource, SourceName } from '../source-filter.js';
 
 /** Most files one multipart upload may carry. */
 export const UPLOAD_MAX_FILES = 20;
@@ -22,8 +24,39 @@ export const UPLOAD_MAX_FILES = 20;
 const DocumentsQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
   offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
-  source: Type.Optional(Type.String({ description: 'googledrive, wiki or upload', maxLength: 50 })),
+  // The names and aliases POST /v1/search takes; any other is a 422.
+  source: Type.Optional(SourceName),
 });
+
+/**
+ * The multipart upload as /docs shows it (a file picker per `file` part); the request itself is
+ * read part by part by the handler, not validated against this.
+ */
+const MultipartUploadForm = Type.Object({
+  file: Type.Array(Type.String({ format: 'binary' }), {
+    minItems: 1,
+    maxItems: UPLOAD_MAX_FILES,
+    description: `the files (up to ${UPLOAD_MAX_FILES}): PDF, DOCX, Markdown, text, HTML, CSV, JSON`,
+  }),
+  external_id: Type.Optional(Type.String({ description: "a single file's id (default: its file name)" })),
+  title: Type.Optional(Type.String({ description: "a single file's title" })),
+  url: Type.Optional(Type.String({ description: "a single file's link, cited with the answers" })),
+  metadata: Type.Optional(
+    Type.String({
+      description:
+        'a JSON object keyed by file name: `{"<file name>": {"title"?, "url"?, "external_id"?, …}}`',
+    }),
+  ),
+});
+
+/** /docs shows the upload's two bodies: the JSON batch and the multipart form with file pickers. */
+function withMultipartForm({ schema, url }: { schema: FastifySchema; url: string }) {
+  const content = {
+    'application/json': { schema: schema.body },
+    'multipart/form-data': { schema: MultipartUploadForm },
+  };
+  return { schema: { ...schema, body: { content } }, url };
+}
 
 const DocumentView = Type.Object({
   id: Type.Integer(),
@@ -70,6 +103,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app,
     '/v1/documents',
     {
       bodyLimit: uploadMaxBytes,
+      config: { swaggerTransform: withMultipartForm },
       schema: {
         tags: ['documents'],
         summary: "Index documents into the caller's team: a JSON batch or uploaded files",
@@ -129,7 +163,11 @@ export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app,
       },
     },
     async (request, reply) => {
-      const page = await listDocuments(deps, callerOf(request), request.query);
+      const { source, ...paging } = request.query;
+      const page = await listDocuments(deps, callerOf(request), {
+        ...paging,
+        source: source === undefined ? undefined : canonicalSource(source),
+      });
       return reply.header('x-total-count', String(page.total)).send(page);
     },
   );

@@ -440,3 +440,103 @@ describe('POST /v1/documents: multipart limits', () => {
     expect(await storedJobs()).toBe(jobsBefore);
   });
 });
+
+describe('GET /v1/documents?source and the upload in /docs', () => {
+  let testApp: TestApp;
+  let user: Registered;
+  beforeAll(async () => {
+    testApp = await startTestApp();
+    user = await registerUser(testApp.app);
+    // One document of each source, stored as indexing leaves them.
+    await testApp.runtime.deps.sql.executeSql(
+      `INSERT INTO documents (team_id, source, external_id, title)
+       VALUES ($1, 'googledrive', 'drive-file', 'From Drive'), ($1, 'wiki', 'page-1', 'From the wiki'),
+              ($1, 'upload', 'notes.md', 'Uploaded')`,
+      [user.teamId],
+    );
+  });
+  afterAll(() => testApp.close());
+
+  const list = (query: string) =>
+    testApp.app.inject({ url: `/v1/documents${query}`, headers: bearer(user.token) });
+
+  it('filters by the source names and aliases search takes', async () => {
+    const titles = async (query: string) => {
+      const response = await list(query);
+      expect(response.statusCode, query).toBe(200);
+      return (response.json().documents as { title: string; source: string }[]).map(
+        (document) => `${document.source}:${document.title}`,
+      );
+    };
+    expect(await titles('')).toHaveLength(3);
+    for (const name of ['googledrive', 'google_drive', 'drive']) {
+      expect(await titles(`?source=${name}`)).toEqual(['googledrive:From Drive']);
+    }
+    for (const name of ['wiki', 'confluence']) {
+      expect(await titles(`?source=${name}`)).toEqual(['wiki:From the wiki']);
+    }
+    for (const name of ['upload', 'uploads']) {
+      expect(await titles(`?source=${name}`)).toEqual(['upload:Uploaded']);
+    }
+  });
+
+  it('refuses an unknown source with the 422 search answers for one', async () => {
+    const response = await list('?source=bogus');
+    expect(response.statusCode).toBe(422);
+    const names = "'googledrive', 'google_drive', 'drive', 'wiki', 'confluence', 'upload' or 'uploads'";
+    expect(response.json()).toEqual({
+      detail: [{ loc: ['query', 'source'], msg: `Input should be ${names}`, type: 'enum' }],
+    });
+    const search = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/search',
+      headers: bearer(user.token),
+      payload: { query: 'anything', sources: ['bogus'] },
+    });
+    expect(search.statusCode).toBe(422);
+    expect(search.json()).toEqual({
+      detail: [{ loc: ['body', 'sources', 0], msg: `Input should be ${names}`, type: 'enum' }],
+    });
+    const single = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/search',
+      headers: bearer(user.token),
+      payload: { query: 'anything', source: 'bogus' },
+    });
+    expect(single.statusCode).toBe(422);
+    expect(single.json().detail[0]).toEqual({
+      loc: ['body', 'source'],
+      msg: `Input should be ${names}`,
+      type: 'enum',
+    });
+  });
+
+  it('shows the multipart upload in /docs with a file picker and the optional form fields', async () => {
+    const response = await testApp.app.inject({ url: '/docs/json' });
+    expect(response.statusCode).toBe(200);
+    const operation = response.json().paths['/v1/documents'].post;
+    const form = operation.requestBody.content['multipart/form-data'].schema;
+    expect(form.required).toEqual(['file']);
+    expect(form.properties.file).toMatchObject({
+      type: 'array',
+      items: { type: 'string', format: 'binary' },
+      maxItems: 20,
+    });
+    for (const field of ['external_id', 'title', 'url', 'metadata']) {
+      expect(form.properties[field], field).toMatchObject({ type: 'string' });
+    }
+    expect(form.properties.metadata.description).toMatch(/JSON/);
+    // The JSON batch is still documented as it is validated.
+    const batch = operation.requestBody.content['application/json'].schema;
+    expect(batch.required).toEqual(['documents']);
+    expect(batch.properties.documents.items.properties).toHaveProperty('external_id');
+    const source = response
+      .json()
+      .paths['/v1/documents'].get.parameters.find(
+        (parameter: { name: string }) => parameter.name === 'source',
+      );
+    expect(source.schema.enum).toEqual(
+      expect.arrayContaining(['googledrive', 'drive', 'wiki', 'confluence', 'upload']),
+    );
+  });
+});

@@ -4,26 +4,11 @@ import { type DocumentSource, searchDocuments } from '../../../services/search-d
 import type { AppOptions } from '../../app.js';
 import { callerOf } from '../../auth.js';
 import { bearerSecurity, ErrorDetail, SAFE_INTEGER_RANGE, withErrors } from '../../schema-types.js';
+import { canonicalSource, SourceName, SourceNames } from '../source-filter.js';
 
 /** Most results one search returns. */
 export const SEARCH_MAX_TOP_K = 100;
 
-/** Source names as clients spell them, by the source they mean (as results' `source` names it). */
-const SOURCE_ALIASES: Readonly<Record<string, DocumentSource>> = {
-  googledrive: 'googledrive',
-  google_drive: 'googledrive',
-  drive: 'googledrive',
-  wiki: 'wiki',
-  confluence: 'wiki',
-  upload: 'upload',
-  uploads: 'upload',
-};
-
-const SourceName = Type.Union(
-  Object.keys(SOURCE_ALIASES).map((name) => Type.Literal(name)),
-  { description: "a result's `source`: googledrive (or drive), wiki (or confluence), upload" },
-);
-const SourceNames = Type.Array(SourceName, { maxItems: 10 });
 const ConnectorIds = Type.Array(Type.Integer(SAFE_INTEGER_RANGE), { maxItems: 100 });
 
 /**
@@ -66,7 +51,7 @@ function requestedFilters(body: FilterFields & { filters?: FilterFields | undefi
     groups.flatMap((group) => keys.flatMap((key) => [group[key] ?? []].flat()));
   const connectorIds = values(['connector_ids', 'connector_id']) as number[];
   const sources = (values(['sources', 'source_types', 'source_type', 'source']) as string[]).map(
-    (name) => SOURCE_ALIASES[name] as DocumentSource,
+    canonicalSource,
   );
   return {
     connectorIds: connectorIds.length === 0 ? undefined : [...new Set(connectorIds)],
