@@ -2,9 +2,12 @@ import { parseArgs } from 'node:util';
 
 export type DatabaseName = 'pglite' | 'postgres';
 export type ScenarioName = 'lexical' | 'embeddings';
+/** `corpus`: the SciFact corpus's indexing speed; `reads`: reads while a big file and the corpus are indexed. */
+export type SectionName = 'corpus' | 'reads';
 
 /** Settings of the indexing benchmark; flags win over BENCH_* variables, which win over defaults. */
 export interface IndexingSettings {
+  readonly sections: readonly SectionName[];
   readonly databases: readonly DatabaseName[];
   readonly scenarios: readonly ScenarioName[];
   /** Worker processes (`--role=worker`) beside one `--role=api` in the extra PostgreSQL rows; 0: none. */
@@ -33,34 +36,74 @@ export interface IndexingSettings {
   readonly statementsDir: string | undefined;
   /** Write docs/benchmarks.md (off for trial runs). */
   readonly write: boolean;
+  /** The reads section's settings. */
+  readonly reads: ReadsSettings;
+}
+
+/** Settings of `--section=reads`. */
+export interface ReadsSettings {
+  /** Size of the big Markdown file, in MiB. */
+  readonly bigFileMiB: number;
+  /** SciFact documents indexed first (under external ids `seed-…`), so that searches find something. */
+  readonly seedDocuments: number;
+  /** Length of each idle phase, in seconds. */
+  readonly idleSeconds: number;
+  /** One search, one job status and one /healthz request every this many ms, each on its own schedule. */
+  readonly intervalMs: number;
+  /** Give up on an indexing phase after this many seconds. */
+  readonly phaseTimeoutSeconds: number;
+  /** Seconds left to the service after the deletes and after the restart before the folder is measured. */
+  readonly settleSeconds: number;
 }
 
 export const DEFAULT_DATASET_DIR = '/work/shared/datasets/scifact';
 
 export const USAGE = `npx tsx bench/indexing/run.ts [options]   (npm run bench:indexing -- [options])
 
-Uploads the SciFact corpus through POST /v1/documents and measures how long the service takes to
-make every document searchable, on PGlite and PostgreSQL, with and without embeddings.
+Two sections, each written to its own part of docs/benchmarks.md:
+  corpus  uploads the SciFact corpus through POST /v1/documents and measures how long the service
+          takes to make every document searchable, on PGlite and PostgreSQL, with and without
+          embeddings (about 4 minutes);
+  reads   times searches, job-status requests and /healthz, every 250 ms each, on an idle service
+          and while a ~30 MiB Markdown file (one multipart upload) and then the SciFact corpus are
+          indexed; the 202 of the big upload, memory, and on PGlite the data folder's size after
+          indexing, after deleting the uploads and after a restart (about 10 to 15 minutes).
 
 Options (or the BENCH_* variable in brackets):
+  --section LIST        corpus,reads (BENCH_SECTION, default both); e.g. --section=reads
   --databases LIST      pglite,postgres (BENCH_DATABASES, default both)
-  --scenarios LIST      lexical,embeddings (BENCH_SCENARIOS, default both)
-  --workers N           also run PostgreSQL as --role=api + N --role=worker processes
-                        (BENCH_WORKERS, default 2; 0: no such rows)
-  --limit N             upload only the first N documents (BENCH_LIMIT; default: all 5,183)
+  --limit N             upload only the first N documents of SciFact (BENCH_LIMIT; default: all 5,183)
   --batch N             documents per upload request (BENCH_BATCH, default 250)
   --in-flight N         upload requests in flight at once (BENCH_IN_FLIGHT, default 2)
-  --embedding-delay MS  the fake embedding server's delay per request (BENCH_EMBEDDING_DELAY, default 300)
-  --dimensions N        vector length of the fake embeddings (BENCH_DIMENSIONS, default 384)
-  --probe-interval MS   one GET /healthz every MS during indexing (BENCH_PROBE_INTERVAL, default 20)
-  --timeout S           give up on a scenario after S seconds of indexing (BENCH_TIMEOUT, default 900)
   --dataset DIR         the SciFact copy (BENCH_SCIFACT_DIR, default ${DEFAULT_DATASET_DIR})
-  --cpu-prof DIR        write V8 CPU profiles of the service processes into DIR (BENCH_CPU_PROF)
-  --statements DIR      count the SQL statements the service runs, per scenario, into DIR (BENCH_STATEMENTS)
   --no-build            use the existing dist/ instead of running npm run build
   --no-write            print the figures without writing docs/benchmarks.md
   -h, --help            this text
   PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres:postgres@127.0.0.1:5432/rag_test)
+
+corpus section:
+  --scenarios LIST      lexical,embeddings (BENCH_SCENARIOS, default both)
+  --workers N           also run PostgreSQL as --role=api + N --role=worker processes
+                        (BENCH_WORKERS, default 2; 0: no such rows)
+  --embedding-delay MS  the fake embedding server's delay per request (BENCH_EMBEDDING_DELAY, default 300)
+  --dimensions N        vector length of the fake embeddings (BENCH_DIMENSIONS, default 384)
+  --probe-interval MS   one GET /healthz every MS during indexing (BENCH_PROBE_INTERVAL, default 20)
+  --timeout S           give up on a scenario after S seconds of indexing (BENCH_TIMEOUT, default 900)
+  --cpu-prof DIR        write V8 CPU profiles of the service processes into DIR (BENCH_CPU_PROF)
+  --statements DIR      count the SQL statements the service runs, per scenario, into DIR (BENCH_STATEMENTS)
+
+reads section:
+  --big-file-mb N       size of the big Markdown file in MiB (BENCH_BIG_FILE_MB, default 30; may be
+                        fractional, e.g. 2.5; the 202 and memory targets are checked only at 30 or more)
+  --seed-documents N    SciFact documents indexed before the idle phase (BENCH_SEED_DOCUMENTS, default 300)
+  --idle-seconds S      length of each idle phase (BENCH_IDLE_SECONDS, default 30: 120
+                        searches, so that the idle p99 is not simply the slowest one)
+  --reads-interval MS   one search, one job status and one /healthz every MS, each on its own
+                        schedule (BENCH_READS_INTERVAL, default 250)
+  --phase-timeout S     give up on an indexing phase after S seconds (BENCH_PHASE_TIMEOUT, default 600)
+  --settle S            seconds the service is left idle after the deletes and after the restart
+                        before its folder is measured (BENCH_SETTLE, default 10)
+  For a quick check: --section=reads --databases=pglite --big-file-mb=2 --limit=500 --idle-seconds=5
 
 With --cpu-prof or --statements the service is slowed down, so docs/benchmarks.md is left as it was.`;
 
@@ -83,6 +126,7 @@ export function parseIndexingSettings(argv: readonly string[], env: NodeJS.Proce
     args: [...argv],
     options: {
       databases: { type: 'string' },
+      section: { type: 'string' },
       scenarios: { type: 'string' },
       workers: { type: 'string' },
       limit: { type: 'string' },
@@ -95,6 +139,12 @@ export function parseIndexingSettings(argv: readonly string[], env: NodeJS.Proce
       dataset: { type: 'string' },
       'cpu-prof': { type: 'string' },
       statements: { type: 'string' },
+      'big-file-mb': { type: 'string' },
+      'seed-documents': { type: 'string' },
+      'idle-seconds': { type: 'string' },
+      'reads-interval': { type: 'string' },
+      'phase-timeout': { type: 'string' },
+      settle: { type: 'string' },
       'no-build': { type: 'boolean' },
       'no-write': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -125,7 +175,18 @@ export function parseIndexingSettings(argv: readonly string[], env: NodeJS.Proce
     const raw = flag ?? env[variable];
     return raw === undefined || raw === '' ? undefined : raw;
   };
+  const bigFileRaw = values['big-file-mb'] ?? env.BENCH_BIG_FILE_MB;
+  let bigFileMiB = 30;
+  if (bigFileRaw !== undefined && bigFileRaw.trim() !== '') {
+    bigFileMiB = Number(bigFileRaw);
+    if (!Number.isFinite(bigFileMiB) || bigFileMiB < 0.01 || bigFileMiB > 1024) {
+      throw new Error(
+        `BENCH_BIG_FILE_MB / its flag must be a number from 0.01 to 1024 (got "${bigFileRaw}")`,
+      );
+    }
+  }
   return {
+    sections: list(values.section ?? env.BENCH_SECTION ?? 'corpus,reads', ['corpus', 'reads'], 'section'),
     databases: list(
       values.databases ?? env.BENCH_DATABASES ?? 'pglite,postgres',
       ['pglite', 'postgres'],
@@ -149,5 +210,13 @@ export function parseIndexingSettings(argv: readonly string[], env: NodeJS.Proce
     cpuProfileDir: optionalDir(values['cpu-prof'], 'BENCH_CPU_PROF'),
     statementsDir: optionalDir(values.statements, 'BENCH_STATEMENTS'),
     write: values['no-write'] !== true,
+    reads: {
+      bigFileMiB,
+      seedDocuments: required(values['seed-documents'], 'BENCH_SEED_DOCUMENTS', 300, 1, 500),
+      idleSeconds: required(values['idle-seconds'], 'BENCH_IDLE_SECONDS', 30, 1, 600),
+      intervalMs: required(values['reads-interval'], 'BENCH_READS_INTERVAL', 250, 10, 10_000),
+      phaseTimeoutSeconds: required(values['phase-timeout'], 'BENCH_PHASE_TIMEOUT', 600, 10, 24 * 3600),
+      settleSeconds: required(values.settle, 'BENCH_SETTLE', 10, 0, 600),
+    },
   };
 }

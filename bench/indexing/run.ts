@@ -2,7 +2,9 @@
 // SciFact corpus uploaded through POST /v1/documents, from the first upload request until every
 // document is searchable, on PGlite and PostgreSQL, lexical only and with embeddings from a fake
 // OpenAI-compatible server; with /healthz latency, CPU and memory meanwhile. Writes the indexing
-// section of docs/benchmarks.md. `--help` lists the settings.
+// section of docs/benchmarks.md. `--section=reads` runs the other section instead (or as well, by
+// default): reads while a big file and the corpus are indexed (reads-while-indexing.ts).
+// `--help` lists the settings.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -53,6 +55,7 @@ import {
   type ScenarioName,
 } from './options.js';
 import type { ProbeSample } from './prober.js';
+import { readsDeadlineSeconds, runReadsSection } from './reads-while-indexing.js';
 import { ProcessSampler, type WindowUsage } from './sampler.js';
 import type { StatementReport } from './statements-hook.js';
 
@@ -810,46 +813,51 @@ function report(
 async function main(): Promise<void> {
   const settings = parseIndexingSettings(process.argv.slice(2), process.env);
   const startedAt = new Date();
-  const corpusAll = scifactUploads(loadScifactCorpus(settings.datasetDir));
-  const corpus = corpusAll.slice(0, settings.limit ?? corpusAll.length);
-  const {
-    databases,
-    skipped,
-    postgresVersion,
-    adminUrl: postgresUrl,
-  } = await availableDatabases(settings.databases, progress);
-  const variants = plannedVariants(settings, databases);
+  const corpusSection = settings.sections.includes('corpus');
+  const readsSection = settings.sections.includes('reads');
+  const available = await availableDatabases(settings.databases, progress);
+  const { databases, skipped, postgresVersion, adminUrl: postgresUrl } = available;
+  const variants = corpusSection ? plannedVariants(settings, databases) : [];
   // Each run: start-up, the indexing (bounded by --timeout), counting and clean-up.
-  const deadlineMs = (variants.length * (settings.timeoutSeconds + 120) + 300) * 1000;
+  const deadlineMs =
+    (variants.length * (settings.timeoutSeconds + 120) +
+      (readsSection ? readsDeadlineSeconds(settings, databases.length) : 0) +
+      300) *
+    1000;
   const uninstall = installCleanupHandlers(deadlineMs);
   try {
     if (settings.build) {
       progress('npm run build');
       await buildService();
     }
-    const measurements: Measurement[] = [];
-    for (const variant of variants)
-      measurements.push(await benchVariant(settings, variant, postgresUrl, corpus));
-    const context: RunContext = {
-      settings,
-      postgresUrl,
-      postgresVersion,
-      startedAt,
-      tookSeconds: (Date.now() - startedAt.getTime()) / 1000,
-      corpusSize: corpusAll.length,
-    };
-    publishSection(
-      'indexing',
-      report(context, measurements, skipped),
-      {
-        write: settings.write,
-        withheld:
-          settings.cpuProfileDir !== undefined || settings.statementsDir !== undefined
-            ? 'diagnostics on (--cpu-prof / --statements)'
-            : undefined,
-      },
-      progress,
-    );
+    if (corpusSection) {
+      const corpusAll = scifactUploads(loadScifactCorpus(settings.datasetDir));
+      const corpus = corpusAll.slice(0, settings.limit ?? corpusAll.length);
+      const measurements: Measurement[] = [];
+      for (const variant of variants)
+        measurements.push(await benchVariant(settings, variant, postgresUrl, corpus));
+      const context: RunContext = {
+        settings,
+        postgresUrl,
+        postgresVersion,
+        startedAt,
+        tookSeconds: (Date.now() - startedAt.getTime()) / 1000,
+        corpusSize: corpusAll.length,
+      };
+      publishSection(
+        'indexing',
+        report(context, measurements, skipped),
+        {
+          write: settings.write,
+          withheld:
+            settings.cpuProfileDir !== undefined || settings.statementsDir !== undefined
+              ? 'diagnostics on (--cpu-prof / --statements)'
+              : undefined,
+        },
+        progress,
+      );
+    }
+    if (readsSection) await runReadsSection(settings, available);
   } finally {
     await runCleanups();
     uninstall();

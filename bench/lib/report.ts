@@ -17,23 +17,31 @@ export function sectionMarkers(name: string): { start: string; end: string } {
   return { start: `<!-- bench:${name}:start -->`, end: `<!-- bench:${name}:end -->` };
 }
 
-/** Replaces the text between a section's markers, or appends the section when it has none yet. */
-export function replaceSection(document: string, name: string, content: string): string {
+/**
+ * Replaces the text between a section's markers, or adds the section when it has none yet: after
+ * section `after` when that one is there, else at the end.
+ */
+export function replaceSection(document: string, name: string, content: string, after?: string): string {
   const { start, end } = sectionMarkers(name);
   const block = `${start}\n${content.trim()}\n${end}`;
   const from = document.indexOf(start);
   const to = document.indexOf(end);
   if (from >= 0 && to > from) return `${document.slice(0, from)}${block}${document.slice(to + end.length)}`;
   if (from >= 0 || to >= 0) throw new Error(`${name}: unbalanced markers in the benchmarks file`);
+  const previous = after === undefined ? -1 : document.indexOf(sectionMarkers(after).end);
+  if (previous >= 0 && after !== undefined) {
+    const at = previous + sectionMarkers(after).end.length;
+    return `${document.slice(0, at)}\n\n${block}${document.slice(at)}`;
+  }
   return `${document.trimEnd()}\n\n${block}\n`;
 }
 
 /** Writes one benchmark's section of docs/benchmarks.md, leaving the others as they are. */
-export function writeSection(name: string, content: string, file = BENCHMARKS_FILE): void {
+export function writeSection(name: string, content: string, file = BENCHMARKS_FILE, after?: string): void {
   const document = existsSync(file) ? readFileSync(file, 'utf8') : NEW_FILE;
   mkdirSync(path.dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, replaceSection(document, name, content));
+  writeFileSync(temporary, replaceSection(document, name, content, after));
   renameSync(temporary, file);
 }
 
@@ -44,7 +52,12 @@ export function writeSection(name: string, content: string, file = BENCHMARKS_FI
 export function publishSection(
   name: string,
   report: { readonly markdown: string; readonly checks: readonly { readonly met: boolean }[] },
-  options: { readonly write: boolean; readonly withheld?: string | undefined },
+  options: {
+    readonly write: boolean;
+    readonly withheld?: string | undefined;
+    /** A new section goes after this one's (when the file has it), else at the end. */
+    readonly after?: string;
+  },
   progress: (message: string) => void,
 ): void {
   process.stdout.write(`\n${report.markdown}\n\n`);
@@ -53,7 +66,7 @@ export function publishSection(
   } else if (!options.write) {
     progress('--no-write: docs/benchmarks.md left as it was');
   } else {
-    writeSection(name, report.markdown);
+    writeSection(name, report.markdown, BENCHMARKS_FILE, options.after);
     progress(`wrote the ${name} section of docs/benchmarks.md`);
   }
   if (report.checks.some((check) => !check.met)) progress('some targets are not met (see above)');
