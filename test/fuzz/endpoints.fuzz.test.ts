@@ -166,7 +166,8 @@ const registrationShape: RecordShape = {
     password: optional(limitedText(1024, 80)),
     chatappCode: optional(limitedText(1024)),
   },
-  required: ['type', 'provider', 'provider_account_id', 'email', 'name'],
+  // A password sign-up sends only `email` and `password`; a provider sign-in adds the rest.
+  required: ['email'],
 };
 
 const signInShape: RecordShape = {
@@ -306,7 +307,9 @@ const ENDPOINTS: readonly Endpoint[] = [
         body: {
           ...body,
           email: typeof body.email === 'string' ? `fuzz${serial}.${body.email}` : body.email,
-          provider_account_id: `${serial}-${String(body.provider_account_id)}`,
+          ...(body.provider_account_id === undefined
+            ? {}
+            : { provider_account_id: `${serial}-${String(body.provider_account_id)}` }),
         },
       };
     },
@@ -380,7 +383,7 @@ const ENDPOINTS: readonly Endpoint[] = [
     query: {
       limit: fc.integer({ min: 1, max: 500 }).map(String),
       offset: fc.nat().map(String),
-      source: fc.constantFrom('upload', 'googledrive', 'wiki'),
+      source: fc.constantFrom('upload', 'googledrive', 'wiki', 'drive', 'confluence'),
     },
   },
   {
