@@ -26,6 +26,7 @@ import type { Config } from './config.js';
 import { Batcher } from './db/batcher.js';
 import { type DatabaseHandle, type DatabaseLocation, openDatabase } from './db/client.js';
 import { upsertChats } from './db/repositories/chats.js';
+import { EmbeddedStorageMaintenance, selfMaintainedStorage } from './db/storage-maintenance.js';
 import type {
   DocumentParser,
   IndexingDependencies,
@@ -130,8 +131,14 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
         maxUncompressedBytes: config.indexing.maxUncompressedBytes,
       })
     : apiOnlyParser;
+  const storage =
+    database.kind === 'embedded'
+      ? new EmbeddedStorageMaintenance(database.sql, logger)
+      : selfMaintainedStorage;
+  storage.start();
   const indexing: IndexingDependencies = {
     sql: database.sql,
+    storage,
     secrets,
     drive:
       overrides.drive ??
@@ -180,6 +187,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       if (closed) return;
       closed = true;
       await queue.stop({ graceful: true, timeoutMs: options.timeoutMs ?? 10_000 });
+      await storage.stop();
       await parser.close?.();
       mailer?.close?.();
       await database.close();
@@ -189,6 +197,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       db,
       databaseKind: database.kind,
       sql: database.sql,
+      storage,
       jobs: queue,
       wiki,
       secrets,

@@ -172,6 +172,7 @@ function quoteIdent(name: string): string {
 /** A connection whose transactions are one outer transaction's: several documents, one commit. */
 function within(transaction: SqlExecutor): SqlConnection {
   return {
+    runsOnMainThread: false,
     executeSql: (text, values) => transaction.executeSql(text, values),
     transaction: (work) => work(transaction),
   };

@@ -95,6 +95,13 @@ async function openPostgres(
   };
 }
 
+/**
+ * PGlite runs PostgreSQL in single-user mode, where no checkpointer runs: WAL is recycled only
+ * after the checkpoints StorageMaintenance asks for, and at most max_wal_size of it is kept
+ * (1 GB by default, which a restart left in pg_wal).
+ */
+const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'max_wal_size=96MB', '-c', 'min_wal_size=32MB'];
+
 async function openEmbedded(dataDir: string | undefined, settings: SessionSettings): Promise<DatabaseHandle> {
   let releaseLock = () => {};
   let client: PGlite;
@@ -104,7 +111,10 @@ async function openEmbedded(dataDir: string | undefined, settings: SessionSettin
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     releaseLock = lockDataDir(dataDir);
     try {
-      client = await PGlite.create(path.join(dataDir, 'pglite'), { extensions: { vector } });
+      client = await PGlite.create(path.join(dataDir, 'pglite'), {
+        extensions: { vector },
+        startParams: EMBEDDED_START_PARAMS,
+      });
     } catch (error) {
       releaseLock();
       throw error;

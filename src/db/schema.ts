@@ -191,8 +191,11 @@ export const connectors = pgTable(
 );
 
 /**
- * A document of a team: a Drive file, a wiki page or an upload. `status`/`reason` are the outcome
- * of its latest indexing attempt (the same words a job reports per file); its chunks are in `chunks`.
+ * A document of a team: a Drive file, a wiki page or an upload. `status`/`reason` are what is
+ * stored (`indexed` with its chunks in `chunks`; `indexing` while a big one is written; `skipped`
+ * or `failed` when nothing is); `last_job_*` is the outcome of the latest job that looked at it
+ * (the same words a job reports per file): an unchanged re-post is `skipped`/`unchanged` there
+ * while the document stays `indexed`.
  */
 export const documents = pgTable(
   'documents',
@@ -222,6 +225,12 @@ export const documents = pgTable(
     originId: text('origin_id'),
     metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
     indexedAt: timestamp('indexed_at', { withTimezone: true }),
+    lastJobId: uuid('last_job_id'),
+    /** indexed | skipped | failed: what the latest job did with this document. */
+    lastJobStatus: text('last_job_status'),
+    lastJobReason: text('last_job_reason'),
+    lastJobMessage: text('last_job_message'),
+    lastJobAt: timestamp('last_job_at', { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -416,6 +425,22 @@ export const indexJobItems = pgTable(
     primaryKey({ columns: [table.jobId, table.externalId] }),
     index('index_job_items_job_position_idx').on(table.jobId, table.position),
   ],
+);
+
+/**
+ * Uploaded files kept in the database (PostgreSQL, where API and worker processes may not share a
+ * disk) until their index job is done with them: streamed in as parts of at most a MiB, so no
+ * statement carries a whole file.
+ */
+export const uploadBlobs = pgTable(
+  'upload_blobs',
+  {
+    key: uuid('key').notNull(),
+    part: integer('part').notNull(),
+    bytes: bytea('bytes').notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [primaryKey({ columns: [table.key, table.part] })],
 );
 
 export interface StoredChatMessage {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { PGliteInterface, Transaction } from '@electric-sql/pglite';
 import type pg from 'pg';
 
@@ -14,6 +15,11 @@ export interface SqlExecutor {
 /** A connection that can also run work in one transaction. */
 export interface SqlConnection extends SqlExecutor {
   transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * True for PGlite, which executes SQL on the main thread: while a statement runs, nothing else
+   * does (not even /healthz), so long writes are cut into short statements.
+   */
+  readonly runsOnMainThread: boolean;
 }
 
 /**
@@ -43,16 +49,60 @@ function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+const backgroundWork = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `work` as background work (indexing): on PGlite its statements and transactions take the
+ * one connection one at a time, each after the event loop has had its turn, so the queries of
+ * requests that arrived meanwhile go first instead of queueing behind a job's writes. PostgreSQL
+ * needs no such care (each query has its own connection and MVCC).
+ */
+export function runAsBackgroundWork<T>(work: () => Promise<T>): Promise<T> {
+  return backgroundWork.run(true, work);
+}
+
+/** Background statements and transactions of one PGlite, one at a time (`runAsBackgroundWork`). */
+class BackgroundLane {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const turn = this.tail.then(async () => {
+      await yieldToEventLoop();
+      return work();
+    });
+    this.tail = turn.catch(() => {});
+    return turn;
+  }
+}
+
+const backgroundLanes = new WeakMap<PGliteInterface, BackgroundLane>();
+
+function backgroundLaneOf(database: PGliteInterface): BackgroundLane {
+  let lane = backgroundLanes.get(database);
+  if (lane === undefined) {
+    lane = new BackgroundLane();
+    backgroundLanes.set(database, lane);
+  }
+  return lane;
+}
+
 /** Raw SQL on either database, for pg-boss and for writes that must share its transaction. */
 export function sqlConnection(database: RawDatabase): SqlConnection {
   if ('exec' in database) {
+    const direct = pgliteExecutor(database);
+    const lane = backgroundLaneOf(database);
+    const inLane = <T>(work: () => Promise<T>): Promise<T> =>
+      backgroundWork.getStore() === true ? lane.run(work) : work();
     return {
-      ...pgliteExecutor(database),
+      runsOnMainThread: true,
+      executeSql: (text, values) => inLane(() => direct.executeSql(text, values)),
       // PGlite runs a transaction exclusively: nothing else reaches the one connection meanwhile.
-      transaction: (work) => database.transaction((transaction) => work(pgliteExecutor(transaction))),
+      transaction: (work) =>
+        inLane(() => database.transaction((transaction) => work(pgliteExecutor(transaction)))),
     };
   }
   return {
+    runsOnMainThread: false,
     executeSql: (text, values) => database.query(text, values),
     transaction: async (work) => {
       const client = await database.connect();

@@ -1,6 +1,7 @@
 import type { GoogleDrive } from '../adapters/google-drive/google-drive.js';
 import type { WikiClient } from '../adapters/wiki/wiki-client.js';
 import type { SqlConnection } from '../db/sql-connection.js';
+import type { StorageMaintenance } from '../db/storage-maintenance.js';
 import type { SecretBox } from '../security/secret-box.js';
 import type { Chunk } from './document.js';
 
@@ -9,7 +10,12 @@ export interface DocumentParser {
   parse(
     request: { mimeType: string; bytes: Uint8Array; fileName?: string; title: string },
     signal?: AbortSignal,
-  ): Promise<{ title: string | undefined; chunks: Chunk[]; contentHash: string }>;
+  ): Promise<{
+    title: string | undefined;
+    mimeType?: string | undefined;
+    chunks: Chunk[];
+    contentHash: string;
+  }>;
 }
 
 /** Embeds chunk texts with the configured model, batched across files and jobs. */
@@ -28,6 +34,8 @@ export interface IndexingLogger {
 /** What the indexing pipeline needs from the outside world; built once in `deps.ts`. */
 export interface IndexingDependencies {
   readonly sql: SqlConnection;
+  /** Told how many chunks a replaced or dropped document had, to reclaim their space. */
+  readonly storage: StorageMaintenance;
   readonly secrets: SecretBox;
   readonly drive: GoogleDrive;
   readonly wiki: WikiClient;

@@ -14,11 +14,13 @@ import {
   type IndexJobItemRow,
   type IndexJobKind,
   type IndexJobRow,
+  jobProgress,
   listItems,
   markJobExpanded,
   markJobRunning,
   setItemOutcome,
 } from '../db/repositories/index-jobs.js';
+import { runAsBackgroundWork } from '../db/sql-connection.js';
 import { causeChain } from '../errors.js';
 import { contextualText, FileFailure } from './document.js';
 import {
@@ -66,16 +68,41 @@ function sourceFor(kind: IndexJobKind, deps: IndexingDependencies): IndexSource 
  * document, so an attempt cut short anywhere resumes where it stopped, and re-running a finished
  * file is impossible (it is no longer pending). One file's failure is recorded on that file only.
  */
-export async function runIndexJob(
-  deps: IndexingDependencies,
-  jobId: string,
-  context: RunContext,
-): Promise<RunResult> {
+export function runIndexJob(deps: IndexingDependencies, jobId: string, context: RunContext): Promise<RunResult> {
+  // Its reads and writes yield to requests' queries on PGlite's one connection.
+  return runAsBackgroundWork(async () => {
+    const started = performance.now();
+    const job = await findIndexJob(deps.sql, jobId);
+    if (job === undefined || job.status === 'completed' || job.status === 'failed') {
+      return { kind: 'nothing_to_do' } as const;
+    }
+    deps.logger.info({ jobId, source: job.kind, attempt: job.attempts + 1 }, 'index job started');
+    const result = await runStartedJob(deps, job, context);
+    const progress = await jobProgress(deps.sql, jobId);
+    const outcome = {
+      jobId,
+      source: job.kind,
+      files: progress.total,
+      indexed: progress.indexed,
+      skipped: progress.skipped,
+      failed: progress.failed,
+      durationMs: Math.round(performance.now() - started),
+    };
+    if (result.kind === 'retry') {
+      deps.logger.info(
+        { ...outcome, pending: result.pending, reason: result.reason, retryAfterSeconds: result.retryAfterSeconds },
+        'index job paused: files to try again later',
+      );
+    } else if (result.kind === 'finished') {
+      deps.logger.info({ ...outcome, status: result.status }, 'index job finished');
+    }
+    return result;
+  });
+}
+
+async function runStartedJob(deps: IndexingDependencies, job: IndexJobRow, context: RunContext): Promise<RunResult> {
   const { sql } = deps;
-  const job = await findIndexJob(sql, jobId);
-  if (job === undefined || job.status === 'completed' || job.status === 'failed') {
-    return { kind: 'nothing_to_do' };
-  }
+  const jobId = job.id;
   await markJobRunning(sql, jobId);
   const source = sourceFor(job.kind, deps);
   if (job.expandedAt === null) {
@@ -138,6 +165,34 @@ export async function runIndexJob(
  */
 const FILES_WAITING_FOR_VECTORS = 128;
 
+/** Work under a key runs one at a time, in order of arrival; other keys do not wait. */
+class KeyedLocks {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  async run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const turn = previous.then(work, work);
+    const tail = turn.catch(() => {});
+    this.tails.set(key, tail);
+    try {
+      return await turn;
+    } finally {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    }
+  }
+}
+
+const documentLocks = new WeakMap<IndexingDependencies, KeyedLocks>();
+
+function documentLocksOf(deps: IndexingDependencies): KeyedLocks {
+  let locks = documentLocks.get(deps);
+  if (locks === undefined) {
+    locks = new KeyedLocks();
+    documentLocks.set(deps, locks);
+  }
+  return locks;
+}
+
 /** At most `size` holders at a time; the others wait in line. */
 class Slots {
   private free: number;
@@ -180,6 +235,23 @@ async function indexItem(
   signal: AbortSignal,
 ): Promise<RetryOutcome | undefined> {
   const { sql } = deps;
+  const key = source.fields(job, item);
+  // Two jobs of this process holding the same document (overlapping uploads of the same
+  // external_id) take turns: the second then finds it stored and unchanged instead of indexing it again.
+  return documentLocksOf(deps).run(`${key.teamId}\u0000${key.source}\u0000${key.externalId}`, () =>
+    indexItemAlone(deps, source, job, item, fetchSlots, signal),
+  );
+}
+
+async function indexItemAlone(
+  deps: IndexingDependencies,
+  source: IndexSource,
+  job: IndexJobRow,
+  item: IndexJobItemRow,
+  fetchSlots: Slots,
+  signal: AbortSignal,
+): Promise<RetryOutcome | undefined> {
+  const { sql } = deps;
   try {
     // Fetching and parsing take one of a few slots; a file then waits for its vectors without
     // one, so many files' chunks meet in the embedding batcher (full batches, bench/indexing).
@@ -206,10 +278,13 @@ async function indexItem(
     if (prepared === undefined) return undefined;
     const { stored, fetched, parsed } = prepared;
     if (parsed.chunks.length === 0) throw new FileFailure('parse_error', 'The file holds no text to index');
-    const fields: DocumentFields =
-      fetched.fields.title.trim() === '' && parsed.title !== undefined
-        ? { ...fetched.fields, title: parsed.title }
-        : fetched.fields;
+    const ownTitle = fetched.titleIsFallback === true || fetched.fields.title.trim() === '';
+    const fields: DocumentFields = {
+      ...fetched.fields,
+      ...(ownTitle && parsed.title !== undefined ? { title: parsed.title } : {}),
+      // A file labelled `application/octet-stream` keeps the type it was read as.
+      ...(parsed.mimeType === undefined ? {} : { mimeType: parsed.mimeType }),
+    };
     // Same content under a new modification time: nothing to re-embed.
     if (stored?.contentHash === parsed.contentHash && stored.chunkCount === parsed.chunks.length) {
       await markUnchanged(deps, job, item, stored.id, stored.chunkCount, fields);
@@ -228,13 +303,16 @@ async function indexItem(
         ? undefined
         : { model: deps.embedder.model, vectors: await embed(deps.embedder, chunks, signal) };
     signal.throwIfAborted();
-    await replaceDocument(sql, fields, parsed.contentHash, chunks, embeddings, (transaction, documentId) =>
-      setItemOutcome(transaction, job.id, item.externalId, {
-        status: 'indexed',
-        chunks: chunks.length,
-        documentId,
-      }),
-    );
+    await replaceDocument(sql, fields, parsed.contentHash, chunks, embeddings, {
+      jobId: job.id,
+      within: (transaction, documentId) =>
+        setItemOutcome(transaction, job.id, item.externalId, {
+          status: 'indexed',
+          chunks: chunks.length,
+          documentId,
+        }),
+    });
+    if (stored !== undefined) deps.storage.noteDeleted(stored.chunkCount);
     return undefined;
   } catch (error) {
     if (signal.aborted) throw signal.reason ?? error;
@@ -290,7 +368,7 @@ async function markUnchanged(
   chunkCount: number,
   fields: DocumentFields,
 ): Promise<void> {
-  await markDocumentUnchanged(deps.sql, documentId, fields, (transaction) =>
+  await markDocumentUnchanged(deps.sql, documentId, fields, job.id, (transaction) =>
     setItemOutcome(transaction, job.id, item.externalId, {
       status: 'skipped',
       reason: 'unchanged',
@@ -316,6 +394,7 @@ async function recordFinal(
       reason: outcome.reason,
       message: outcome.message,
       dropChunks: outcome.dropChunks,
+      jobId: job.id,
     },
     (transaction, documentId, chunkCount) =>
       setItemOutcome(transaction, job.id, item.externalId, {

@@ -34,8 +34,14 @@ export class TeamStatisticsCache {
     if (cached !== undefined && cached.expiresAt > this.now()) return cached.value;
     const value = this.load(teamId);
     if (this.entries.size >= this.maxTeams) this.entries.clear();
-    this.entries.set(teamId, { expiresAt: this.now() + this.ttlMs, value });
-    value.catch(() => this.entries.delete(teamId));
+    const entry = { expiresAt: this.now() + this.ttlMs, value };
+    this.entries.set(teamId, entry);
+    const forget = () => {
+      if (this.entries.get(teamId) === entry) this.entries.delete(teamId);
+    };
+    // An empty team is not remembered: its first documents are searchable the moment their job
+    // completes (a count of 0 ends a search before it reads anything). Counting nothing is cheap.
+    value.then((statistics) => statistics.chunks === 0 && forget(), forget);
     return value;
   }
 

@@ -1,3 +1,4 @@
+import { deleteTeamDocument } from '../db/repositories/documents.js';
 import type { Caller } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
@@ -7,9 +8,7 @@ import { parseSerialId } from './serial-id.js';
 export async function deleteDocument(deps: ServiceDependencies, caller: Caller, id: string): Promise<void> {
   const documentId = parseSerialId(id);
   if (documentId === undefined) throw new ServiceError('not_found', 'Document not found');
-  const { rows } = await deps.sql.executeSql(
-    'DELETE FROM documents WHERE id = $1 AND team_id = $2 RETURNING id',
-    [documentId, caller.teamId],
-  );
-  if (rows.length === 0) throw new ServiceError('not_found', 'Document not found');
+  const chunks = await deleteTeamDocument(deps.sql, caller.teamId, documentId);
+  if (chunks === undefined) throw new ServiceError('not_found', 'Document not found');
+  deps.storage.noteDeleted(chunks);
 }

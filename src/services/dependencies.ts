@@ -9,6 +9,7 @@ import type { Batcher } from '../db/batcher.js';
 import type { Database, DatabaseKind } from '../db/client.js';
 import type { ChatWrite, ChatWriteResult } from '../db/repositories/chats.js';
 import type { SqlConnection } from '../db/sql-connection.js';
+import type { StorageMaintenance } from '../db/storage-maintenance.js';
 import type { AnswerChatappEventPayload } from '../jobs/definitions/answer-chatapp-event.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import type { TeamSearch } from '../retrieval/search-types.js';
@@ -24,6 +25,8 @@ export interface ServiceDependencies {
   readonly databaseKind: DatabaseKind;
   /** Raw SQL and transactions on the same database, shared with the job queue. */
   readonly sql: SqlConnection;
+  /** Reclaims deleted documents' space (PGlite; PostgreSQL does it itself). */
+  readonly storage: StorageMaintenance;
   /** Durable background jobs (indexing). */
   readonly jobs: JobQueue;
   /** Checks wiki credentials before a configuration is saved. */

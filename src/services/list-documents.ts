@@ -11,7 +11,8 @@ export async function listDocuments(
   const [{ rows }, counted] = await Promise.all([
     deps.sql.executeSql(
       `SELECT id, external_id, title, source, status, reason, chunk_count, url, connector_id, mime_type,
-         created_at, updated_at, indexed_at
+         created_at, updated_at, indexed_at, last_job_id, last_job_status, last_job_reason, last_job_message,
+         last_job_at
        FROM documents WHERE team_id = $1 AND ($2::text IS NULL OR source = $2)
        ORDER BY id DESC LIMIT $3 OFFSET $4`,
       [caller.teamId, source, page.limit, page.offset],
@@ -41,6 +42,16 @@ export async function listDocuments(
       created_at: iso(row.created_at),
       updated_at: iso(row.updated_at),
       indexed_at: iso(row.indexed_at),
+      last_job:
+        row.last_job_status === null || row.last_job_status === undefined
+          ? null
+          : {
+              id: row.last_job_id === null ? null : String(row.last_job_id),
+              status: String(row.last_job_status),
+              reason: row.last_job_reason ?? null,
+              message: row.last_job_message ?? null,
+              at: iso(row.last_job_at),
+            },
     })),
   };
 }

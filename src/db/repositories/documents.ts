@@ -1,4 +1,5 @@
 import type { SqlConnection, SqlExecutor } from '../sql-connection.js';
+import { StatementSizer } from '../statement-sizer.js';
 
 /** What identifies a document: one per (team, source, external id). */
 export interface DocumentKey {
@@ -12,6 +13,7 @@ export interface StoredDocumentState {
   readonly id: number;
   readonly status: string;
   readonly reason: string | null;
+  readonly message: string | null;
   readonly contentHash: string | null;
   readonly sourceVersion: string | null;
   readonly chunkCount: number;
@@ -22,7 +24,7 @@ export async function findDocumentState(
   key: DocumentKey,
 ): Promise<StoredDocumentState | undefined> {
   const { rows } = await db.executeSql(
-    `SELECT id, status, reason, content_hash, source_version, chunk_count FROM documents
+    `SELECT id, status, reason, message, content_hash, source_version, chunk_count FROM documents
      WHERE team_id = $1 AND source = $2 AND external_id = $3`,
     [key.teamId, key.source, key.externalId],
   );
@@ -32,6 +34,7 @@ export async function findDocumentState(
     id: Number(row.id),
     status: String(row.status),
     reason: row.reason ?? null,
+    message: row.message ?? null,
     contentHash: row.content_hash ?? null,
     sourceVersion: row.source_version ?? null,
     chunkCount: Number(row.chunk_count),
@@ -66,27 +69,56 @@ export interface EmbeddingsToStore {
   readonly vectors: readonly (readonly number[])[];
 }
 
-// PGlite runs on the main thread: a few hundred rows a statement keeps each call short.
-const CHUNK_ROWS_PER_STATEMENT = 200;
+/** What the latest job did with a document, kept beside what is stored (`documents.last_job_*`). */
+export interface DocumentJobOutcome {
+  readonly jobId: string | null;
+  readonly status: 'indexed' | 'skipped' | 'failed';
+  readonly reason: string | null;
+  readonly message: string | null;
+}
+
+/**
+ * Documents of at most this many chunks are replaced in one transaction: readers see the old
+ * chunks or the new ones, never both and never none. A bigger one is written in transactions of
+ * at most this many chunks, so that no write holds PGlite's one connection for long: while it is
+ * being replaced its status is `indexing`, and search finds the part stored so far.
+ */
+export const ATOMIC_REPLACE_CHUNKS = 200;
+
+/** Rows a statement of chunks carries: about 15 ms each on PGlite (it blocks the main thread), 200 on PostgreSQL. */
+function chunkStatementSizer(connection: SqlConnection): StatementSizer {
+  return connection.runsOnMainThread
+    ? new StatementSizer({ targetMs: 15, min: 4, max: 200 }, 16)
+    : StatementSizer.fixed(200);
+}
 
 const UPSERT_DOCUMENT = `
   INSERT INTO documents (team_id, source, external_id, connector_id, title, url, mime_type, source_version,
-    source_modified_at, origin_id, metadata, status, reason, message, content_hash, chunk_count, indexed_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $15, $16, $17)
+    source_modified_at, origin_id, metadata, status, reason, message, content_hash, chunk_count, indexed_at,
+    last_job_id, last_job_status, last_job_reason, last_job_message, last_job_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $15, $16, $17,
+    $18, $19, $20, $21, CASE WHEN $19::text IS NULL THEN NULL ELSE now() END)
   ON CONFLICT (team_id, source, external_id) DO UPDATE SET
     connector_id = excluded.connector_id, title = excluded.title, url = excluded.url,
     mime_type = excluded.mime_type, source_version = excluded.source_version,
     source_modified_at = excluded.source_modified_at,
     origin_id = COALESCE(excluded.origin_id, documents.origin_id), metadata = excluded.metadata,
     status = excluded.status, reason = excluded.reason, message = excluded.message,
-    content_hash = COALESCE(excluded.content_hash, documents.content_hash),
+    content_hash = excluded.content_hash,
     chunk_count = excluded.chunk_count, indexed_at = COALESCE(excluded.indexed_at, documents.indexed_at),
+    last_job_id = COALESCE(excluded.last_job_id, documents.last_job_id),
+    last_job_status = COALESCE(excluded.last_job_status, documents.last_job_status),
+    last_job_reason = CASE WHEN excluded.last_job_status IS NULL THEN documents.last_job_reason
+      ELSE excluded.last_job_reason END,
+    last_job_message = CASE WHEN excluded.last_job_status IS NULL THEN documents.last_job_message
+      ELSE excluded.last_job_message END,
+    last_job_at = COALESCE(excluded.last_job_at, documents.last_job_at),
     updated_at = now()
   RETURNING id`;
 
 function documentParameters(
   fields: DocumentFields,
-  outcome: {
+  stored: {
     status: string;
     reason: string | null;
     message: string | null;
@@ -94,6 +126,7 @@ function documentParameters(
     chunkCount: number;
     indexed: boolean;
   },
+  lastJob: DocumentJobOutcome | undefined,
 ): unknown[] {
   return [
     fields.teamId,
@@ -107,12 +140,16 @@ function documentParameters(
     fields.sourceModifiedAt,
     fields.originId,
     JSON.stringify(fields.metadata),
-    outcome.status,
-    outcome.reason,
-    outcome.message,
-    outcome.contentHash,
-    outcome.chunkCount,
-    outcome.indexed ? new Date() : null,
+    stored.status,
+    stored.reason,
+    stored.message,
+    stored.contentHash,
+    stored.chunkCount,
+    stored.indexed ? new Date() : null,
+    lastJob?.jobId ?? null,
+    lastJob?.status ?? null,
+    lastJob?.reason ?? null,
+    lastJob?.message ?? null,
   ];
 }
 
@@ -126,10 +163,19 @@ export function postingImpactSql(frequency: string, length: string): string {
   return `(${frequency} / (${frequency} + 1.2 * (0.25 + 0.75 * ${length} / 150.0)))::real`;
 }
 
+export interface ReplaceOptions {
+  /** The job storing it: recorded as the document's last job, outcome `indexed`. */
+  readonly jobId?: string | null;
+  /** Runs in the transaction that makes the new chunks the document's (the job item's outcome). */
+  readonly within?: (transaction: SqlExecutor, documentId: number) => Promise<void>;
+}
+
 /**
- * Replaces a document's chunks (and their vectors) in one transaction: readers see the old
- * chunks or the new ones, never both and never none. `within` runs in the same transaction
- * (the job item's outcome), so a crash cannot leave the document stored but its item pending.
+ * Replaces a document's chunks (and their vectors). Up to ATOMIC_REPLACE_CHUNKS chunks, in one
+ * transaction; beyond, in bounded ones (see ATOMIC_REPLACE_CHUNKS), the document marked
+ * `indexing` without a content hash until the last, so a crash midway leaves it to be indexed
+ * again, never taken for complete. Either way `within` runs in the transaction that completes it,
+ * so a crash cannot leave the document stored but its item pending.
  */
 export async function replaceDocument(
   connection: SqlConnection,
@@ -137,80 +183,171 @@ export async function replaceDocument(
   contentHash: string,
   chunks: readonly ChunkToStore[],
   embeddings: EmbeddingsToStore | undefined,
-  within?: (transaction: SqlExecutor, documentId: number) => Promise<void>,
+  options: ReplaceOptions = {},
 ): Promise<number> {
-  return connection.transaction(async (transaction) => {
-    const { rows } = await transaction.executeSql(
-      UPSERT_DOCUMENT,
-      documentParameters(fields, {
-        status: 'indexed',
-        reason: null,
-        message: null,
-        contentHash,
-        chunkCount: chunks.length,
-        indexed: true,
-      }),
+  const sizer = chunkStatementSizer(connection);
+  if (chunks.length <= ATOMIC_REPLACE_CHUNKS) {
+    return connection.transaction(async (transaction) => {
+      const documentId = await upsertIndexed(transaction, fields, contentHash, chunks.length, options.jobId);
+      await transaction.executeSql('DELETE FROM chunks WHERE document_id = $1', [documentId]);
+      await insertChunks(transaction, sizer, documentId, fields, chunks, embeddings, 0, chunks.length);
+      await options.within?.(transaction, documentId);
+      return documentId;
+    });
+  }
+  const { rows } = await connection.executeSql(
+    UPSERT_DOCUMENT,
+    documentParameters(
+      fields,
+      { status: 'indexing', reason: null, message: null, contentHash: null, chunkCount: 0, indexed: false },
+      undefined,
+    ),
+  );
+  const documentId = Number(rows[0]?.id);
+  await deleteChunksInBatches(connection, documentId);
+  for (let start = 0; start < chunks.length; ) {
+    const end = Math.min(chunks.length, start + ATOMIC_REPLACE_CHUNKS);
+    await connection.transaction((transaction) =>
+      insertChunks(transaction, sizer, documentId, fields, chunks, embeddings, start, end),
     );
-    const documentId = Number(rows[0]?.id);
-    await transaction.executeSql('DELETE FROM chunks WHERE document_id = $1', [documentId]);
-    for (let start = 0; start < chunks.length; start += CHUNK_ROWS_PER_STATEMENT) {
-      const slice = chunks.slice(start, start + CHUNK_ROWS_PER_STATEMENT);
-      const inserted = await transaction.executeSql(
-        `WITH inserted AS (
-           INSERT INTO chunks (document_id, team_id, connector_id, source, position, text, heading_path,
-             page_labels, token_count, search, lexical_length)
-           SELECT $1, $2, $3, $4, t.position, t.text,
-             ARRAY(SELECT jsonb_array_elements_text(t.heading_path)),
-             ARRAY(SELECT jsonb_array_elements_text(t.page_labels)),
-             t.token_count, v.search,
-             (SELECT coalesce(sum(array_length(l.positions, 1)), 0) FROM unnest(v.search) AS l)
-           FROM jsonb_to_recordset($5::jsonb)
-             AS t(position int, text text, heading_path jsonb, page_labels jsonb, token_count int, contextual text)
-           CROSS JOIN LATERAL (SELECT to_tsvector('english', t.contextual) AS search) AS v
-           RETURNING id, position, search, lexical_length
-         ), postings AS (
-           INSERT INTO chunk_terms (chunk_id, term, team_id, frequency, chunk_length, impact, connector_id, source)
-           SELECT i.id, l.lexeme, $2, f.frequency, i.lexical_length,
-             ${postingImpactSql('f.frequency', 'i.lexical_length')}, $3, $4
-           FROM inserted AS i, unnest(i.search) AS l,
-             LATERAL (SELECT coalesce(array_length(l.positions, 1), 1) AS frequency) AS f
-         )
-         SELECT id, position FROM inserted`,
-        [
-          documentId,
-          fields.teamId,
-          fields.connectorId,
-          fields.source,
-          JSON.stringify(
-            slice.map((chunk) => ({
-              position: chunk.position,
-              text: chunk.text,
-              heading_path: chunk.headingPath,
-              page_labels: chunk.pageLabels,
-              token_count: chunk.tokenCount,
-              contextual: chunk.contextualText,
-            })),
-          ),
-        ],
-      );
-      if (embeddings !== undefined) {
-        const idByPosition = new Map<number, number>(
-          inserted.rows.map((row) => [Number(row.position), Number(row.id)]),
-        );
-        await insertEmbeddings(
-          transaction,
-          fields.teamId,
-          embeddings.model,
-          slice.map((chunk, index) => ({
-            chunkId: idByPosition.get(chunk.position) ?? -1,
-            vector: embeddings.vectors[start + index] ?? [],
-          })),
-        );
-      }
-    }
-    await within?.(transaction, documentId);
+    start = end;
+  }
+  return connection.transaction(async (transaction) => {
+    await upsertIndexed(transaction, fields, contentHash, chunks.length, options.jobId);
+    await options.within?.(transaction, documentId);
     return documentId;
   });
+}
+
+async function upsertIndexed(
+  db: SqlExecutor,
+  fields: DocumentFields,
+  contentHash: string,
+  chunkCount: number,
+  jobId: string | null | undefined,
+): Promise<number> {
+  const { rows } = await db.executeSql(
+    UPSERT_DOCUMENT,
+    documentParameters(
+      fields,
+      { status: 'indexed', reason: null, message: null, contentHash, chunkCount, indexed: true },
+      { jobId: jobId ?? null, status: 'indexed', reason: null, message: null },
+    ),
+  );
+  return Number(rows[0]?.id);
+}
+
+/** Inserts chunks[start, end) with their postings (and vectors), in statements `sizer` sizes. */
+async function insertChunks(
+  db: SqlExecutor,
+  sizer: StatementSizer,
+  documentId: number,
+  fields: DocumentFields,
+  chunks: readonly ChunkToStore[],
+  embeddings: EmbeddingsToStore | undefined,
+  start: number,
+  end: number,
+): Promise<void> {
+  for (let from = start; from < end; ) {
+    const to = Math.min(end, from + sizer.next);
+    const slice = chunks.slice(from, to);
+    const began = performance.now();
+    const inserted = await db.executeSql(
+      `WITH inserted AS (
+         INSERT INTO chunks (document_id, team_id, connector_id, source, position, text, heading_path,
+           page_labels, token_count, search, lexical_length)
+         SELECT $1, $2, $3, $4, t.position, t.text,
+           ARRAY(SELECT jsonb_array_elements_text(t.heading_path)),
+           ARRAY(SELECT jsonb_array_elements_text(t.page_labels)),
+           t.token_count, v.search,
+           (SELECT coalesce(sum(array_length(l.positions, 1)), 0) FROM unnest(v.search) AS l)
+         FROM jsonb_to_recordset($5::jsonb)
+           AS t(position int, text text, heading_path jsonb, page_labels jsonb, token_count int, contextual text)
+         CROSS JOIN LATERAL (SELECT to_tsvector('english', t.contextual) AS search) AS v
+         RETURNING id, position, search, lexical_length
+       ), postings AS (
+         INSERT INTO chunk_terms (chunk_id, term, team_id, frequency, chunk_length, impact, connector_id, source)
+         SELECT i.id, l.lexeme, $2, f.frequency, i.lexical_length,
+           ${postingImpactSql('f.frequency', 'i.lexical_length')}, $3, $4
+         FROM inserted AS i, unnest(i.search) AS l,
+           LATERAL (SELECT coalesce(array_length(l.positions, 1), 1) AS frequency) AS f
+       )
+       SELECT id, position FROM inserted`,
+      [
+        documentId,
+        fields.teamId,
+        fields.connectorId,
+        fields.source,
+        JSON.stringify(
+          slice.map((chunk) => ({
+            position: chunk.position,
+            text: chunk.text,
+            heading_path: chunk.headingPath,
+            page_labels: chunk.pageLabels,
+            token_count: chunk.tokenCount,
+            contextual: chunk.contextualText,
+          })),
+        ),
+      ],
+    );
+    if (embeddings !== undefined) {
+      const idByPosition = new Map<number, number>(
+        inserted.rows.map((row) => [Number(row.position), Number(row.id)]),
+      );
+      await insertEmbeddings(
+        db,
+        fields.teamId,
+        embeddings.model,
+        slice.map((chunk, index) => ({
+          chunkId: idByPosition.get(chunk.position) ?? -1,
+          vector: embeddings.vectors[from + index] ?? [],
+        })),
+      );
+    }
+    sizer.record(slice.length, performance.now() - began);
+    from = to;
+  }
+}
+
+/**
+ * Deletes a document's chunks (their postings and vectors go with them) in short statements:
+ * one statement for a big document's tens of thousands of chunks and millions of postings would
+ * hold PGlite's main thread for seconds.
+ */
+export async function deleteChunksInBatches(connection: SqlConnection, documentId: number): Promise<void> {
+  const sizer = chunkStatementSizer(connection);
+  for (;;) {
+    const began = performance.now();
+    const { rows } = await connection.executeSql(
+      `DELETE FROM chunks WHERE id IN (SELECT id FROM chunks WHERE document_id = $1 LIMIT $2) RETURNING 1`,
+      [documentId, sizer.next],
+    );
+    if (rows.length === 0) return;
+    sizer.record(rows.length, performance.now() - began);
+  }
+}
+
+/**
+ * Deletes one document of a team with its chunks (in short statements, see
+ * `deleteChunksInBatches`); answers the number of chunks it had, or undefined when there was no
+ * such document.
+ */
+export async function deleteTeamDocument(
+  connection: SqlConnection,
+  teamId: number,
+  documentId: number,
+): Promise<number | undefined> {
+  const { rows } = await connection.executeSql(
+    'SELECT chunk_count FROM documents WHERE id = $1 AND team_id = $2',
+    [documentId, teamId],
+  );
+  if (rows[0] === undefined) return undefined;
+  await deleteChunksInBatches(connection, documentId);
+  const deleted = await connection.executeSql(
+    'DELETE FROM documents WHERE id = $1 AND team_id = $2 RETURNING id',
+    [documentId, teamId],
+  );
+  return deleted.rows.length === 0 ? undefined : Number(rows[0].chunk_count);
 }
 
 /** Stores vectors of one model; a vector already stored for that chunk and model is replaced. */
@@ -243,53 +380,95 @@ export async function insertEmbeddings(
 
 /**
  * Records a file that was skipped or failed. When `dropChunks`, its old chunks go too (the file is
- * gone, unreadable or no longer ours to show); otherwise they stay searchable.
+ * gone, unreadable or no longer ours to show) and the document's stored state becomes the outcome;
+ * otherwise they stay searchable and the document stays as stored, with the outcome as its last
+ * job's.
  */
 export async function recordDocumentOutcome(
   connection: SqlConnection,
   fields: DocumentFields,
-  outcome: { status: 'skipped' | 'failed'; reason: string; message: string | null; dropChunks: boolean },
+  outcome: {
+    status: 'skipped' | 'failed';
+    reason: string;
+    message: string | null;
+    dropChunks: boolean;
+    jobId?: string | null;
+  },
   within?: (transaction: SqlExecutor, documentId: number, chunkCount: number) => Promise<void>,
 ): Promise<number> {
+  const existing = await findDocumentState(connection, fields);
+  if (outcome.dropChunks && existing !== undefined && existing.chunkCount > ATOMIC_REPLACE_CHUNKS) {
+    await deleteChunksInBatches(connection, existing.id);
+  }
   return connection.transaction(async (transaction) => {
-    const existing = await findDocumentState(transaction, fields);
-    const keepChunks = !outcome.dropChunks && existing !== undefined;
-    const chunkCount = keepChunks ? existing.chunkCount : 0;
+    const current = await findDocumentState(transaction, fields);
+    const keepChunks = !outcome.dropChunks && current !== undefined && current.status !== 'indexing';
+    const lastJob: DocumentJobOutcome = {
+      jobId: outcome.jobId ?? null,
+      status: outcome.status,
+      reason: outcome.reason,
+      message: outcome.message,
+    };
     const { rows } = await transaction.executeSql(
       UPSERT_DOCUMENT,
-      documentParameters(fields, {
-        status: outcome.status,
-        reason: outcome.reason,
-        message: outcome.message,
-        contentHash: null,
-        chunkCount,
-        indexed: false,
-      }),
+      documentParameters(
+        fields,
+        keepChunks
+          ? {
+              status: current.status,
+              reason: current.reason,
+              message: current.message,
+              contentHash: current.contentHash,
+              chunkCount: current.chunkCount,
+              indexed: false,
+            }
+          : {
+              status: outcome.status,
+              reason: outcome.reason,
+              message: outcome.message,
+              contentHash: null,
+              chunkCount: 0,
+              indexed: false,
+            },
+        lastJob,
+      ),
     );
     const documentId = Number(rows[0]?.id);
-    if (!keepChunks) {
-      await transaction.executeSql('DELETE FROM chunks WHERE document_id = $1', [documentId]);
-      await transaction.executeSql('UPDATE documents SET content_hash = NULL WHERE id = $1', [documentId]);
-    }
+    if (!keepChunks) await transaction.executeSql('DELETE FROM chunks WHERE document_id = $1', [documentId]);
+    const chunkCount = keepChunks ? current.chunkCount : 0;
     await within?.(transaction, documentId, chunkCount);
     return documentId;
   });
 }
 
-/** Marks a document unchanged: same content, new change markers; its chunks stay. */
+/**
+ * Records a document found unchanged (same content, perhaps new change markers or title): its
+ * chunks and stored state stay; its last job's outcome is `skipped`/`unchanged`.
+ */
 export async function markDocumentUnchanged(
   connection: SqlConnection,
   documentId: number,
   fields: Pick<DocumentFields, 'title' | 'url' | 'sourceVersion' | 'sourceModifiedAt' | 'originId'>,
+  jobId: string | null,
   within?: (transaction: SqlExecutor) => Promise<void>,
 ): Promise<void> {
   await connection.transaction(async (transaction) => {
     await transaction.executeSql(
-      `UPDATE documents SET status = 'skipped', reason = 'unchanged', message = NULL, title = $2, url = $3,
+      `UPDATE documents SET title = $2, url = $3,
          source_version = COALESCE($4, source_version), source_modified_at = COALESCE($5, source_modified_at),
-         origin_id = COALESCE($6, origin_id), updated_at = now()
+         origin_id = COALESCE($6, origin_id), last_job_id = COALESCE($7, last_job_id),
+         last_job_status = 'skipped', last_job_reason = 'unchanged', last_job_message = NULL,
+         last_job_at = now(), updated_at = now()
        WHERE id = $1`,
-      [documentId, fields.title, fields.url, fields.sourceVersion, fields.sourceModifiedAt, fields.originId],
+      [
+        documentId,
+        fields.title,
+        fields.url,
+        fields.sourceVersion,
+        fields.sourceModifiedAt,
+        fields.originId,
+        jobId,
+      ],
     );
     await within?.(transaction);
   });

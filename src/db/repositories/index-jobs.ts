@@ -12,6 +12,8 @@ export interface IndexJobRow {
   readonly status: IndexJobStatus;
   readonly request: Record<string, unknown>;
   readonly secretsSealed: string | null;
+  /** Attempts started before this one. */
+  readonly attempts: number;
   readonly expandedAt: Date | null;
   readonly error: string | null;
   readonly createdAt: Date;
@@ -54,7 +56,7 @@ export interface NewIndexJob {
 // biome-ignore lint/suspicious/noExplicitAny: raw rows from either driver
 type Row = Record<string, any>;
 
-const JOB_COLUMNS = `id, team_id, connector_id, kind, status, request, secrets_sealed, expanded_at, error,
+const JOB_COLUMNS = `id, team_id, connector_id, kind, status, request, secrets_sealed, attempts, expanded_at, error,
   created_at, updated_at, finished_at`;
 
 function toDate(value: unknown): Date | null {
@@ -71,6 +73,7 @@ function jobFromRow(row: Row): IndexJobRow {
     status: row.status,
     request: (typeof row.request === 'string' ? JSON.parse(row.request) : row.request) ?? {},
     secretsSealed: row.secrets_sealed ?? null,
+    attempts: Number(row.attempts ?? 0),
     expandedAt: toDate(row.expanded_at),
     error: row.error ?? null,
     createdAt: toDate(row.created_at) ?? new Date(0),
@@ -323,4 +326,13 @@ export async function jobProgress(db: SqlExecutor, jobId: string): Promise<JobPr
   const skipped = Number(row.skipped ?? 0);
   const failed = Number(row.failed ?? 0);
   return { total: Number(row.total ?? 0), done: indexed + skipped + failed, indexed, skipped, failed };
+}
+
+/** Upload keys that index jobs still need (items not done yet). */
+export async function uploadKeysInUse(db: SqlExecutor): Promise<Set<string>> {
+  const { rows } = await db.executeSql(
+    `SELECT payload->>'uploadKey' AS key FROM index_job_items
+     WHERE status IN ('queued', 'indexing') AND payload ? 'uploadKey'`,
+  );
+  return new Set(rows.map((row) => String(row.key)));
 }

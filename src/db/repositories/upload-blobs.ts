@@ -1,0 +1,40 @@
+import type { SqlExecutor } from '../sql-connection.js';
+
+export async function insertUploadBlobPart(
+  db: SqlExecutor,
+  key: string,
+  part: number,
+  bytes: Uint8Array,
+): Promise<void> {
+  await db.executeSql('INSERT INTO upload_blobs (key, part, bytes) VALUES ($1, $2, $3)', [key, part, bytes]);
+}
+
+/** A stored upload's bytes, its parts in order; undefined when none are stored. */
+export async function readUploadBlob(db: SqlExecutor, key: string): Promise<Uint8Array | undefined> {
+  const { rows } = await db.executeSql('SELECT bytes FROM upload_blobs WHERE key = $1 ORDER BY part', [key]);
+  if (rows.length === 0) return undefined;
+  return Buffer.concat(rows.map((row) => Buffer.from(row.bytes as Uint8Array)));
+}
+
+export async function deleteUploadBlobs(db: SqlExecutor, keys: readonly string[]): Promise<void> {
+  await db.executeSql('DELETE FROM upload_blobs WHERE key = ANY($1::uuid[])', [keys]);
+}
+
+/** Deletes uploads stored before `storedBefore` but those in `keep`; answers how many went. */
+export async function sweepUploadBlobs(
+  db: SqlExecutor,
+  storedBefore: Date,
+  keep: readonly string[],
+): Promise<number> {
+  const { rows } = await db.executeSql(
+    `WITH gone AS (
+       DELETE FROM upload_blobs WHERE key IN (
+         SELECT key FROM upload_blobs GROUP BY key HAVING max(created_at) < $1
+       ) AND NOT (key = ANY($2::uuid[]))
+       RETURNING key
+     )
+     SELECT count(DISTINCT key) AS removed FROM gone`,
+    [storedBefore, keep],
+  );
+  return Number(rows[0]?.removed ?? 0);
+}
