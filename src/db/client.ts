@@ -100,7 +100,13 @@ async function openPostgres(
  * after the checkpoints StorageMaintenance asks for, and at most max_wal_size of it is kept
  * (1 GB by default, which a restart left in pg_wal).
  */
-const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'max_wal_size=96MB', '-c', 'min_wal_size=32MB'];
+const EMBEDDED_START_PARAMS = [
+  ...PGlite.defaultStartParams,
+  '-c',
+  'max_wal_size=96MB',
+  '-c',
+  'min_wal_size=32MB',
+];
 
 async function openEmbedded(dataDir: string | undefined, settings: SessionSettings): Promise<DatabaseHandle> {
   let releaseLock = () => {};

@@ -68,7 +68,11 @@ function sourceFor(kind: IndexJobKind, deps: IndexingDependencies): IndexSource 
  * document, so an attempt cut short anywhere resumes where it stopped, and re-running a finished
  * file is impossible (it is no longer pending). One file's failure is recorded on that file only.
  */
-export function runIndexJob(deps: IndexingDependencies, jobId: string, context: RunContext): Promise<RunResult> {
+export function runIndexJob(
+  deps: IndexingDependencies,
+  jobId: string,
+  context: RunContext,
+): Promise<RunResult> {
   // Its reads and writes yield to requests' queries on PGlite's one connection.
   return runAsBackgroundWork(async () => {
     const started = performance.now();
@@ -90,7 +94,12 @@ export function runIndexJob(deps: IndexingDependencies, jobId: string, context: 
     };
     if (result.kind === 'retry') {
       deps.logger.info(
-        { ...outcome, pending: result.pending, reason: result.reason, retryAfterSeconds: result.retryAfterSeconds },
+        {
+          ...outcome,
+          pending: result.pending,
+          reason: result.reason,
+          retryAfterSeconds: result.retryAfterSeconds,
+        },
         'index job paused: files to try again later',
       );
     } else if (result.kind === 'finished') {
@@ -100,7 +109,11 @@ export function runIndexJob(deps: IndexingDependencies, jobId: string, context: 
   });
 }
 
-async function runStartedJob(deps: IndexingDependencies, job: IndexJobRow, context: RunContext): Promise<RunResult> {
+async function runStartedJob(
+  deps: IndexingDependencies,
+  job: IndexJobRow,
+  context: RunContext,
+): Promise<RunResult> {
   const { sql } = deps;
   const jobId = job.id;
   await markJobRunning(sql, jobId);
@@ -234,7 +247,6 @@ async function indexItem(
   fetchSlots: Slots,
   signal: AbortSignal,
 ): Promise<RetryOutcome | undefined> {
-  const { sql } = deps;
   const key = source.fields(job, item);
   // Two jobs of this process holding the same document (overlapping uploads of the same
   // external_id) take turns: the second then finds it stored and unchanged instead of indexing it again.
