@@ -21,9 +21,17 @@ export type Block =
     };
 
 export interface ParsedDocument {
-  /** A title found inside the document (PDF metadata, a leading H1), when there is one. */
+  /**
+   * The title the document gives itself, when it has one: PDF and DOCX metadata, HTML `<title>`,
+   * Markdown front matter, else the first level-1 heading.
+   */
   readonly title?: string;
   readonly blocks: readonly Block[];
+  /**
+   * The type the file was read as, when its label said nothing (`application/octet-stream`) or
+   * less than its extension (text/plain on `notes.md`): to be stored in place of the label.
+   */
+  readonly mimeType?: string;
 }
 
 /** One stored, searchable piece of a document. */
@@ -59,10 +67,19 @@ export type FileReason =
   | 'parse_timeout'
   | 'rate_limited'
   | 'unchanged'
+  /** Nothing to index: no bytes, only whitespace, or a JSON document whose `text` is blank. */
+  | 'empty'
   /** The source kept answering 5xx or timing out until the job's retries ran out. */
   | 'source_unavailable'
   /** A bug of ours; the message says what; logged with its stack. */
   | 'internal_error';
+
+const SKIPPED_REASONS: ReadonlySet<FileReason> = new Set([
+  'unsupported_type',
+  'too_large',
+  'unchanged',
+  'empty',
+]);
 
 /** A file-level outcome that is final for this file: it does not fail its neighbours or retry. */
 export class FileFailure extends Error {
@@ -77,8 +94,6 @@ export class FileFailure extends Error {
 
   /** `skipped` for files we choose not to index; `failed` for files we could not. */
   get status(): 'skipped' | 'failed' {
-    return this.reason === 'unsupported_type' || this.reason === 'too_large' || this.reason === 'unchanged'
-      ? 'skipped'
-      : 'failed';
+    return SKIPPED_REASONS.has(this.reason) ? 'skipped' : 'failed';
   }
 }

@@ -7,7 +7,10 @@ export interface FinalOutcome {
   readonly status: 'skipped' | 'failed';
   readonly reason: FileReason;
   readonly message: string;
-  /** The stored chunks go too: the file is gone, unreadable now, or no longer ours to show. */
+  /**
+   * The stored chunks go too: the file is gone, unreadable now, no longer ours to show, or
+   * `empty` (it holds nothing now, so a search must not find what it used to say).
+   */
   readonly dropChunks: boolean;
 }
 

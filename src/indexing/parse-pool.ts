@@ -19,6 +19,8 @@ export interface ParseRequest {
 export interface ParseResult {
   /** A title found inside the document (PDF metadata, a leading heading). */
   readonly title: string | undefined;
+  /** The type a file labelled with one that says nothing was read as (`ParsedDocument.mimeType`). */
+  readonly mimeType?: string | undefined;
   readonly chunks: Chunk[];
   /** `contentHash(request.title, chunks)`: unchanged files can be skipped. */
   readonly contentHash: string;

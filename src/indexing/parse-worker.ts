@@ -66,7 +66,12 @@ function watchOffHeapMemory(id: number): NodeJS.Timeout {
 async function parseAndChunk(request: ParseRequest): Promise<ParseResult> {
   const parsed = await parseDocument({ ...request, maxUncompressedBytes });
   const chunks = chunkDocument(parsed, request.chunkOptions);
-  return { title: parsed.title, chunks, contentHash: contentHash(request.title, chunks) };
+  return {
+    title: parsed.title,
+    mimeType: parsed.mimeType,
+    chunks,
+    contentHash: contentHash(request.title, chunks),
+  };
 }
 
 function serializeError(error: unknown): SerializedError {

@@ -17,6 +17,7 @@ import { chunkDocument, countWords, splitSentences } from './chunk.js';
 import { contentHash } from './content-hash.js';
 import { describeRow, normalizeCode, normalizeInline } from './parse/blocks.js';
 import { decodeText } from './parse/decode-text.js';
+import { capTitle, titleFromText } from './parse/document-title.js';
 import { decodeEntities, tokenizeMarkup } from './parse/markup-tokens.js';
 import { parseConfluenceStorage } from './parse/parse-confluence.js';
 import { parseCsv } from './parse/parse-csv.js';
@@ -369,6 +370,42 @@ const CASES: SafetyCase[] = [
     'contentHash',
     (text) => contentHash(text, [{ position: 0, text, headingPath: [text], pageLabels: [], tokenCount: 1 }]),
     { 'a long text': (n) => 'a'.repeat(n) },
+  ),
+  // Raw HTML inside Markdown, titles from text, files typed by their content (issue: uploads)
+  ...cases('inlineMarkdown raw HTML', inlineMarkdown, {
+    'unclosed tags of elements': (n) => times('<b', n),
+    'tags of elements without a close': (n) => times('<span class="a" ', n),
+    'closing tags': (n) => times('</span>', n),
+    'tags and text': (n) => times('<b>a</b><br>', n),
+    'a long element-like name': (n) => `<${'a'.repeat(n)}>`,
+    'unclosed comments': (n) => times('<!--', n),
+    comments: (n) => times('<!-- a -->', n),
+    'a comment closed at the end': (n) => `${times('<!-- a ', n)}-->`,
+    'less-than signs before a tag end': (n) => `${times('<b <', n)}>`,
+    'code spans of angle brackets': (n) => times('`<b>&amp;`', n),
+    entities: (n) => times('&amp;&nbsp;&#42;', n),
+  }),
+  ...cases('parseMarkdown raw HTML', parseMarkdown, {
+    'script openers': (n) => times('<script>\n', n),
+    'a script never closed': (n) => `<script>\n${times('a\n', n)}`,
+    'comment openers on their lines': (n) => times('<!--\n', n),
+    'a script line of spaces': (n) => `<script${' '.repeat(n)}x`,
+    'block HTML lines': (n) => times('<div align="center">\n', n),
+  }),
+  ...cases('titleFromText', titleFromText, {
+    'blank lines': (n) => `${'\n'.repeat(n)}a`,
+    'a run of spaces': (n) => ' '.repeat(n),
+    'one long line': (n) => times('word ', n),
+  }),
+  ...cases('capTitle', capTitle, { 'a long word': (n) => 'a'.repeat(n) }),
+  ...cases(
+    'parseDocument untyped',
+    (text) => parseDocument({ mimeType: '', bytes: new TextEncoder().encode(text) }),
+    {
+      'text read by its content': (n) => times('a b\n', n),
+      whitespace: (n) => `${' '.repeat(n)}x`,
+      'an HTML signature after spaces': (n) => `${' '.repeat(n)}<html>`,
+    },
   ),
 ];
 

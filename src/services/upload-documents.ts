@@ -1,13 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { Caller } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
-import { isSupportedMimeType } from '../indexing/parse/parse-document.js';
+import { titleFromText } from '../indexing/parse/document-title.js';
+import { resolveMimeType } from '../indexing/parse/parse-document.js';
+import type { UploadPayload } from '../indexing/sources/upload-source.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { type QueuedIndexJob, queueIndexJob } from './queue-index-job.js';
 
 export interface UploadedTextDocument {
   readonly external_id: string;
-  readonly title: string;
+  /** Empty or missing: the text's own title, else its first heading or paragraph, else `external_id`. */
+  readonly title?: string | null;
+  /** Blank: the document is skipped as `empty` (and a stored one of that id loses its chunks). */
   readonly text: string;
   readonly url?: string | null;
   readonly metadata?: object | null;
@@ -16,8 +20,15 @@ export interface UploadedTextDocument {
 export interface UploadedFile {
   readonly externalId: string;
   readonly fileName: string;
+  /** As `assertUploadableFile` resolved it. */
   readonly mimeType: string;
   readonly bytes: Uint8Array;
+  /** The client's title (a `title` form field); else the file's own, else its name. */
+  readonly title?: string;
+  /** Stored as the document's link. */
+  readonly url?: string;
+  /** Stored with the document as given. */
+  readonly metadata?: Record<string, unknown>;
 }
 
 /** Queues JSON documents for indexing into the caller's team; an `external_id` posted again replaces it. */
@@ -48,16 +59,18 @@ export async function uploadTextDocuments(
     request: { documents: documents.length },
     requestHash: null,
     secretsSealed: null,
-    items: documents.map((document) => ({
-      externalId: document.external_id,
-      name: document.title,
-      payload: {
-        title: document.title,
+    items: documents.map((document) => {
+      const title = document.title?.trim() ?? '';
+      const fallbackTitle = titleFromText(document.text) ?? document.external_id;
+      const payload: UploadPayload = {
+        title,
+        fallbackTitle,
         text: document.text,
         url: document.url ?? null,
-        metadata: document.metadata ?? {},
-      },
-    })),
+        metadata: (document.metadata ?? {}) as Record<string, unknown>,
+      };
+      return { externalId: document.external_id, name: title || fallbackTitle, payload };
+    }),
   });
 }
 
@@ -79,17 +92,18 @@ export async function uploadFiles(
     request: { files: [...byId.keys()] },
     requestHash: null,
     secretsSealed: null,
-    items: [...byId.values()].map((file) => ({
-      externalId: file.externalId,
-      name: file.fileName,
-      payload: {
-        title: file.fileName,
+    items: [...byId.values()].map((file) => {
+      const payload: UploadPayload & { sha256: string } = {
+        title: file.title?.trim() ?? '',
+        fallbackTitle: file.fileName,
         mimeType: file.mimeType,
         fileName: file.fileName,
+        url: file.url ?? null,
+        metadata: file.metadata ?? {},
         sha256: createHash('sha256').update(file.bytes).digest('hex'),
-      },
-      content: file.bytes,
-    })),
+      };
+      return { externalId: file.externalId, name: file.fileName, payload, content: file.bytes };
+    }),
   });
 }
 
@@ -97,11 +111,14 @@ export async function uploadFiles(
 const SUPPORTED_FORMATS = 'PDF, DOCX, Markdown, plain text, HTML, CSV, TSV and JSON';
 
 /**
- * Refuses a file whose type (or, untyped, extension) no parser reads, before its bytes are read:
- * 415, so nothing of the request is stored.
+ * The type to store for an uploaded file, before its bytes are read: as sent, or, when the
+ * client sent one that says nothing (`application/octet-stream`, curl's default, or none), the
+ * one its extension names; a file without an extension is left to its content (read when it is
+ * parsed). Refuses a file no parser reads with 415, so nothing of the request is stored.
  */
-export function assertUploadableFile(fileName: string, mimeType: string): void {
-  if (isSupportedMimeType(mimeType, fileName)) return;
+export function assertUploadableFile(fileName: string, mimeType: string | undefined): string {
+  const resolved = resolveMimeType(mimeType ?? '', fileName);
+  if (resolved !== undefined) return resolved;
   throw new ServiceError(
     'unsupported_media_type',
     `${fileName} (${mimeType || 'no type'}) is not a document type this service reads: upload ${SUPPORTED_FORMATS}`,

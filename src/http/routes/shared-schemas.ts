@@ -43,7 +43,7 @@ const FileStatus = Type.Object({
   status: Type.String({ description: 'queued | indexing | indexed | skipped | failed' }),
   reason: Type.Union([Type.String(), Type.Null()], {
     description:
-      'unsupported_type, too_large, permission_denied, not_found, parse_error, parse_timeout, unsafe_archive, rate_limited, unchanged, source_unavailable, internal_error',
+      'unsupported_type, too_large, permission_denied, not_found, parse_error, parse_timeout, unsafe_archive, rate_limited, unchanged, empty, source_unavailable, internal_error',
   }),
   chunks: Type.Integer(),
   message: Type.Union([Type.String(), Type.Null()]),

@@ -76,6 +76,11 @@ export class BlockCollector {
     this.push(normalizeCode(text), page);
   }
 
+  /** The first level-1 heading's text, wherever it is: how Markdown and HTML pages name themselves. */
+  firstTitle(): string | undefined {
+    return this.blocks.find((block) => block.kind === 'heading' && block.level === 1)?.text;
+  }
+
   /** The first block's text when it is a level-1 heading: the usual way a document names itself. */
   leadingTitle(): string | undefined {
     const first = this.blocks[0];

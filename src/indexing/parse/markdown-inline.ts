@@ -6,25 +6,34 @@
  */
 
 import { CharacterRuns, forwardCursor, forwardFinder, isWhitespace } from '../../text-scanning.js';
+import { decodeEntities } from './markup-tokens.js';
 
 // Escaped punctuation is parked in the private use area while the inline rules run, so `\*` stays a star.
 const ESCAPED = /\\([!-/:-@[-`{-~])/g;
 const PARKED = /[\uE000-\uE07F]/g;
 
-/** Inline markup to its text: links to their labels, images to their alt text, emphasis and code marks dropped. */
+const park = (char: string) => String.fromCharCode(0xe000 + char.charCodeAt(0));
+
+/**
+ * Inline markup to its text: links to their labels, images to their alt text, emphasis and code
+ * marks dropped, raw HTML tags and comments dropped (an element's text kept), entities decoded.
+ * Code spans keep their `<` and `&` as written.
+ */
 export function inlineMarkdown(text: string): string {
-  let result = text.replace(ESCAPED, (_, char: string) => String.fromCharCode(0xe000 + char.charCodeAt(0)));
+  let result = text.replace(ESCAPED, (_, char: string) => park(char));
   result = withoutCodeSpanMarks(result);
   result = bracketsToLabels(result, '![', 'destination');
   result = bracketsToLabels(result, '![', 'reference');
   result = bracketsToLabels(result, '[', 'destination');
   result = bracketsToLabels(result, '[', 'reference');
   result = withoutAutolinkBrackets(result);
-  result = result.replace(/<br\s*\/?>/gi, ' ');
+  result = withoutHtml(result);
   result = withoutDelimiters(result, ['**', '__'], false);
   result = withoutDelimiters(result, ['*'], true);
   result = withoutDelimiters(result, ['_'], true);
   result = withoutDelimiters(result, ['~~'], false);
+  // Last, so `&lt;b&gt;` reads as `<b>` and is not taken for a tag.
+  result = decodeEntities(result);
   return result.replace(PARKED, (char) => String.fromCharCode(char.charCodeAt(0) - 0xe000));
 }
 
@@ -65,7 +74,7 @@ function withoutCodeSpanMarks(text: string): string {
     for (let start = index; start < end; start += 1) {
       const closing = runs.nextOfLength(end - start, end + 1);
       if (closing === undefined) continue;
-      rewrite.replace(start, closing + end - start, text.slice(end, closing));
+      rewrite.replace(start, closing + end - start, text.slice(end, closing).replace(/[<&]/g, park));
       next = text.indexOf('`', closing + end - start);
       break;
     }
@@ -154,6 +163,82 @@ function withoutAutolinkBrackets(text: string): string {
       if (stop > addressStart && text[stop] === '>') {
         rewrite.replace(index, stop + 1, text.slice(index + 1, stop));
         index = text.indexOf('<', stop + 1);
+        continue;
+      }
+    }
+    index = text.indexOf('<', index + 1);
+  }
+  return rewrite.result();
+}
+
+/**
+ * HTML elements whose tags are dropped without a trace, so `<b>bo</b>ld` reads `bold`; the tags
+ * of other elements (`<br>`, `<img>`, `<td>`, `<div>`) separate words and leave a space.
+ */
+const INLINE_ELEMENTS: ReadonlySet<string> = new Set(
+  (
+    'a abbr acronym b bdi bdo big cite code data del dfn em font i ins kbd label mark nobr q rp rt ' +
+    'ruby s samp small span strike strong sub sup time tt u var wbr'
+  ).split(' '),
+);
+const OTHER_ELEMENTS: ReadonlySet<string> = new Set(
+  (
+    'address area article aside audio base blockquote body br button canvas caption center col ' +
+    'colgroup dd details dialog dir div dl dt embed fieldset figcaption figure footer form h1 h2 h3 ' +
+    'h4 h5 h6 head header hgroup hr html iframe img input legend li link main map menu meta nav ' +
+    'noscript object ol optgroup option p param picture pre script section select source style ' +
+    'summary svg table tbody td template textarea tfoot th thead title tr track ul video'
+  ).split(' '),
+);
+
+const LESS_THAN = 0x3c;
+const GREATER_THAN = 0x3e;
+
+/** Longer than any name in the sets above. */
+const MAX_ELEMENT_NAME = 10;
+
+/** The end of an element name that starts at `from` (ASCII letters and digits). */
+function nameEnd(text: string, from: number): number {
+  let index = from;
+  for (; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    const letter = (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+    if (!letter && !(code >= 0x30 && code <= 0x39)) break;
+  }
+  return index;
+}
+
+/**
+ * Raw HTML written into Markdown, dropped: comments (`<!-- … -->`), and the opening and closing
+ * tags of HTML elements (`<a id="x">`, `</a>`, `<br/>`, `<img src=…>`), their text kept. A tag
+ * runs to the next `>`, with no `<` before it; what is not an HTML element's name (`<T>`,
+ * `a <b` unclosed, `x < y`) stays text. Each search moves forward only.
+ */
+function withoutHtml(text: string): string {
+  if (!text.includes('<')) return text;
+  const nextAngle = forwardFinder(text, (code) => code === LESS_THAN || code === GREATER_THAN);
+  const rewrite = new Rewrite(text);
+  // Once a comment finds no `-->`, none after it can.
+  let commentsClose = true;
+  for (let index = text.indexOf('<'); index >= 0; ) {
+    if (text.startsWith('<!--', index)) {
+      const close = commentsClose ? text.indexOf('-->', index + 4) : -1;
+      if (close >= 0) {
+        rewrite.replace(index, close + 3, '');
+        index = text.indexOf('<', close + 3);
+        continue;
+      }
+      commentsClose = false;
+    }
+    const nameStart = text[index + 1] === '/' ? index + 2 : index + 1;
+    const end = nameEnd(text, nameStart);
+    const name = end - nameStart > MAX_ELEMENT_NAME ? '' : text.slice(nameStart, end).toLowerCase();
+    const inline = INLINE_ELEMENTS.has(name);
+    if (inline || OTHER_ELEMENTS.has(name)) {
+      const close = nextAngle(index + 1);
+      if (close >= 0 && text.charCodeAt(close) === GREATER_THAN) {
+        rewrite.replace(index, close + 1, inline ? '' : ' ');
+        index = text.indexOf('<', close + 1);
         continue;
       }
     }

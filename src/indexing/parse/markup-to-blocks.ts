@@ -108,7 +108,7 @@ export function markupToBlocks(markup: string, dialect: MarkupDialect): ParsedDo
   const walker = new BlockWalker();
   tokenizeMarkup(markup, dialect, (token) => walker.visit(token));
   walker.finish();
-  const title = walker.title ?? walker.collector.leadingTitle();
+  const title = walker.title ?? walker.collector.firstTitle();
   return title === undefined
     ? { blocks: walker.collector.blocks }
     : { title, blocks: walker.collector.blocks };

@@ -1,3 +1,4 @@
+import { Document, HeadingLevel, Packer, Paragraph } from 'docx';
 import { describe, expect, it } from 'vitest';
 import { craftZip, deflatedEntry } from '../../../test/fixtures/crafted-zip.js';
 import {
@@ -16,7 +17,13 @@ import {
   loadFixtureFiles,
 } from '../../../test/fixtures/documents.js';
 import { type Block, FileFailure, type ParsedDocument } from '../document.js';
-import { CONFLUENCE_STORAGE_MIME_TYPE, isSupportedMimeType, parseDocument } from './parse-document.js';
+import { capTitle, titleFromText } from './document-title.js';
+import {
+  CONFLUENCE_STORAGE_MIME_TYPE,
+  isSupportedMimeType,
+  parseDocument,
+  resolveMimeType,
+} from './parse-document.js';
 import { inflateZipEntry, readZipDirectory } from './zip-guard.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
@@ -428,7 +435,9 @@ describe('type dispatch', () => {
     expect((await failureOf(parseText('application/octet-stream', 'x', 'archive.zip'))).reason).toBe(
       'unsupported_type',
     );
-    expect((await failureOf(parseText('', 'x'))).reason).toBe('unsupported_type');
+    // Untyped and unnamed, the content decides: bytes that are no text and no known signature.
+    const binary = parseDocument({ mimeType: '', bytes: Uint8Array.of(0x7f, 0x45, 0x4c, 0x46, 0, 1, 0xff) });
+    expect((await failureOf(binary)).reason).toBe('unsupported_type');
   });
 
   it('says which types it reads', () => {
@@ -524,5 +533,258 @@ describe('Markdown read by linear scans (issue 10)', () => {
       [`-${' '.repeat(30_000)}spaced item`, '', 'a | b', ` |  :--- | ---: | `, 'x | y'].join('\n'),
     );
     expect(outline(parsed)).toEqual(['spaced item', 'a: x; b: y']);
+  });
+});
+
+/** A DOCX whose core properties (File > Properties) and paragraphs say different things. */
+async function docxWithProperties(options: { title?: string; paragraphs: Paragraph[] }): Promise<Uint8Array> {
+  const document = new Document({
+    ...(options.title === undefined ? {} : { title: options.title }),
+    creator: 'fixtures',
+    sections: [{ children: options.paragraphs }],
+  });
+  return new Uint8Array(await Packer.toBuffer(document));
+}
+
+describe('the title a document gives itself', () => {
+  it('Markdown: the first level-1 heading, ATX or setext, wherever it is; front matter first', async () => {
+    const later = await parseText(
+      'text/markdown',
+      'Some intro.\n\n## Setup\n\nSteps.\n\n# Real **Title**\n\nBody.',
+    );
+    expect(later.title).toBe('Real Title');
+    const setext = await parseText(
+      'text/markdown',
+      'Preface line.\n\nThe Setext Title\n================\n\nBody.',
+    );
+    expect(setext.title).toBe('The Setext Title');
+    const anchored = await parseText(
+      'text/markdown',
+      '<a id="top"></a>\n\n# <a name="t"></a>Guide to <b>Things</b>\n',
+    );
+    expect(anchored.title).toBe('Guide to Things');
+    const fronted = await parseText('text/markdown', '---\ntitle: From Front Matter\n---\n# Heading\n');
+    expect(fronted.title).toBe('From Front Matter');
+    expect((await parseText('text/markdown', '## Only level two\n\nText.')).title).toBeUndefined();
+  });
+
+  it('HTML: <title>, else the first <h1> wherever it is', async () => {
+    const titled = generateHtml({ title: 'Page Title', blocks: [{ heading: 'Heading One', level: 1 }] });
+    expect((await parseDocument({ mimeType: 'text/html', bytes: titled })).title).toBe('Page Title');
+    const untitled = await parseText(
+      'text/html',
+      '<p>Intro first.</p><h2>Part</h2><h1>Main <em>Heading</em></h1>',
+    );
+    expect(untitled.title).toBe('Main Heading');
+  });
+
+  it('PDF: the metadata title, but not a print driver’s placeholder; then the leading heading', async () => {
+    const pages = [[{ heading: 'Annual Report', level: 1 as const }, 'Revenue grew.']];
+    const placeholder = await generatePdf({ title: 'Microsoft Word - draft3.docx', pages });
+    expect((await parseDocument({ mimeType: 'application/pdf', bytes: placeholder })).title).toBe(
+      'Annual Report',
+    );
+    const titled = await generatePdf({ title: 'Report 2024', pages });
+    expect((await parseDocument({ mimeType: 'application/pdf', bytes: titled })).title).toBe('Report 2024');
+  });
+
+  it('DOCX: the core properties title (docProps/core.xml), else the first Heading 1', async () => {
+    const paragraphs = () => [
+      new Paragraph({ text: 'Introduction', heading: HeadingLevel.HEADING_1 }),
+      new Paragraph('Budgets are due in March.'),
+    ];
+    const titled = await docxWithProperties({ title: 'Quarterly Review', paragraphs: paragraphs() });
+    const parsed = await parseDocument({ mimeType: DOCX, bytes: titled });
+    expect(parsed.title).toBe('Quarterly Review');
+    expect(textsOf(parsed)).toEqual(['Budgets are due in March.']);
+    const untitled = await docxWithProperties({ paragraphs: paragraphs() });
+    expect((await parseDocument({ mimeType: DOCX, bytes: untitled })).title).toBe('Introduction');
+  });
+});
+
+describe('raw HTML inside Markdown', () => {
+  it('drops tags, comments, scripts and styles from the text, keeping what elements say', async () => {
+    const parsed = await parseText(
+      'text/markdown',
+      [
+        '<a id="install"></a>',
+        '## Install <a name="x"></a>',
+        '',
+        'Run it<br>then wait<br/>a while. It is <b>bold</b> and <span class="x">spanned</span>.',
+        '',
+        '<!-- a comment',
+        'spanning lines, not content -->',
+        '',
+        '<div align="center">',
+        '  <img src="logo.png" alt="Logo">',
+        '  <p>Centered <i>words</i></p>',
+        '</div>',
+        '',
+        'Before <!-- inline note --> after.',
+        '',
+        '<script>',
+        'var tracking = "not content";',
+        '</script>',
+        '<style>.hidden { color: red; }</style>',
+        '',
+        '| key | value |',
+        '|-----|-------|',
+        '| <b>a</b> | one<br>two |',
+        '',
+        'Paragraph text',
+        '<!--',
+        'hidden',
+        '',
+        'more hidden',
+        '-->',
+        'Visible again.',
+      ].join('\n'),
+    );
+    expect(outline(parsed)).toEqual([
+      'h2 Install',
+      'Run it then wait a while. It is bold and spanned.',
+      'Centered words',
+      'Before after.',
+      'key: a; value: one two',
+      'Paragraph text',
+      'Visible again.',
+    ]);
+  });
+
+  it('keeps what only looks like HTML: code, generics, comparisons, escaped brackets; decodes entities', async () => {
+    const parsed = await parseText(
+      'text/markdown',
+      [
+        'Write `<br>` and `a &amp; b` in code. A List<String> or Map<K, V>, and x < y > z.',
+        '',
+        'Escaped \\<b>tag\\</b>, AT&amp;T, caf&eacute; &lt;b&gt; and an unclosed <b tag.',
+        '',
+        '```html',
+        '<div class="kept">code</div>',
+        '```',
+      ].join('\n'),
+    );
+    expect(textsOf(parsed)).toEqual([
+      'Write <br> and a &amp; b in code. A List<String> or Map<K, V>, and x < y > z.',
+      'Escaped <b>tag</b>, AT&T, café <b> and an unclosed <b tag.',
+      '<div class="kept">code</div>',
+    ]);
+  });
+});
+
+describe('files labelled with a type that says nothing', () => {
+  it('resolves the type to store from the extension before the bytes are read', () => {
+    expect(resolveMimeType('application/octet-stream', 'notes.md')).toBe('text/markdown');
+    expect(resolveMimeType('', 'Report.PDF')).toBe('application/pdf');
+    expect(resolveMimeType('application/octet-stream', 'page.htm')).toBe('text/html');
+    expect(resolveMimeType('application/octet-stream', 'table.tsv')).toBe('text/tab-separated-values');
+    expect(resolveMimeType('binary/octet-stream', 'data.json')).toBe('application/json');
+    expect(resolveMimeType('application/zip', 'letter.docx')).toBe(DOCX);
+    expect(resolveMimeType('text/plain', 'readme.md')).toBe('text/markdown');
+    // What a multipart part without a Content-Type arrives as.
+    expect(resolveMimeType('text/plain', 'scan.pdf')).toBe('application/pdf');
+    expect(resolveMimeType('text/plain', 'notes.txt')).toBe('text/plain');
+    // A useful label is kept as sent, parameters and all.
+    expect(resolveMimeType('text/plain; charset=windows-1252', 'old.txt')).toBe(
+      'text/plain; charset=windows-1252',
+    );
+    expect(resolveMimeType('application/pdf', 'x.bin')).toBe('application/pdf');
+    // No extension: the content will decide. An extension no parser reads: refused.
+    expect(resolveMimeType('application/octet-stream', 'README')).toBe('application/octet-stream');
+    expect(resolveMimeType('application/octet-stream', 'random.bin')).toBeUndefined();
+    expect(resolveMimeType('application/zip', 'archive.zip')).toBeUndefined();
+    expect(resolveMimeType('image/png', 'logo.png')).toBeUndefined();
+  });
+
+  it('reads them by extension, else by content, and says what they were read as', async () => {
+    const octet = 'application/octet-stream';
+    const pdf = await generatePdf({ title: 'Sniffed', pages: [['A PDF without a type.']] });
+    const docx = await generateDocx({ blocks: [{ paragraph: 'A DOCX without a type.' }] });
+    const html = encode(
+      '<!DOCTYPE html><html><head><title>Sniffed Page</title></head><body><p>Hi.</p></body></html>',
+    );
+    const cases: [Uint8Array, string | undefined, string][] = [
+      [pdf, undefined, 'application/pdf'],
+      [pdf, 'download.bin', 'application/pdf'],
+      [docx, 'attachment', DOCX],
+      [html, undefined, 'text/html'],
+      [encode('# Notes\n\nPlain words.'), 'notes.md', 'text/markdown'],
+      [encode('Just some text,\nno name.'), 'README', 'text/plain'],
+    ];
+    for (const [bytes, fileName, mimeType] of cases) {
+      const parsed = await parseDocument({
+        mimeType: octet,
+        bytes,
+        ...(fileName === undefined ? {} : { fileName }),
+      });
+      expect(parsed.mimeType, `${fileName} as ${mimeType}`).toBe(mimeType);
+      expect(parsed.blocks.length, fileName).toBeGreaterThan(0);
+    }
+    expect((await parseDocument({ mimeType: octet, bytes: html })).title).toBe('Sniffed Page');
+    // A labelled file keeps its label: nothing to report, unless text/plain hid a format.
+    expect((await parseText('text/plain', 'labelled')).mimeType).toBeUndefined();
+    expect((await parseText('text/markdown', '# M', 'm.txt')).mimeType).toBeUndefined();
+    expect((await parseText('text/plain', 'a,b\n1,2', 'table.csv')).mimeType).toBe('text/csv');
+    // Text under an extension no parser reads stays unsupported; so do bytes that are not text.
+    expect((await failureOf(parseText(octet, 'text', 'archive.zip'))).reason).toBe('unsupported_type');
+    const binary = parseDocument({ mimeType: octet, bytes: Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0, 0) });
+    expect((await failureOf(binary)).reason).toBe('unsupported_type');
+  });
+});
+
+describe('empty files', () => {
+  it('skips a file of no bytes or only whitespace as empty, whatever its format', async () => {
+    const utf16Spaces = Uint8Array.of(0xff, 0xfe, 0x20, 0x00, 0x00, 0x30, 0x0a, 0x00);
+    const cases: [string, Uint8Array][] = [
+      ['text/plain', new Uint8Array(0)],
+      ['text/markdown', encode('  \n\t\r\n ')],
+      ['text/markdown', encode('\uFEFF\n\n')],
+      ['text/plain', utf16Spaces],
+      ['application/json', encode('\n')],
+      ['text/csv', encode('')],
+      ['application/pdf', new Uint8Array(0)],
+      [DOCX, encode('   ')],
+      ['application/octet-stream', new Uint8Array(0)],
+    ];
+    for (const [mimeType, bytes] of cases) {
+      const failure = await failureOf(parseDocument({ mimeType, bytes }));
+      expect(failure, `${mimeType} of ${bytes.length} bytes`).toMatchObject({
+        reason: 'empty',
+        status: 'skipped',
+      });
+    }
+    // Text with nothing to index but something in it is not empty: it keeps its own outcome.
+    expect((await failureOf(parseText('application/json', '  [1, '))).reason).toBe('parse_error');
+    // And a type no parser reads is unsupported before it is empty.
+    expect((await failureOf(parseDocument({ mimeType: 'image/png', bytes: new Uint8Array(0) }))).reason).toBe(
+      'unsupported_type',
+    );
+  });
+});
+
+describe('a title from the text, for a JSON document without one', () => {
+  it('takes its own title, else the first heading or paragraph, without marks, HTML or front matter', () => {
+    expect(titleFromText('Preface.\n\n## Part\n\n# The **Real** Title\n')).toBe('The Real Title');
+    expect(titleFromText('---\ntitle: Front\n---\nBody.')).toBe('Front');
+    expect(
+      titleFromText(
+        '\n\n  experimental investigation of the aerodynamics of a\nwing in a slipstream .\n\n  an experimental study',
+      ),
+    ).toBe('experimental investigation of the aerodynamics of a wing in a slipstream .');
+    expect(titleFromText('## **Setup** guide\n\nSteps.')).toBe('Setup guide');
+    expect(titleFromText('<!-- generated -->\n<a id="x"></a>\n\nFirst *real* line.')).toBe(
+      'First real line.',
+    );
+    expect(titleFromText('---\nauthor: me\n---\nAfter the front matter.')).toBe('After the front matter.');
+    expect(titleFromText(' \n\t\n')).toBeUndefined();
+    expect(titleFromText('')).toBeUndefined();
+  });
+
+  it('cuts a long one at a word, within 200 characters', () => {
+    const long = titleFromText(`${'word '.repeat(100)}end`);
+    expect(long?.length).toBeLessThanOrEqual(200);
+    expect(long).toMatch(/^word word .* word…$/);
+    expect(capTitle('x'.repeat(300))).toBe(`${'x'.repeat(199)}…`);
+    expect(capTitle(`${'a'.repeat(198)}😀😀`).endsWith('a…')).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 import type { ParsedDocument } from '../document.js';
 import { markupToBlocks } from './markup-to-blocks.js';
 
-/** HTML: `<title>` (else a leading `<h1>`) as the title; scripts, styles and forms left out. */
+/** HTML: `<title>` (else the first `<h1>`) as the title; scripts, styles and forms left out. */
 export function parseHtml(html: string): ParsedDocument {
   return markupToBlocks(html, 'html');
 }

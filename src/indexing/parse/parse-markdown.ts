@@ -19,11 +19,14 @@ const BLOCKQUOTE = /^ {0,3}>[ \t]?/;
 const LINK_DEFINITION = /^ {0,3}\[[^\]]+\]:[ \t]*\S/;
 const TABLE_DELIMITER = /^[ \t]*(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?:\|[ \t]*)?$/;
 const INDENTED_CODE = /^(?: {4}|\t)/;
+/** A line opening raw HTML that is not text: a script, a style sheet, a form field, a comment, `<?…`. */
+const RAW_HTML_BLOCK = /^ {0,3}<(?:(script|style|textarea)(?![A-Za-z0-9-])|!--|\?)/i;
 
 /**
  * Markdown (CommonMark and what Google Docs exports): ATX and setext headings, fenced and
  * indented code kept whole, paragraphs, list items and table rows as text blocks. Link reference
- * definitions are dropped: Google Docs puts its images there as base64 data URIs.
+ * definitions are dropped: Google Docs puts its images there as base64 data URIs. Raw HTML goes:
+ * scripts, styles and comments whole, other tags leaving their text (`inlineMarkdown`).
  */
 export function parseMarkdown(source: string): ParsedDocument {
   const lines = source.replace(/\r\n?/g, '\n').split('\n');
@@ -35,7 +38,7 @@ export function parseMarkdown(source: string): ParsedDocument {
     if (parser.line(line, next) === 'consumed-next') index += 1;
   }
   parser.finish();
-  const title = frontMatter.title ?? parser.collector.leadingTitle();
+  const title = frontMatter.title ?? parser.collector.firstTitle();
   return title === undefined
     ? { blocks: parser.collector.blocks }
     : { title, blocks: parser.collector.blocks };
@@ -54,7 +57,8 @@ class MarkdownParser {
   private fence: Fence | undefined;
   private indentedCode: string[] | undefined;
   private tableHeaders: string[] | undefined;
-  private inComment = false;
+  /** Inside raw HTML that is dropped (see RAW_HTML_BLOCK): what the line that ends it holds. */
+  private rawHtmlEnd: string | undefined;
 
   /** Reads one line; `next` lets a table header see its delimiter row. */
   line(raw: string, next: string | undefined): 'consumed-next' | undefined {
@@ -62,8 +66,8 @@ class MarkdownParser {
       this.fenceLine(raw, this.fence);
       return undefined;
     }
-    if (this.inComment) {
-      if (raw.includes('-->')) this.inComment = false;
+    if (this.rawHtmlEnd !== undefined) {
+      if (raw.toLowerCase().includes(this.rawHtmlEnd)) this.rawHtmlEnd = undefined;
       return undefined;
     }
     if (this.indentedCode !== undefined) {
@@ -129,10 +133,17 @@ class MarkdownParser {
       this.indentedCode = [line.replace(INDENTED_CODE, '')];
       return undefined;
     }
-    if (/^ {0,3}<!--/.test(line) && this.paragraph.length === 0 && !line.includes('-->')) {
-      this.flushText();
-      this.inComment = true;
-      return undefined;
+    const rawHtml = RAW_HTML_BLOCK.exec(line);
+    if (rawHtml !== null) {
+      const end =
+        rawHtml[1] !== undefined ? `</${rawHtml[1].toLowerCase()}>` : rawHtml[0].endsWith('?') ? '?>' : '-->';
+      const rest = line.slice(rawHtml[0].length).toLowerCase();
+      // A comment closed on its own line is inline HTML: the text around it stays (`withoutHtml`).
+      if (end !== '-->' || !rest.includes(end)) {
+        this.flushText();
+        if (!rest.includes(end)) this.rawHtmlEnd = end;
+        return undefined;
+      }
     }
     // Lines after a list item's first line continue it (lazy continuation), as in CommonMark.
     if (this.listItem !== undefined) this.listItem.push(line.trim());

@@ -25,6 +25,11 @@ const HEADING_SIZE_RATIO = 1.15;
 const HEADING_MAX_WORDS = 20;
 /** A gap between baselines over this many font sizes starts a new paragraph (text is set at ~1.2). */
 const PARAGRAPH_GAP = 1.6;
+/**
+ * Metadata titles that name no document: left empty by the author, or set by a print-to-PDF
+ * driver to the application and file name ("Microsoft Word - draft3.docx").
+ */
+const PLACEHOLDER_TITLE = /^(?:untitled(?:\s*document)?|microsoft (?:word|powerpoint|excel) - .*)$/i;
 const PAGE_NUMBER = /^(?:page\s+)?\d{1,5}(?:\s*(?:of|\/)\s*\d{1,5})?$/i;
 
 /**
@@ -210,7 +215,7 @@ async function metadataTitle(
     const title = (info as { Title?: unknown } | undefined)?.Title;
     if (typeof title !== 'string') return undefined;
     const normalized = normalizeInline(title);
-    return normalized === '' || /^untitled$/i.test(normalized) ? undefined : normalized;
+    return normalized === '' || PLACEHOLDER_TITLE.test(normalized) ? undefined : normalized;
   } catch {
     return undefined;
   }

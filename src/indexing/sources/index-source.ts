@@ -6,6 +6,11 @@ export type FetchedItem =
   | {
       readonly kind: 'content';
       readonly fields: DocumentFields;
+      /**
+       * `fields.title` only stands in (a file name, a first line): a title the document gives
+       * itself replaces it, as it replaces a blank one.
+       */
+      readonly titleIsFallback?: boolean;
       readonly mimeType: string;
       readonly bytes: Uint8Array;
       readonly fileName?: string;

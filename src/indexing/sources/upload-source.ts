@@ -2,11 +2,20 @@ import type { DocumentFields } from '../../db/repositories/documents.js';
 import { type IndexJobItemRow, type IndexJobRow, readItemContent } from '../../db/repositories/index-jobs.js';
 import { FileFailure } from '../document.js';
 import type { IndexingDependencies } from '../indexing-dependencies.js';
+import { resolveMimeType } from '../parse/parse-document.js';
 import type { FetchedItem, IndexSource } from './index-source.js';
 
 /** What an upload item carries in its payload (the file's bytes, if any, are in `content`). */
-export interface UploadPayload {
+export type UploadPayload = {
+  /** The title the client gave; blank when none, and the document's own title then wins. */
   readonly title: string;
+  /**
+   * Shown when neither the client nor the document names it: for JSON, `titleFromText` (its own
+   * title or first heading or paragraph, as far as its start shows), else the `external_id`; for
+   * a file, its name. Absent in payloads queued before
+   * titles fell back, whose `title` was always set.
+   */
+  readonly fallbackTitle?: string;
   readonly url?: string | null;
   readonly metadata?: Record<string, unknown> | null;
   /** Set for JSON documents. */
@@ -14,7 +23,7 @@ export interface UploadPayload {
   /** Set for uploaded files. */
   readonly mimeType?: string;
   readonly fileName?: string;
-}
+};
 
 /** JSON documents are read as Markdown: plain text parses the same, and headings are kept. */
 const JSON_TEXT_MIME_TYPE = 'text/markdown';
@@ -32,9 +41,9 @@ export class UploadSource implements IndexSource {
       source: 'upload',
       externalId: item.externalId,
       connectorId: null,
-      title: payload.title,
+      title: titleOf(payload, item.externalId),
       url: payload.url ?? null,
-      mimeType: payload.text === undefined ? (payload.mimeType ?? null) : JSON_TEXT_MIME_TYPE,
+      mimeType: payload.text === undefined ? fileMimeType(payload) : JSON_TEXT_MIME_TYPE,
       sourceVersion: null,
       sourceModifiedAt: null,
       originId: null,
@@ -45,10 +54,13 @@ export class UploadSource implements IndexSource {
   async fetch(job: IndexJobRow, item: IndexJobItemRow): Promise<FetchedItem> {
     const payload = item.payload as unknown as UploadPayload;
     const fields = this.fields(job, item);
+    // Without the client's title, one the document gives itself replaces the fallback.
+    const titleIsFallback = payload.title.trim() === '';
     if (payload.text !== undefined) {
       return {
         kind: 'content',
         fields,
+        titleIsFallback,
         mimeType: JSON_TEXT_MIME_TYPE,
         bytes: Buffer.from(payload.text, 'utf8'),
       };
@@ -58,9 +70,28 @@ export class UploadSource implements IndexSource {
     return {
       kind: 'content',
       fields,
+      titleIsFallback,
       mimeType: payload.mimeType ?? 'application/octet-stream',
       bytes,
       ...(payload.fileName === undefined ? {} : { fileName: payload.fileName }),
     };
   }
+}
+
+/** The client's title, else the fallback (or, failing both, the `external_id`): never blank. */
+function titleOf(payload: UploadPayload, externalId: string): string {
+  const given = payload.title.trim();
+  if (given !== '') return given;
+  const fallback = payload.fallbackTitle?.trim() ?? '';
+  return fallback === '' ? externalId : fallback;
+}
+
+/**
+ * A file's type as its label and extension give it (`application/octet-stream` on `notes.md` is
+ * text/markdown), also for a file that is skipped or fails before its content is read; parsing
+ * may still find a better one from the content.
+ */
+function fileMimeType(payload: UploadPayload): string | null {
+  if (payload.mimeType === undefined) return null;
+  return resolveMimeType(payload.mimeType, payload.fileName) ?? payload.mimeType;
 }

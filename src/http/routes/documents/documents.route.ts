@@ -88,8 +88,12 @@ export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app,
       documents: Type.Array(
         Type.Object({
           external_id: Type.String({ minLength: 1, maxLength: 512 }),
-          title: Type.String({ minLength: 1, maxLength: 2048 }),
-          text: Type.String({ minLength: 1 }),
+          title: Nullable.String({
+            maxLength: 2048,
+            description:
+              "empty or missing: the text's own title, else its first heading or paragraph, else external_id",
+          }),
+          text: Type.String({ description: 'blank: the document is skipped with reason `empty`' }),
           url: Nullable.String({ maxLength: 4096 }),
           metadata: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
         }),
