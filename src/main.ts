@@ -11,7 +11,8 @@ const READY = 'ready';
 /**
  * Starts the service: configuration, database (migrated), then its role (`--role=` or `ROLE`):
  * `all` (the default) serves HTTP and runs background jobs, `api` serves HTTP only, `worker`
- * runs jobs only. Stops gracefully on SIGTERM/SIGINT.
+ * runs jobs only. Stops gracefully on SIGTERM/SIGINT, and, with `--stop-with-parent` (what
+ * `npm start` passes), when the process that started it is gone.
  */
 async function main(): Promise<void> {
   const config = readConfig();
@@ -35,15 +36,33 @@ function readConfig(): Config {
   }
 }
 
+/**
+ * With `--stop-with-parent`, calls `stop` once this process's parent is gone. `npm start` passes it:
+ * npm passes SIGTERM/SIGINT on to the service and waits for it, but a supervisor that kills npm
+ * outright (or a closed terminal's SIGHUP, which npm does not pass on) would otherwise leave the
+ * service running without it. An orphan is adopted by another process, so its parent id changes.
+ */
+function watchParent(stop: (reason: string) => void): void {
+  if (!process.argv.includes('--stop-with-parent')) return;
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    stop('parent exited');
+  }, 500);
+  timer.unref();
+}
+
 /** One process: opens (and migrates) the database, serves its role, stops gracefully. */
 async function serve(config: Config, logger: Logger): Promise<void> {
   // A stop asked for while still starting is honoured once started, never by dying mid-migration.
   let stopRequested: string | undefined;
-  const requestStop = (signal: string) => {
-    stopRequested = signal;
+  let requestStop = (reason: string) => {
+    stopRequested = reason;
   };
-  process.on('SIGTERM', requestStop);
-  process.on('SIGINT', requestStop);
+  process.on('SIGTERM', () => requestStop('SIGTERM'));
+  process.on('SIGINT', () => requestStop('SIGINT'));
+  watchParent((reason) => requestStop(reason));
   const runtime = await createRuntime(config, { logger: logger.child({ component: 'jobs' }) });
   let app: App | undefined;
   if (config.role !== 'worker') {
@@ -67,10 +86,10 @@ async function serve(config: Config, logger: Logger): Promise<void> {
   process.send?.(READY);
 
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (reason: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'stopping: finishing in-flight requests and jobs');
+    logger.info({ reason }, 'stopping: finishing in-flight requests and jobs');
     const force = setTimeout(() => {
       logger.error('shutdown timed out; exiting');
       process.exit(1);
@@ -88,10 +107,7 @@ async function serve(config: Config, logger: Logger): Promise<void> {
       process.exit(1);
     }
   };
-  process.off('SIGTERM', requestStop);
-  process.off('SIGINT', requestStop);
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  requestStop = (reason) => void stop(reason);
   if (stopRequested !== undefined) await stop(stopRequested);
 }
 
@@ -138,6 +154,7 @@ function superviseApiProcesses(config: Config, logger: Logger): void {
   };
   process.on('SIGTERM', () => stopAll('SIGTERM'));
   process.on('SIGINT', () => stopAll('SIGINT'));
+  watchParent(stopAll);
 }
 
 main().catch((error: unknown) => {

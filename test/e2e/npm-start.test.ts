@@ -1,0 +1,301 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, registerOverHttp } from '../helpers/service-process.js';
+import { testDatabaseKind } from '../helpers/test-database.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const COMPILED_MAIN = path.join(ROOT, 'dist/src/main.js');
+
+interface ProcessIdentity {
+  readonly pid: number;
+  /** Start time in clock ticks since boot: tells a process from a later one given the same pid. */
+  readonly startTime: string;
+  readonly command: string;
+}
+
+/** Every live process's parent and start time, from /proc. */
+function processTable(): Map<number, { ppid: number; startTime: string; command: string }> {
+  const table = new Map<number, { ppid: number; startTime: string; command: string }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // "pid (comm) state ppid …": comm may hold spaces and parentheses, so split after the last ')'.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+      table.set(Number(entry), { ppid: Number(fields[1]), startTime: fields[19] ?? '', command });
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return table;
+}
+
+/** The process and all its descendants, as they are now. */
+function processTree(root: number): ProcessIdentity[] {
+  const table = processTable();
+  const tree: ProcessIdentity[] = [];
+  const pending = [root];
+  while (pending.length > 0) {
+    const pid = pending.pop() as number;
+    const entry = table.get(pid);
+    if (entry !== undefined) tree.push({ pid, startTime: entry.startTime, command: entry.command });
+    for (const [child, { ppid }] of table) if (ppid === pid) pending.push(child);
+  }
+  return tree;
+}
+
+/** Those of `processes` still alive (the same process, not a new one that took its pid). */
+function survivors(processes: readonly ProcessIdentity[]): ProcessIdentity[] {
+  const table = processTable();
+  return processes.filter((entry) => table.get(entry.pid)?.startTime === entry.startTime);
+}
+
+interface NpmStart {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly output: () => string;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const started: NpmStart[] = [];
+
+/** `npm start` in the project, as a user (or a supervisor) runs it; resolves once it answers. */
+async function npmStart(): Promise<NpmStart> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'npm-start-'));
+  let output = '';
+  const child = spawn('npm', ['start'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? tmpdir(),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+    },
+    // Its own process group, so that a failed test can clean up the whole tree.
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (chunk) => {
+    output += String(chunk);
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += String(chunk);
+  });
+  const exited = once(child, 'exit').then(([code, signal]) => {
+    rmSync(dataDir, { recursive: true, force: true });
+    return { code: code as number | null, signal: signal as NodeJS.Signals | null };
+  });
+  const service: NpmStart = { child, url: `http://127.0.0.1:${port}`, output: () => output, exited };
+  started.push(service);
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`npm start exited (${child.exitCode ?? child.signalCode}):\n${output}`);
+    }
+    try {
+      if ((await fetch(`${service.url}/readyz`)).ok) return service;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) throw new Error(`npm start did not become ready:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Whether something accepts connections at `url`. */
+async function listening(url: string): Promise<boolean> {
+  try {
+    await fetch(`${url}/healthz`, { headers: { connection: 'close' } });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return condition();
+}
+
+/** A PUT whose body is half sent; `finish()` sends the rest, `status` is the answer's status. */
+function halfSentRequest(url: string, token: string) {
+  const body = JSON.stringify({
+    chat_id: 'in-flight',
+    messages: [{ role: 'user', content: 'still there?' }],
+  });
+  const request = http.request(`${url}/v1/chats/in-flight`, {
+    method: 'PUT',
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${token}`,
+      'content-length': String(Buffer.byteLength(body)),
+    },
+  });
+  const status = new Promise<number>((resolve, reject) => {
+    request.on('response', (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    request.on('error', reject);
+  });
+  const sent = new Promise<void>((resolve) => request.write(body.slice(0, 10), () => resolve()));
+  return { sent, status, finish: () => request.end(body.slice(10)) };
+}
+
+// Linux only (/proc); once per run: the PostgreSQL pass would build the same dist/ at the same time,
+// and how the process stops does not depend on the database.
+describe.skipIf(!existsSync('/proc/self/stat') || testDatabaseKind() === 'postgres')('npm start', () => {
+  beforeAll(() => {
+    // The first build compiles everything (tens of seconds); every `npm start` below then finds it
+    // up to date.
+    const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, encoding: 'utf8' });
+    expect(build.status, `${build.stdout}${build.stderr}`).toBe(0);
+  }, 300_000);
+
+  afterEach(() => {
+    // Whatever a failed test left behind: npm started in its own process group.
+    for (const service of started.splice(0)) {
+      try {
+        process.kill(-(service.child.pid as number), 'SIGKILL');
+      } catch {
+        // Nothing left.
+      }
+    }
+  });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s to the npm process: in-flight requests are answered, npm exits 0 within 10 s and nothing is left running',
+    async (signal) => {
+      const builtAt = statSync(COMPILED_MAIN).mtimeMs;
+      const service = await npmStart();
+      // A restart with unchanged sources compiles nothing.
+      expect(statSync(COMPILED_MAIN).mtimeMs).toBe(builtAt);
+
+      const token = await registerOverHttp(service.url, `npm-${signal.toLowerCase()}`);
+      const tree = processTree(service.child.pid as number);
+      expect(tree.some((entry) => entry.command.includes('dist/src/main.js'))).toBe(true);
+
+      const inFlight = halfSentRequest(service.url, token);
+      await inFlight.sent;
+      const signalledAt = Date.now();
+      process.kill(service.child.pid as number, signal);
+      // The service stops taking connections, yet the request it was reading is still answered.
+      expect(await waitFor(async () => !(await listening(service.url)), 10_000)).toBe(true);
+      inFlight.finish();
+      expect(await inFlight.status).toBe(201);
+
+      const exit = await service.exited;
+      expect(Date.now() - signalledAt).toBeLessThan(10_000);
+      expect(exit, service.output().slice(-3000)).toEqual({ code: 0, signal: null });
+      expect(service.output()).toContain('stopped cleanly');
+      expect(survivors(tree)).toEqual([]);
+    },
+    180_000,
+  );
+
+  it('stops the service when npm itself is killed outright', async () => {
+    const service = await npmStart();
+    const tree = processTree(service.child.pid as number);
+    process.kill(service.child.pid as number, 'SIGKILL');
+    await service.exited;
+    expect(await waitFor(() => survivors(tree).length === 0, 10_000), service.output().slice(-3000)).toBe(
+      true,
+    );
+    expect(service.output()).toContain('"reason":"parent exited"');
+    expect(service.output()).toContain('stopped cleanly');
+    expect(await listening(service.url)).toBe(false);
+  }, 180_000);
+});
+
+/** A throwaway project with the real build script and configuration, and a couple of small sources. */
+function smallProject(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'build-'));
+  for (const file of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs']) {
+    cpSync(path.join(ROOT, file), path.join(dir, file));
+  }
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  mkdirSync(path.join(dir, 'src/db/migrations'), { recursive: true });
+  writeFileSync(path.join(dir, 'src/db/migrations/0000_first.sql'), 'CREATE TABLE t (id int);\n');
+  writeFileSync(path.join(dir, 'src/greeting.ts'), "export const greeting = 'hello';\n");
+  writeFileSync(
+    path.join(dir, 'src/main.ts'),
+    "import { greeting } from './greeting.js';\n\nconsole.log(greeting);\n",
+  );
+  writeFileSync(path.join(dir, 'src/main.test.ts'), "import './main.js';\n");
+  return dir;
+}
+
+describe('npm run build', () => {
+  let project: string;
+  const build = () => spawnSync('npm', ['run', 'build', '--silent'], { cwd: project, encoding: 'utf8' });
+  const compiled = (file: string) => path.join(project, 'dist/src', file);
+  const run = () => spawnSync(process.execPath, [compiled('main.js')], { encoding: 'utf8' }).stdout;
+
+  beforeAll(() => {
+    project = smallProject();
+  });
+  afterAll(() => {
+    rmSync(project, { recursive: true, force: true });
+  });
+
+  it('compiles only when something changed, and always leaves a complete dist/', () => {
+    expect(build().status).toBe(0);
+    expect(run()).toBe('hello\n');
+    expect(existsSync(path.join(project, 'dist/src/db/migrations/0000_first.sql'))).toBe(true);
+    expect(existsSync(compiled('main.test.js'))).toBe(false);
+
+    // Unchanged sources: nothing is written again.
+    const writtenAt = statSync(compiled('main.js')).mtimeMs;
+    expect(build().status).toBe(0);
+    expect(statSync(compiled('main.js')).mtimeMs).toBe(writtenAt);
+
+    // A changed source is compiled again.
+    writeFileSync(path.join(project, 'src/greeting.ts'), "export const greeting = 'hello again';\n");
+    expect(build().status).toBe(0);
+    expect(run()).toBe('hello again\n');
+
+    // A compiled file removed by hand, or the whole dist/, is compiled again.
+    rmSync(compiled('greeting.js'));
+    expect(build().status).toBe(0);
+    expect(run()).toBe('hello again\n');
+    rmSync(path.join(project, 'dist'), { recursive: true });
+    expect(build().status).toBe(0);
+    expect(run()).toBe('hello again\n');
+    expect(existsSync(path.join(project, 'dist/src/db/migrations/0000_first.sql'))).toBe(true);
+  }, 120_000);
+
+  it('fails with the type error, and keeps failing until it is fixed', () => {
+    writeFileSync(path.join(project, 'src/greeting.ts'), 'export const greeting: number = "not a number";\n');
+    const broken = build();
+    expect(broken.status).not.toBe(0);
+    expect(`${broken.stdout}${broken.stderr}`).toContain("Type 'string' is not assignable to type 'number'");
+    expect(build().status).not.toBe(0);
+    writeFileSync(path.join(project, 'src/greeting.ts'), "export const greeting = 'fixed';\n");
+    expect(build().status).toBe(0);
+    expect(run()).toBe('fixed\n');
+  }, 120_000);
+});
