@@ -17,6 +17,8 @@ import { WebApiSlackMessenger } from './adapters/slack/web-api-slack-messenger.j
 import { WebApiSlackOAuth } from './adapters/slack/web-api-slack-oauth.js';
 import { GuardedHttpsClient } from './adapters/token-endpoint/guarded-https-client.js';
 import type { TokenEndpointClient } from './adapters/token-endpoint/token-endpoint-client.js';
+import { DatabaseUploadStore } from './adapters/upload-store/database-upload-store.js';
+import { DirectoryUploadStore } from './adapters/upload-store/directory-upload-store.js';
 import { ConfluenceClient } from './adapters/wiki/confluence-client.js';
 import type { WikiClient } from './adapters/wiki/wiki-client.js';
 import type { Answerer } from './answering/answerer.js';
@@ -136,9 +138,16 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       ? new EmbeddedStorageMaintenance(database.sql, logger)
       : selfMaintainedStorage;
   storage.start();
+  // The embedded default's one process keeps uploads beside its database; PostgreSQL deployments,
+  // whose API and worker processes may share no disk, in the database.
+  const uploads =
+    location.kind === 'embedded' && location.dataDir !== undefined
+      ? new DirectoryUploadStore(path.join(location.dataDir, 'uploads'))
+      : new DatabaseUploadStore(database.sql);
   const indexing: IndexingDependencies = {
     sql: database.sql,
     storage,
+    uploads,
     secrets,
     drive:
       overrides.drive ??
@@ -198,6 +207,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       databaseKind: database.kind,
       sql: database.sql,
       storage,
+      uploads,
       jobs: queue,
       wiki,
       secrets,

@@ -8,6 +8,7 @@ import { INDEX_DOCUMENTS_JOB } from './jobs/definitions/index-documents.js';
 import { SEND_ACCOUNT_EMAIL_JOB } from './jobs/definitions/send-account-email.js';
 import { forgetOldChatappEvents } from './services/forget-chatapp-events.js';
 import { forgetExpiredAuthRecords } from './services/forget-expired-auth-records.js';
+import { forgetOrphanedUploads } from './services/forget-orphaned-uploads.js';
 import { queueDueWikiSyncs } from './services/sync-wiki.js';
 
 /** How often the worker looks for wiki connectors due a sync. */
@@ -17,7 +18,8 @@ const CLEANUP_MS = 3_600_000;
 
 /**
  * The worker role: runs index jobs, re-embedding, the Slack bot's answers and account e-mails,
- * queues scheduled wiki syncs and forgets old Slack event records and expired sign-in records. Answers a function that stops the schedules
+ * queues scheduled wiki syncs and forgets old Slack event records, expired sign-in records and uploads
+ * no job needs. Answers a function that stops the schedules
  * (the queue itself stops with the runtime).
  */
 export async function startWorker(runtime: Runtime, config: Config, logger: Logger): Promise<() => void> {
@@ -44,6 +46,14 @@ export async function startWorker(runtime: Runtime, config: Config, logger: Logg
   await queue.work(INDEX_DOCUMENTS_JOB);
   await queue.work(ANSWER_CHATAPP_EVENT_JOB);
   await queue.work(SEND_ACCOUNT_EMAIL_JOB);
+  const sweepUploads = () =>
+    forgetOrphanedUploads(deps).then(
+      (removed) => {
+        if (removed > 0) logger.info({ files: removed }, 'uploads no job needs any more deleted');
+      },
+      (error: unknown) => logger.error({ err: error }, 'deleting orphaned uploads failed'),
+    );
+  void sweepUploads();
   const timers = [
     setInterval(() => {
       forgetOldChatappEvents(deps).then(
@@ -55,6 +65,7 @@ export async function startWorker(runtime: Runtime, config: Config, logger: Logg
       forgetExpiredAuthRecords(deps).catch((error: unknown) =>
         logger.error({ err: error }, 'forgetting expired sign-in records failed'),
       );
+      void sweepUploads();
     }, CLEANUP_MS),
   ];
   const interval = config.wiki.syncIntervalMinutes;

@@ -11,6 +11,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Reachable without a bearer token (registration, login, health, docs, Slack's signed calls). */
     public?: boolean;
+    /** The setting that sets the route's body limit, named in its 413. */
+    bodyLimitSetting?: string;
   }
 }
 

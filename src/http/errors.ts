@@ -41,10 +41,13 @@ export function handleError(
     return sendValidation(reply, everyValidationIssue(request, part, fastifyError.validation as never));
   }
   switch (fastifyError.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return reply
-        .code(413)
-        .send({ detail: `Request body is too large (limit ${request.routeOptions.bodyLimit} bytes)` });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': {
+      const setting = request.routeOptions.config.bodyLimitSetting;
+      const limit = describeByteLimit(request.routeOptions.bodyLimit);
+      return reply.code(413).send({
+        detail: `The request body is larger than the ${limit} limit${setting === undefined ? '' : ` (${setting})`}`,
+      });
+    }
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return reply.code(415).send({ detail: 'Unsupported media type: send application/json' });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -137,4 +140,11 @@ export function handleClientError(error: Error & { code?: string }, socket: Sock
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
+}
+
+/** "32 MiB", "512 KiB" or "1000 bytes": a limit as people read it. */
+export function describeByteLimit(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
 }

@@ -1,4 +1,5 @@
 import type { GoogleDrive } from '../adapters/google-drive/google-drive.js';
+import type { UploadStore } from '../adapters/upload-store/upload-store.js';
 import type { WikiClient } from '../adapters/wiki/wiki-client.js';
 import type { SqlConnection } from '../db/sql-connection.js';
 import type { StorageMaintenance } from '../db/storage-maintenance.js';
@@ -36,6 +37,8 @@ export interface IndexingDependencies {
   readonly sql: SqlConnection;
   /** Told how many chunks a replaced or dropped document had, to reclaim their space. */
   readonly storage: StorageMaintenance;
+  /** Where uploaded files wait for their job; each is deleted once its file's outcome is final. */
+  readonly uploads: UploadStore;
   readonly secrets: SecretBox;
   readonly drive: GoogleDrive;
   readonly wiki: WikiClient;

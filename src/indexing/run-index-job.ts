@@ -159,7 +159,9 @@ async function runStartedJob(
     }
     for (const [externalId, retry] of retries) {
       const item = pending.find((candidate) => candidate.externalId === externalId);
-      if (item !== undefined) await recordFinal(deps, source, job, item, exhausted(retry));
+      if (item === undefined) continue;
+      await recordFinal(deps, source, job, item, exhausted(retry));
+      await release(deps, source, job, item);
     }
   }
   await finishJob(sql, jobId, 'completed', null);
@@ -250,9 +252,27 @@ async function indexItem(
   const key = source.fields(job, item);
   // Two jobs of this process holding the same document (overlapping uploads of the same
   // external_id) take turns: the second then finds it stored and unchanged instead of indexing it again.
-  return documentLocksOf(deps).run(`${key.teamId}\u0000${key.source}\u0000${key.externalId}`, () =>
-    indexItemAlone(deps, source, job, item, fetchSlots, signal),
+  const retry = await documentLocksOf(deps).run(
+    `${key.teamId}\u0000${key.source}\u0000${key.externalId}`,
+    () => indexItemAlone(deps, source, job, item, fetchSlots, signal),
   );
+  if (retry === undefined) await release(deps, source, job, item);
+  return retry;
+}
+
+/** The item's outcome is final: its source may drop what it kept for it (a missed one is swept later). */
+async function release(
+  deps: IndexingDependencies,
+  source: IndexSource,
+  job: IndexJobRow,
+  item: IndexJobItemRow,
+): Promise<void> {
+  await source.release?.(item).catch((error: unknown) => {
+    deps.logger.warn(
+      { err: error, jobId: job.id, item: item.externalId },
+      'releasing an indexed file failed',
+    );
+  });
 }
 
 async function indexItemAlone(

@@ -2,6 +2,7 @@ import type { Mailer } from '../adapters/mail/mailer.js';
 import type { SlackMessenger } from '../adapters/slack/slack-messenger.js';
 import type { SlackOAuth } from '../adapters/slack/slack-oauth.js';
 import type { TokenEndpointClient } from '../adapters/token-endpoint/token-endpoint-client.js';
+import type { UploadStore } from '../adapters/upload-store/upload-store.js';
 import type { WikiClient } from '../adapters/wiki/wiki-client.js';
 import type { Answerer } from '../answering/answerer.js';
 import type { Config } from '../config.js';
@@ -27,6 +28,8 @@ export interface ServiceDependencies {
   readonly sql: SqlConnection;
   /** Reclaims deleted documents' space (PGlite; PostgreSQL does it itself). */
   readonly storage: StorageMaintenance;
+  /** Uploaded files, streamed in, until their index job is done with them. */
+  readonly uploads: UploadStore;
   /** Durable background jobs (indexing). */
   readonly jobs: JobQueue;
   /** Checks wiki credentials before a configuration is saved. */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import type { StoredUpload } from '../adapters/upload-store/upload-store.js';
 import type { Caller } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import { titleFromText } from '../indexing/parse/document-title.js';
@@ -22,7 +22,8 @@ export interface UploadedFile {
   readonly fileName: string;
   /** As `assertUploadableFile` resolved it. */
   readonly mimeType: string;
-  readonly bytes: Uint8Array;
+  /** Its bytes, streamed into the upload store as they arrived. */
+  readonly stored: StoredUpload;
   /** The client's title (a `title` form field); else the file's own, else its name. */
   readonly title?: string;
   /** Stored as the document's link. */
@@ -74,35 +75,74 @@ export async function uploadTextDocuments(
   });
 }
 
-/** Queues uploaded files (multipart) for indexing; each file's `external_id` defaults to its name. */
+/**
+ * Stores one uploaded file as it streams in (`onChunk` sees each chunk's size first and may refuse
+ * the request). Files of a request that is then refused are given back with `discardUploads`.
+ */
+export function storeUpload(
+  deps: Pick<ServiceDependencies, 'uploads'>,
+  content: AsyncIterable<Uint8Array>,
+  onChunk: (bytes: number) => void,
+): Promise<StoredUpload> {
+  return deps.uploads.put(content, onChunk);
+}
+
+export async function discardUploads(
+  deps: Pick<ServiceDependencies, 'uploads'>,
+  uploads: readonly StoredUpload[],
+): Promise<void> {
+  await deps.uploads.delete(uploads.map((upload) => upload.key));
+}
+
+/**
+ * Queues stored uploaded files (multipart) for indexing; each file's `external_id` defaults to
+ * its name. The files of a request that is not queued are deleted; a file posted twice under one
+ * `external_id` is kept once (the last).
+ */
 export async function uploadFiles(
   deps: ServiceDependencies,
   caller: Caller,
   files: readonly UploadedFile[],
 ): Promise<QueuedIndexJob> {
-  if (files.length === 0) {
-    throw ServiceError.validation([{ type: 'missing', loc: ['body', 'file'], msg: 'Field required' }]);
-  }
   const byId = new Map(files.map((file) => [file.externalId, file]));
+  const unused = files.filter((file) => byId.get(file.externalId) !== file).map((file) => file.stored);
+  try {
+    if (files.length === 0) {
+      throw ServiceError.validation([{ type: 'missing', loc: ['body', 'file'], msg: 'Field required' }]);
+    }
+    const queued = await queueFiles(deps, caller, [...byId.values()]);
+    await discardUploads(deps, unused);
+    return queued;
+  } catch (error) {
+    await discardUploads(
+      deps,
+      files.map((file) => file.stored),
+    ).catch(() => {});
+    throw error;
+  }
+}
+
+function queueFiles(deps: ServiceDependencies, caller: Caller, files: readonly UploadedFile[]) {
   return queueIndexJob(deps, {
     teamId: caller.teamId,
     connectorId: null,
     kind: 'upload',
     requestedBy: caller.userId,
-    request: { files: [...byId.keys()] },
+    request: { files: files.map((file) => file.externalId) },
     requestHash: null,
     secretsSealed: null,
-    items: [...byId.values()].map((file) => {
-      const payload: UploadPayload & { sha256: string } = {
+    items: files.map((file) => {
+      const payload: UploadPayload = {
         title: file.title?.trim() ?? '',
         fallbackTitle: file.fileName,
         mimeType: file.mimeType,
         fileName: file.fileName,
         url: file.url ?? null,
         metadata: file.metadata ?? {},
-        sha256: createHash('sha256').update(file.bytes).digest('hex'),
+        uploadKey: file.stored.key,
+        sha256: file.stored.sha256,
       };
-      return { externalId: file.externalId, name: file.fileName, payload, content: file.bytes };
+      return { externalId: file.externalId, name: file.fileName, payload };
     }),
   });
 }

@@ -36,4 +36,6 @@ export interface IndexSource {
     stored: StoredDocumentState | undefined,
     signal: AbortSignal,
   ): Promise<FetchedItem>;
+  /** Called once an item's outcome is final: what was kept only for it (an uploaded file) can go. */
+  release?(item: IndexJobItemRow): Promise<void>;
 }

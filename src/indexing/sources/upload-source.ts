@@ -1,4 +1,5 @@
-import type { DocumentFields } from '../../db/repositories/documents.js';
+import { createHash } from 'node:crypto';
+import type { DocumentFields, StoredDocumentState } from '../../db/repositories/documents.js';
 import { type IndexJobItemRow, type IndexJobRow, readItemContent } from '../../db/repositories/index-jobs.js';
 import { FileFailure } from '../document.js';
 import type { IndexingDependencies } from '../indexing-dependencies.js';
@@ -23,6 +24,10 @@ export type UploadPayload = {
   /** Set for uploaded files. */
   readonly mimeType?: string;
   readonly fileName?: string;
+  /** Where an uploaded file waits in the upload store (older payloads: `index_job_items.content`). */
+  readonly uploadKey?: string;
+  /** SHA-256 of an uploaded file's bytes: the same bytes again are unchanged without parsing them. */
+  readonly sha256?: string;
 };
 
 /** JSON documents are read as Markdown: plain text parses the same, and headings are kept. */
@@ -30,7 +35,7 @@ const JSON_TEXT_MIME_TYPE = 'text/markdown';
 
 /** Documents posted to `POST /v1/documents`: already here, nothing to list or download. */
 export class UploadSource implements IndexSource {
-  constructor(private readonly deps: Pick<IndexingDependencies, 'sql'>) {}
+  constructor(private readonly deps: Pick<IndexingDependencies, 'sql' | 'uploads'>) {}
 
   async expand(): Promise<void> {}
 
@@ -44,14 +49,23 @@ export class UploadSource implements IndexSource {
       title: titleOf(payload, item.externalId),
       url: payload.url ?? null,
       mimeType: payload.text === undefined ? fileMimeType(payload) : JSON_TEXT_MIME_TYPE,
-      sourceVersion: null,
+      sourceVersion: uploadVersion(payload),
       sourceModifiedAt: null,
       originId: null,
       metadata: payload.metadata ?? {},
     };
   }
 
-  async fetch(job: IndexJobRow, item: IndexJobItemRow): Promise<FetchedItem> {
+  async release(item: IndexJobItemRow): Promise<void> {
+    const { uploadKey } = item.payload as unknown as UploadPayload;
+    if (uploadKey !== undefined) await this.deps.uploads.delete([uploadKey]);
+  }
+
+  async fetch(
+    job: IndexJobRow,
+    item: IndexJobItemRow,
+    stored: StoredDocumentState | undefined,
+  ): Promise<FetchedItem> {
     const payload = item.payload as unknown as UploadPayload;
     const fields = this.fields(job, item);
     // Without the client's title, one the document gives itself replaces the fallback.
@@ -65,7 +79,18 @@ export class UploadSource implements IndexSource {
         bytes: Buffer.from(payload.text, 'utf8'),
       };
     }
-    const bytes = await readItemContent(this.deps.sql, job.id, item.externalId);
+    // The same bytes under the same titles as the stored document's: nothing to parse or embed again.
+    if (
+      fields.sourceVersion !== null &&
+      stored?.sourceVersion === fields.sourceVersion &&
+      stored.status === 'indexed'
+    ) {
+      return { kind: 'unchanged', fields };
+    }
+    const bytes =
+      payload.uploadKey === undefined
+        ? await readItemContent(this.deps.sql, job.id, item.externalId)
+        : await this.deps.uploads.read(payload.uploadKey);
     if (bytes === undefined) throw new FileFailure('not_found', 'The uploaded file is no longer stored');
     return {
       kind: 'content',
@@ -94,4 +119,15 @@ function titleOf(payload: UploadPayload, externalId: string): string {
 function fileMimeType(payload: UploadPayload): string | null {
   if (payload.mimeType === undefined) return null;
   return resolveMimeType(payload.mimeType, payload.fileName) ?? payload.mimeType;
+}
+
+/**
+ * An uploaded file's version: its bytes with the titles it was posted under (they are part of
+ * what is indexed). JSON documents have none: parsing their text costs little.
+ */
+function uploadVersion(payload: UploadPayload): string | null {
+  if (payload.sha256 === undefined) return null;
+  return createHash('sha256')
+    .update(`${payload.sha256}\u0000${payload.title}\u0000${payload.fallbackTitle ?? ''}`)
+    .digest('hex');
 }

@@ -8,18 +8,23 @@ import { getIndexJob } from '../../../services/get-index-job.js';
 import { listDocuments } from '../../../services/list-documents.js';
 import {
   assertUploadableFile,
+  discardUploads,
+  storeUpload,
   type UploadedFile,
   uploadFiles,
   uploadTextDocuments,
 } from '../../../services/upload-documents.js';
 import { ALSO_MULTIPART, type AppOptions } from '../../app.js';
 import { callerOf } from '../../auth.js';
+import { describeByteLimit } from '../../errors.js';
 import { bearerSecurity, ErrorDetail, Nullable, withErrors } from '../../schema-types.js';
 import { IndexJobView, JobParams, QueuedJobView } from '../shared-schemas.js';
 import { canonicalSource, SourceName } from '../source-filter.js';
 
 /** Most files one multipart upload may carry. */
 export const UPLOAD_MAX_FILES = 20;
+/** Most form fields beside them (four are read; a few spare for clients that send more). */
+const UPLOAD_MAX_FORM_FIELDS = 10;
 
 const DocumentsQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
@@ -64,10 +69,26 @@ const DocumentView = Type.Object({
   title: Type.String(),
   source: Type.String({ description: 'googledrive, wiki or upload' }),
   status: Type.String({
-    description: 'queued | indexing | indexed | skipped | failed (its latest indexing)',
+    description:
+      'What is stored: indexed (searchable, `chunks` of them), indexing (a big document being written), or skipped | failed when nothing is (`reason` says why). The latest job that looked at it is in `last_job`.',
   }),
   reason: Type.Union([Type.String(), Type.Null()]),
   chunks: Type.Integer(),
+  last_job: Type.Union(
+    [
+      Type.Object({
+        id: Type.Union([Type.String(), Type.Null()], { description: 'the job, at GET /v1/jobs/{id}' }),
+        status: Type.String({
+          description: 'indexed | skipped | failed: what that job did with this document',
+        }),
+        reason: Type.Union([Type.String(), Type.Null()], { description: 'unchanged, empty, parse_error, …' }),
+        message: Type.Union([Type.String(), Type.Null()]),
+        at: Type.Union([Type.String(), Type.Null()]),
+      }),
+      Type.Null(),
+    ],
+    { description: 'The outcome of the latest job that looked at this document; null before any' },
+  ),
   url: Type.Union([Type.String(), Type.Null()]),
   connector_id: Type.Union([Type.Integer(), Type.Null()]),
   mime_type: Type.Union([Type.String(), Type.Null()]),
@@ -80,7 +101,13 @@ export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app,
   const { uploadMaxBytes, uploadMaxDocuments } = deps.config.indexing;
   await app.register(multipart, {
     // One byte over the request's limit, so a file that alone passes it is counted, not cut short.
-    limits: { fileSize: uploadMaxBytes + 1, files: UPLOAD_MAX_FILES, fields: 10, fieldSize: 4096 },
+    // `metadata` describes up to UPLOAD_MAX_FILES files: 64 KiB of form field.
+    limits: {
+      fileSize: uploadMaxBytes + 1,
+      files: UPLOAD_MAX_FILES,
+      fields: UPLOAD_MAX_FORM_FIELDS,
+      fieldSize: 64 * 1024,
+    },
   });
 
   const UploadBody = Type.Object(
@@ -107,7 +134,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app,
     '/v1/documents',
     {
       bodyLimit: uploadMaxBytes,
-      config: { swaggerTransform: withMultipartForm },
+      config: { swaggerTransform: withMultipartForm, bodyLimitSetting: 'UPLOAD_MAX_BYTES' },
       schema: {
         tags: ['documents'],
         summary: "Index documents into the caller's team: a JSON batch or uploaded files",
@@ -121,10 +148,9 @@ export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app,
     async (request, reply) => {
       const caller = callerOf(request);
       if (request.isMultipart()) {
-        let files: Omit<UploadedFile, 'externalId'>[];
-        let externalId: string | undefined;
+        let received: Awaited<ReturnType<typeof readMultipartUpload>>;
         try {
-          ({ files, externalId } = await readMultipartUpload(request.parts(), uploadMaxBytes));
+          received = await readMultipartUpload(deps, request.parts(), uploadMaxBytes);
         } catch (error) {
           // The refusal goes out at once. What the client still sends is read and dropped, never
           // kept (REQUEST_TIMEOUT_MS bounds how long), so it can read the answer instead of
@@ -133,11 +159,17 @@ export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app,
           request.raw.resume();
           throw error;
         }
-        const named = files.map((file) => ({
-          ...file,
-          externalId: files.length === 1 && externalId !== undefined ? externalId : file.fileName,
-        }));
-        return reply.code(202).send(await uploadFiles(deps, caller, named));
+        let described: UploadedFile[];
+        try {
+          described = describeFiles(received.files, received.fields);
+        } catch (error) {
+          await discardUploads(
+            deps,
+            received.files.map((file) => file.stored),
+          );
+          throw error;
+        }
+        return reply.code(202).send(await uploadFiles(deps, caller, described));
       }
       if (request.body === undefined || request.body === null) {
         throw ServiceError.validation([{ type: 'missing', loc: ['body'], msg: 'Field required' }]);
@@ -208,39 +240,152 @@ export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app,
   );
 };
 
+/** The form fields a multipart upload may carry beside its files. */
+interface UploadFormFields {
+  externalId?: string;
+  title?: string;
+  url?: string;
+  /** Per file name: `title`, `url`, `external_id` and `metadata` for that file. */
+  perFile?: Record<string, unknown>;
+}
+
 /**
- * Reads a multipart upload part by part, counting bytes across all its files as they stream in:
- * 413 as soon as the total passes `maxBytes`, 415 for a file of a type no parser reads before
- * any of its bytes are read. Nothing is stored until the whole request is known to be good.
+ * Reads a multipart upload part by part, streaming each file into the upload store while counting
+ * bytes across all its files: 413 as soon as the total passes `maxBytes`, 415 for a file of a type
+ * no parser reads before any of its bytes are read. A refused request keeps nothing stored.
  */
 async function readMultipartUpload(
+  deps: AppOptions['deps'],
   parts: AsyncIterableIterator<Multipart>,
   maxBytes: number,
-): Promise<{ files: Omit<UploadedFile, 'externalId'>[]; externalId: string | undefined }> {
+): Promise<{ files: Omit<UploadedFile, 'externalId'>[]; fields: UploadFormFields }> {
   const files: Omit<UploadedFile, 'externalId'>[] = [];
-  let externalId: string | undefined;
+  const fields: UploadFormFields = {};
   let total = 0;
   const tooLarge = () =>
     new ServiceError(
       'payload_too_large',
-      `The upload is larger than ${maxBytes} bytes in all (UPLOAD_MAX_BYTES): send fewer or smaller files per request`,
+      files.length === 0
+        ? `The file is larger than the ${describeByteLimit(maxBytes)} limit (UPLOAD_MAX_BYTES)`
+        : `The files are larger than the ${describeByteLimit(maxBytes)} limit (UPLOAD_MAX_BYTES) together: send fewer or smaller files per request`,
     );
-  for await (const part of parts) {
-    if (part.type !== 'file') {
-      if (part.fieldname === 'external_id' && typeof part.value === 'string' && part.value !== '') {
-        externalId = part.value;
+  try {
+    for await (const part of parts) {
+      if (part.type !== 'file') {
+        readFormField(fields, part.fieldname, typeof part.value === 'string' ? part.value : '');
+        continue;
       }
-      continue;
+      const mimeType = assertUploadableFile(part.filename, part.mimetype);
+      const stored = await storeUpload(deps, part.file, (bytes) => {
+        total += bytes;
+        if (total > maxBytes) throw tooLarge();
+      });
+      files.push({ fileName: part.filename, mimeType, stored });
+      if (part.file.truncated) throw tooLarge();
     }
-    assertUploadableFile(part.filename, part.mimetype);
-    const chunks: Buffer[] = [];
-    for await (const chunk of part.file as AsyncIterable<Buffer>) {
-      total += chunk.length;
-      if (total > maxBytes) throw tooLarge();
-      chunks.push(chunk);
+  } catch (error) {
+    await discardUploads(
+      deps,
+      files.map((file) => file.stored),
+    ).catch(() => {});
+    const { code } = error as { code?: unknown };
+    if (code === 'FST_FILES_LIMIT') {
+      throw new ServiceError('payload_too_large', `At most ${UPLOAD_MAX_FILES} files per request`);
     }
-    if (part.file.truncated) throw tooLarge();
-    files.push({ fileName: part.filename, mimeType: part.mimetype, bytes: Buffer.concat(chunks) });
+    if (code === 'FST_FIELDS_LIMIT') {
+      throw new ServiceError(
+        'payload_too_large',
+        `At most ${UPLOAD_MAX_FORM_FIELDS} form fields per request (external_id, title, url, metadata)`,
+      );
+    }
+    throw error;
   }
-  return { files, externalId };
+  return { files, fields };
+}
+
+function readFormField(fields: UploadFormFields, name: string, value: string): void {
+  if (value === '') return;
+  if (name === 'external_id') fields.externalId = value;
+  else if (name === 'title') fields.title = value;
+  else if (name === 'url') fields.url = value;
+  else if (name === 'metadata') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw ServiceError.validation([
+        {
+          type: 'json_invalid',
+          loc: ['body', 'metadata'],
+          msg: 'metadata must be a JSON object keyed by file name: {"a.pdf": {"title": "…", "url": "…", "metadata": {…}}}',
+        },
+      ]);
+    }
+    fields.perFile = parsed as Record<string, unknown>;
+  }
+}
+
+/**
+ * Each file's external_id, title, url and metadata: a `metadata` form entry for its name, else (for
+ * a single file) the request's own `external_id`, `title` and `url` fields, else its file name.
+ */
+function describeFiles(
+  files: readonly Omit<UploadedFile, 'externalId'>[],
+  fields: UploadFormFields,
+): UploadedFile[] {
+  const issues: { type: string; loc: (string | number)[]; msg: string }[] = [];
+  const described = files.map((file) => {
+    const single = files.length === 1;
+    const own = fields.perFile?.[file.fileName];
+    const entry =
+      own !== null && typeof own === 'object' && !Array.isArray(own) ? (own as Record<string, unknown>) : {};
+    if (own !== undefined && entry !== own) {
+      issues.push({
+        type: 'dict_type',
+        loc: ['body', 'metadata', file.fileName],
+        msg: 'Input should be a valid dictionary',
+      });
+    }
+    const text = (key: string, fallback: string | undefined) => {
+      const value = entry[key];
+      if (value === undefined || value === null) return fallback;
+      if (typeof value !== 'string') {
+        issues.push({
+          type: 'string_type',
+          loc: ['body', 'metadata', file.fileName, key],
+          msg: 'Input should be a valid string',
+        });
+        return fallback;
+      }
+      return value;
+    };
+    const metadata = entry.metadata;
+    if (
+      metadata !== undefined &&
+      (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata))
+    ) {
+      issues.push({
+        type: 'dict_type',
+        loc: ['body', 'metadata', file.fileName, 'metadata'],
+        msg: 'Input should be a valid dictionary',
+      });
+    }
+    const externalId = text('external_id', single ? fields.externalId : undefined) ?? file.fileName;
+    const title = text('title', single ? fields.title : undefined);
+    const url = text('url', single ? fields.url : undefined);
+    return {
+      ...file,
+      externalId,
+      ...(title === undefined ? {} : { title }),
+      ...(url === undefined ? {} : { url }),
+      ...(metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata)
+        ? { metadata: metadata as Record<string, unknown> }
+        : {}),
+    };
+  });
+  if (issues.length > 0) throw ServiceError.validation(issues);
+  return described;
 }

@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corruptPdf, FIXTURE_FILES } from '../../../../test/fixtures/documents.js';
+import { multipart } from '../../../../test/helpers/multipart-body.js';
 import {
   bearer,
   registerUser,
@@ -10,27 +11,6 @@ import {
 } from '../../../../test/helpers/test-app.js';
 
 type Registered = Awaited<ReturnType<typeof registerUser>>;
-
-/** A multipart/form-data body, built by hand as a browser would send it. */
-function multipart(
-  parts: { name: string; fileName?: string; type?: string; content: Uint8Array | string }[],
-) {
-  const boundary = `----test${Math.random().toString(16).slice(2)}`;
-  const pieces: Buffer[] = [];
-  for (const part of parts) {
-    const disposition =
-      part.fileName === undefined
-        ? `form-data; name="${part.name}"`
-        : `form-data; name="${part.name}"; filename="${part.fileName}"`;
-    const headers = [`Content-Disposition: ${disposition}`];
-    if (part.type !== undefined) headers.push(`Content-Type: ${part.type}`);
-    pieces.push(Buffer.from(`--${boundary}\r\n${headers.join('\r\n')}\r\n\r\n`));
-    pieces.push(Buffer.from(part.content));
-    pieces.push(Buffer.from('\r\n'));
-  }
-  pieces.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(pieces), contentType: `multipart/form-data; boundary=${boundary}` };
-}
 
 describe('/v1/documents', () => {
   let testApp: TestApp;

@@ -3,6 +3,7 @@
 import { Document, HeadingLevel, Packer, Paragraph } from 'docx';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatePdf } from '../../../../test/fixtures/documents.js';
+import { multipart } from '../../../../test/helpers/multipart-body.js';
 import {
   bearer,
   registerUser,
@@ -21,27 +22,6 @@ interface ListedDocument {
   chunks: number;
   url: string | null;
   mime_type: string | null;
-}
-
-/** A multipart/form-data body; a part without `type` goes without a Content-Type header. */
-function multipart(
-  parts: { name: string; fileName?: string; type?: string; content: Uint8Array | string }[],
-) {
-  const boundary = `----titles${Math.random().toString(16).slice(2)}`;
-  const pieces: Buffer[] = [];
-  for (const part of parts) {
-    const disposition =
-      part.fileName === undefined
-        ? `form-data; name="${part.name}"`
-        : `form-data; name="${part.name}"; filename="${part.fileName}"`;
-    const headers = [`Content-Disposition: ${disposition}`];
-    if (part.type !== undefined) headers.push(`Content-Type: ${part.type}`);
-    pieces.push(Buffer.from(`--${boundary}\r\n${headers.join('\r\n')}\r\n\r\n`));
-    pieces.push(Buffer.from(part.content));
-    pieces.push(Buffer.from('\r\n'));
-  }
-  pieces.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(pieces), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
 describe('POST /v1/documents: titles, empty texts and untyped files', () => {
