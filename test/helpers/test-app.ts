@@ -174,3 +174,17 @@ export async function uploadDocuments(
   const { result_id: id } = response.json() as { result_id: string };
   return waitForJob(app, token, `/v1/documents/jobs/${id}`, timeoutMs);
 }
+
+/** A team's document's chunk texts in order, read from the database. */
+export async function storedChunkTexts(
+  testApp: TestApp,
+  teamId: number,
+  externalId: string,
+): Promise<string[]> {
+  const { rows } = await testApp.runtime.deps.sql.executeSql(
+    `SELECT c.text FROM chunks c JOIN documents d ON d.id = c.document_id
+     WHERE d.team_id = $1 AND d.external_id = $2 ORDER BY c.position`,
+    [teamId, externalId],
+  );
+  return rows.map((row) => String(row.text));
+}

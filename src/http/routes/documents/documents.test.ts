@@ -6,6 +6,7 @@ import {
   bearer,
   registerUser,
   startTestApp,
+  storedChunkTexts,
   type TestApp,
   waitForJob,
 } from '../../../../test/helpers/test-app.js';
@@ -52,14 +53,8 @@ describe('/v1/documents', () => {
     };
   }
 
-  async function chunkTexts(externalId: string, teamId = user.teamId) {
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
-      `SELECT c.text FROM chunks c JOIN documents d ON d.id = c.document_id
-       WHERE d.team_id = $1 AND d.external_id = $2 ORDER BY c.position`,
-      [teamId, externalId],
-    );
-    return rows.map((row) => String(row.text));
-  }
+  const chunkTexts = (externalId: string, teamId = user.teamId) =>
+    storedChunkTexts(testApp, teamId, externalId);
 
   it('indexes a JSON batch into the caller team, lists it, and replaces a re-posted external_id', async () => {
     const job = await upload([

@@ -8,6 +8,7 @@ import {
   bearer,
   registerUser,
   startTestApp,
+  storedChunkTexts,
   type TestApp,
   waitForJob,
 } from '../../../../test/helpers/test-app.js';
@@ -73,14 +74,7 @@ describe('POST /v1/documents: titles, empty texts and untyped files', () => {
     return Object.fromEntries(listed.map((document) => [document.external_id, document]));
   }
 
-  async function chunkTexts(externalId: string): Promise<string[]> {
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
-      `SELECT c.text FROM chunks c JOIN documents d ON d.id = c.document_id
-       WHERE d.team_id = $1 AND d.external_id = $2 ORDER BY c.position`,
-      [user.teamId, externalId],
-    );
-    return rows.map((row) => String(row.text));
-  }
+  const chunkTexts = (externalId: string) => storedChunkTexts(testApp, user.teamId, externalId);
 
   it('indexes a batch whose records lack titles or texts: the rest indexed, blank texts skipped as empty', async () => {
     const job = await uploadJson([
