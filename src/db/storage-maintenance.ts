@@ -40,7 +40,7 @@ export interface EmbeddedMaintenanceSettings {
 }
 
 export const EMBEDDED_MAINTENANCE_DEFAULTS: EmbeddedMaintenanceSettings = {
-  walBytesPerCheckpoint: 64 * 1024 * 1024,
+  walBytesPerCheckpoint: 128 * 1024 * 1024,
   deletedChunksPerVacuum: 1000,
   intervalMs: 5000,
   quietMs: 3000,

@@ -11,7 +11,7 @@ import { chunkDocument } from './chunk.js';
 import { contentHash } from './content-hash.js';
 import { FileFailure } from './document.js';
 import { parseDocument } from './parse/parse-document.js';
-import { PARSE_POOL_TEST_MIME_TYPE, ParsePool } from './parse-pool.js';
+import { CHUNKS_PER_MESSAGE, PARSE_POOL_TEST_MIME_TYPE, ParsePool } from './parse-pool.js';
 
 const encode = (text: string) => new TextEncoder().encode(text);
 const command = (text: string) => ({
@@ -89,6 +89,19 @@ describe('ParsePool', () => {
     expect(elapsed).toBeGreaterThan(300);
     expect(ticks).toBeGreaterThan(elapsed / 50);
     expect(longestGap).toBeLessThan(Math.max(150, elapsed / 4));
+  });
+
+  it("hands back a big document's chunks in order and whole, though they come in several messages", async () => {
+    const pool = createPool({ threads: 1 });
+    const bytes = largeMarkdown(600);
+    const expected = chunkDocument(await parseDocument({ mimeType: 'text/markdown', bytes: bytes.slice() }));
+    expect(expected.length).toBeGreaterThan(CHUNKS_PER_MESSAGE * 2);
+    const result = await pool.parse({ mimeType: 'text/markdown', bytes, title: 'Big' });
+    expect(result.chunks).toEqual(expected);
+    expect(result.contentHash).toBe(contentHash('Big', expected));
+    // The next file on the same thread starts from nothing.
+    const small = await pool.parse({ mimeType: 'text/plain', bytes: encode('one line'), title: 'Small' });
+    expect(small.chunks.map((chunk) => chunk.text)).toEqual(['one line']);
   });
 
   it('re-creates FileFailure with its reason and message, and other errors with their message', async () => {

@@ -80,8 +80,16 @@ export type SerializedError =
   | { readonly kind: 'file_failure'; readonly reason: FileReason; readonly message: string }
   | { readonly kind: 'error'; readonly name: string; readonly message: string; readonly stack?: string };
 
+/**
+ * Chunks per `chunks` message: a big file's chunks come in parts, each read (deserialised) on the
+ * main thread in a turn of its own, instead of one message that held it for most of a second.
+ */
+export const CHUNKS_PER_MESSAGE = 500;
+
 export type WorkerReply =
   | { readonly type: 'ready' }
+  /** Chunks of the request's result, in order, before its `result` (whose `chunks` come last). */
+  | { readonly type: 'chunks'; readonly id: number; readonly chunks: Chunk[] }
   | { readonly type: 'result'; readonly id: number; readonly result: ParseResult }
   | { readonly type: 'failure'; readonly id: number; readonly error: SerializedError }
   /** The request's parse holds more memory outside the heap than allowed: stop it. */
@@ -103,6 +111,8 @@ interface Slot {
   error: Error | undefined;
   /** Fails the running job once its parse time is up. */
   deadline: NodeJS.Timeout | undefined;
+  /** The running job's chunks received so far (`chunks` messages). */
+  received: Chunk[];
 }
 
 /**
@@ -200,6 +210,7 @@ export class ParsePool {
 
   #run(slot: Slot, job: Job): void {
     slot.job = job;
+    slot.received = [];
     slot.worker.ref();
     const { bytes } = job.request;
     // Transferring moves the buffer instead of copying it; a view into a larger (or shared)
@@ -279,7 +290,14 @@ export class ParsePool {
       ? new Worker(typeScriptBootstrap(url), { ...options, eval: true })
       : new Worker(url, options);
     worker.unref();
-    const slot: Slot = { worker, job: undefined, ready: false, error: undefined, deadline: undefined };
+    const slot: Slot = {
+      worker,
+      job: undefined,
+      ready: false,
+      error: undefined,
+      deadline: undefined,
+      received: [],
+    };
     this.#slots.add(slot);
     worker.on('message', (reply: WorkerReply) => this.#onReply(slot, reply));
     worker.on('messageerror', (error) => this.#finish(slot, undefined, error));
@@ -297,8 +315,15 @@ export class ParsePool {
       return;
     }
     if (slot.job?.id !== reply.id) return;
-    if (reply.type === 'result') this.#finish(slot, reply.result, undefined);
-    else if (reply.type === 'failure') this.#finish(slot, undefined, deserializeError(reply.error));
+    if (reply.type === 'chunks') {
+      for (const chunk of reply.chunks) slot.received.push(chunk);
+      return;
+    }
+    if (reply.type === 'result') {
+      const chunks =
+        slot.received.length === 0 ? reply.result.chunks : slot.received.concat(reply.result.chunks);
+      this.#finish(slot, { ...reply.result, chunks }, undefined);
+    } else if (reply.type === 'failure') this.#finish(slot, undefined, deserializeError(reply.error));
     else {
       const held = Math.round(reply.bytes / MIB);
       const failure = new FileFailure(
@@ -314,6 +339,7 @@ export class ParsePool {
     const job = slot.job;
     if (job === undefined) return;
     slot.job = undefined;
+    slot.received = [];
     clearTimeout(slot.deadline);
     slot.worker.unref();
     if (result !== undefined) job.resolve(result);

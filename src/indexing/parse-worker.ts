@@ -5,6 +5,7 @@ import { contentHash } from './content-hash.js';
 import { FileFailure } from './document.js';
 import { parseDocument } from './parse/parse-document.js';
 import {
+  CHUNKS_PER_MESSAGE,
   PARSE_POOL_TEST_MIME_TYPE,
   type ParseRequest,
   type ParseResult,
@@ -39,7 +40,17 @@ async function handle({ id, request }: WorkerRequest): Promise<void> {
       enableTestRequests && request.mimeType === PARSE_POOL_TEST_MIME_TYPE
         ? await runTestRequest(new TextDecoder().decode(request.bytes))
         : await parseAndChunk(request);
-    reply = { type: 'result', id, result };
+    // All but the last part of the chunks go ahead in messages of their own (see CHUNKS_PER_MESSAGE).
+    const { chunks } = result;
+    let sent = 0;
+    for (; chunks.length - sent > CHUNKS_PER_MESSAGE; sent += CHUNKS_PER_MESSAGE) {
+      port.postMessage({
+        type: 'chunks',
+        id,
+        chunks: chunks.slice(sent, sent + CHUNKS_PER_MESSAGE),
+      } satisfies WorkerReply);
+    }
+    reply = { type: 'result', id, result: { ...result, chunks: sent === 0 ? chunks : chunks.slice(sent) } };
   } catch (error) {
     reply = { type: 'failure', id, error: serializeError(error) };
   } finally {

@@ -79,9 +79,9 @@ export interface DocumentJobOutcome {
 
 /**
  * Documents of at most this many chunks are replaced in one transaction: readers see the old
- * chunks or the new ones, never both and never none. A bigger one is written in transactions of
- * at most this many chunks, so that no write holds PGlite's one connection for long: while it is
- * being replaced its status is `indexing`, and search finds the part stored so far.
+ * chunks or the new ones, never both and never none. A bigger one is written a statement at a
+ * time, so that no write holds PGlite's one connection for long: while it is being replaced its
+ * status is `indexing`, and search finds the part stored so far.
  */
 export const ATOMIC_REPLACE_CHUNKS = 200;
 
@@ -172,7 +172,7 @@ export interface ReplaceOptions {
 
 /**
  * Replaces a document's chunks (and their vectors). Up to ATOMIC_REPLACE_CHUNKS chunks, in one
- * transaction; beyond, in bounded ones (see ATOMIC_REPLACE_CHUNKS), the document marked
+ * transaction; beyond, a short statement at a time (see ATOMIC_REPLACE_CHUNKS), the document marked
  * `indexing` without a content hash until the last, so a crash midway leaves it to be indexed
  * again, never taken for complete. Either way `within` runs in the transaction that completes it,
  * so a crash cannot leave the document stored but its item pending.
@@ -205,13 +205,10 @@ export async function replaceDocument(
   );
   const documentId = Number(rows[0]?.id);
   await deleteChunksInBatches(connection, documentId);
-  for (let start = 0; start < chunks.length; ) {
-    const end = Math.min(chunks.length, start + ATOMIC_REPLACE_CHUNKS);
-    await connection.transaction((transaction) =>
-      insertChunks(transaction, sizer, documentId, fields, chunks, embeddings, start, end),
-    );
-    start = end;
-  }
+  // Each statement commits on its own: the document is incomplete (no content hash) until the
+  // last transaction below, and an attempt cut short starts it over, so nothing is gained by
+  // holding the connection for several statements.
+  await insertChunks(connection, sizer, documentId, fields, chunks, embeddings, 0, chunks.length);
   return connection.transaction(async (transaction) => {
     await upsertIndexed(transaction, fields, contentHash, chunks.length, options.jobId);
     await options.within?.(transaction, documentId);
