@@ -186,7 +186,9 @@ export async function replaceDocument(
   options: ReplaceOptions = {},
 ): Promise<number> {
   const sizer = chunkStatementSizer(connection);
-  if (chunks.length <= ATOMIC_REPLACE_CHUNKS) {
+  // Deleting a big document's old chunks is a long write too, whatever replaces them.
+  const stored = await findDocumentState(connection, fields);
+  if (chunks.length <= ATOMIC_REPLACE_CHUNKS && (stored?.chunkCount ?? 0) <= ATOMIC_REPLACE_CHUNKS) {
     return connection.transaction(async (transaction) => {
       const documentId = await upsertIndexed(transaction, fields, contentHash, chunks.length, options.jobId);
       await transaction.executeSql('DELETE FROM chunks WHERE document_id = $1', [documentId]);
