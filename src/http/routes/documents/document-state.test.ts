@@ -106,7 +106,7 @@ describe('documents: what is stored, and what the last job did', () => {
       title: `Note ${index}`,
       text: `Meeting note ${index}: the quarterly planning moved to room ${index + 100}.`,
     }));
-    const [one, two] = await Promise.all(
+    const responses = await Promise.all(
       [0, 1].map(() =>
         testApp.app.inject({
           method: 'POST',
@@ -117,9 +117,9 @@ describe('documents: what is stored, and what the last job did', () => {
       ),
     );
     const jobs = await Promise.all(
-      [one, two].map((response) => {
-        expect(response?.statusCode).toBe(202);
-        const { result_id: id } = response?.json() as { result_id: string };
+      responses.map((response) => {
+        expect(response.statusCode).toBe(202);
+        const { result_id: id } = response.json() as { result_id: string };
         return waitForJob(testApp.app, token, `/v1/documents/jobs/${id}`);
       }),
     );
