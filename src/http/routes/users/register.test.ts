@@ -344,6 +344,6 @@ describe('POST /v2/users/register', () => {
   it('answers a body over the limit with 413', async () => {
     const response = await post(registration({ name: 'x'.repeat(1024 * 1024 + 10) }));
     expect(response.statusCode).toBe(413);
-    expect(response.json().detail).toMatch(/too large/);
+    expect(response.json().detail).toBe('The request body is larger than the 1 MiB limit');
   });
 });
