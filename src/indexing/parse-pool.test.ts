@@ -104,6 +104,18 @@ describe('ParsePool', () => {
     expect(small.chunks.map((chunk) => chunk.text)).toEqual(['one line']);
   });
 
+  it('replaces a thread once it has parsed a big file, and keeps it after small ones', async () => {
+    const pool = createPool({ threads: 1, enableTestRequests: true });
+    const first = (await pool.parse(command('thread-id'))).title;
+    await pool.parse({ mimeType: 'text/plain', bytes: encode('a small file'), title: 'Small' });
+    expect((await pool.parse(command('thread-id'))).title).toBe(first);
+    const bytes = largeMarkdown(600);
+    expect(bytes.byteLength).toBeGreaterThan(4 * 1024 * 1024);
+    await pool.parse({ mimeType: 'text/markdown', bytes, title: 'Big' });
+    // Its heap held the big parse: a new thread serves the next file.
+    expect((await pool.parse(command('thread-id'))).title).not.toBe(first);
+  });
+
   it('re-creates FileFailure with its reason and message, and other errors with their message', async () => {
     const pool = createPool({ threads: 2, enableTestRequests: true });
     const corrupt = pool.parse({ mimeType: 'application/pdf', bytes: corruptPdf(), title: 'broken' });

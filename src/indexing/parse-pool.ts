@@ -86,6 +86,13 @@ export type SerializedError =
  */
 export const CHUNKS_PER_MESSAGE = 500;
 
+/**
+ * A file at least this big leaves its thread's heap hundreds of MiB large (30 MiB of Markdown:
+ * about 400 MiB): the thread is replaced once it is parsed, so that memory goes back at once
+ * instead of staying beside the main thread's while the file is stored.
+ */
+const RECYCLE_AFTER_BYTES = 4 * 1024 * 1024;
+
 export type WorkerReply =
   | { readonly type: 'ready' }
   /** Chunks of the request's result, in order, before its `result` (whose `chunks` come last). */
@@ -113,6 +120,8 @@ interface Slot {
   deadline: NodeJS.Timeout | undefined;
   /** The running job's chunks received so far (`chunks` messages). */
   received: Chunk[];
+  /** The running job's file is big: its thread is replaced once done (see RECYCLE_AFTER_BYTES). */
+  recycle: boolean;
 }
 
 /**
@@ -223,6 +232,7 @@ export class ParsePool {
       bytes.byteLength === bytes.buffer.byteLength
         ? bytes
         : new Uint8Array(bytes);
+    slot.recycle = owned.byteLength >= RECYCLE_AFTER_BYTES;
     const message: WorkerRequest = { id: job.id, request: { ...job.request, bytes: owned } };
     try {
       slot.worker.postMessage(message, [owned.buffer as ArrayBuffer]);
@@ -297,6 +307,7 @@ export class ParsePool {
       error: undefined,
       deadline: undefined,
       received: [],
+      recycle: false,
     };
     this.#slots.add(slot);
     worker.on('message', (reply: WorkerReply) => this.#onReply(slot, reply));
@@ -342,6 +353,11 @@ export class ParsePool {
     slot.received = [];
     clearTimeout(slot.deadline);
     slot.worker.unref();
+    if (slot.recycle) {
+      // The thread's heap grew to hold a big file's parse; an idle thread may never collect it.
+      this.#slots.delete(slot);
+      void slot.worker.terminate();
+    }
     if (result !== undefined) job.resolve(result);
     else job.reject(error);
     this.#dispatch();

@@ -322,13 +322,17 @@ async function indexItemAlone(
       await markUnchanged(deps, job, item, stored.id, stored.chunkCount, fields);
       return undefined;
     }
+    // The contextual text is made when a statement (or the embedder) reads it: a big file's
+    // tens of thousands of chunks would otherwise hold a second copy of its text throughout.
     const chunks: ChunkToStore[] = parsed.chunks.map((chunk) => ({
       position: chunk.position,
       text: chunk.text,
       headingPath: chunk.headingPath,
       pageLabels: chunk.pageLabels,
       tokenCount: chunk.tokenCount,
-      contextualText: contextualText(fields.title, chunk),
+      get contextualText() {
+        return contextualText(fields.title, chunk);
+      },
     }));
     const embeddings =
       deps.embedder === undefined

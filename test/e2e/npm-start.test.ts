@@ -141,7 +141,12 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: n
   return condition();
 }
 
-/** A PUT whose body is half sent; `finish()` sends the rest, `status` is the answer's status. */
+/**
+ * A PUT whose body is half sent; `finish()` sends the rest, `status` is the answer's status.
+ * `sent` resolves once the server has taken the request up (its 100 Continue, sent when the
+ * headers are routed), not merely once the bytes left this side: a signal sent before that would
+ * find a request the server had not begun, which it may refuse with 503 while stopping.
+ */
 function halfSentRequest(url: string, token: string) {
   const body = JSON.stringify({
     chat_id: 'in-flight',
@@ -153,6 +158,7 @@ function halfSentRequest(url: string, token: string) {
       'content-type': 'application/json',
       authorization: `Bearer ${token}`,
       'content-length': String(Buffer.byteLength(body)),
+      expect: '100-continue',
     },
   });
   const status = new Promise<number>((resolve, reject) => {
@@ -162,7 +168,10 @@ function halfSentRequest(url: string, token: string) {
     });
     request.on('error', reject);
   });
-  const sent = new Promise<void>((resolve) => request.write(body.slice(0, 10), () => resolve()));
+  const sent = new Promise<void>((resolve) => {
+    request.on('continue', () => request.write(body.slice(0, 10), () => resolve()));
+    request.flushHeaders();
+  });
   return { sent, status, finish: () => request.end(body.slice(10)) };
 }
 
