@@ -341,6 +341,7 @@ async function indexItemAlone(
     signal.throwIfAborted();
     await replaceDocument(sql, fields, parsed.contentHash, chunks, embeddings, {
       jobId: job.id,
+      storedChunks: stored?.chunkCount ?? 0,
       within: (transaction, documentId) =>
         setItemOutcome(transaction, job.id, item.externalId, {
           status: 'indexed',

@@ -166,6 +166,8 @@ export function postingImpactSql(frequency: string, length: string): string {
 export interface ReplaceOptions {
   /** The job storing it: recorded as the document's last job, outcome `indexed`. */
   readonly jobId?: string | null;
+  /** Chunks the document has now, as the caller found it (`findDocumentState`); none when new. */
+  readonly storedChunks?: number;
   /** Runs in the transaction that makes the new chunks the document's (the job item's outcome). */
   readonly within?: (transaction: SqlExecutor, documentId: number) => Promise<void>;
 }
@@ -187,12 +189,11 @@ export async function replaceDocument(
 ): Promise<number> {
   const sizer = chunkStatementSizer(connection);
   // Deleting a big document's old chunks is a long write too, whatever replaces them.
-  const stored = await findDocumentState(connection, fields);
-  if (chunks.length <= ATOMIC_REPLACE_CHUNKS && (stored?.chunkCount ?? 0) <= ATOMIC_REPLACE_CHUNKS) {
+  if (chunks.length <= ATOMIC_REPLACE_CHUNKS && (options.storedChunks ?? 0) <= ATOMIC_REPLACE_CHUNKS) {
     return connection.transaction(async (transaction) => {
       const documentId = await upsertIndexed(transaction, fields, contentHash, chunks.length, options.jobId);
       await transaction.executeSql('DELETE FROM chunks WHERE document_id = $1', [documentId]);
-      await insertChunks(transaction, sizer, documentId, fields, chunks, embeddings, 0, chunks.length);
+      await insertChunks(transaction, sizer, documentId, fields, chunks, embeddings);
       await options.within?.(transaction, documentId);
       return documentId;
     });
@@ -210,7 +211,7 @@ export async function replaceDocument(
   // Each statement commits on its own: the document is incomplete (no content hash) until the
   // last transaction below, and an attempt cut short starts it over, so nothing is gained by
   // holding the connection for several statements.
-  await insertChunks(connection, sizer, documentId, fields, chunks, embeddings, 0, chunks.length);
+  await insertChunks(connection, sizer, documentId, fields, chunks, embeddings);
   return connection.transaction(async (transaction) => {
     await upsertIndexed(transaction, fields, contentHash, chunks.length, options.jobId);
     await options.within?.(transaction, documentId);
@@ -236,7 +237,7 @@ async function upsertIndexed(
   return Number(rows[0]?.id);
 }
 
-/** Inserts chunks[start, end) with their postings (and vectors), in statements `sizer` sizes. */
+/** Inserts the chunks with their postings (and vectors), in statements `sizer` sizes. */
 async function insertChunks(
   db: SqlExecutor,
   sizer: StatementSizer,
@@ -244,11 +245,9 @@ async function insertChunks(
   fields: DocumentFields,
   chunks: readonly ChunkToStore[],
   embeddings: EmbeddingsToStore | undefined,
-  start: number,
-  end: number,
 ): Promise<void> {
-  for (let from = start; from < end; ) {
-    const to = Math.min(end, from + sizer.next);
+  for (let from = 0; from < chunks.length; ) {
+    const to = Math.min(chunks.length, from + sizer.next);
     const slice = chunks.slice(from, to);
     const began = performance.now();
     const inserted = await db.executeSql(

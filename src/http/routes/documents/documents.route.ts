@@ -1,7 +1,7 @@
 import multipart, { type Multipart } from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifySchema } from 'fastify';
-import { Type } from 'typebox';
+import type { FastifyRequest, FastifySchema } from 'fastify';
+import { type Static, Type } from 'typebox';
 import { ServiceError } from '../../../errors.js';
 import { deleteDocument } from '../../../services/delete-document.js';
 import { getIndexJob } from '../../../services/get-index-job.js';
@@ -18,6 +18,7 @@ import { ALSO_MULTIPART, type AppOptions } from '../../app.js';
 import { callerOf } from '../../auth.js';
 import { describeByteLimit } from '../../errors.js';
 import { bearerSecurity, ErrorDetail, Nullable, withErrors } from '../../schema-types.js';
+import { toValidationIssues } from '../../validation-errors.js';
 import { IndexJobView, JobParams, QueuedJobView } from '../shared-schemas.js';
 import { canonicalSource, SourceName } from '../source-filter.js';
 
@@ -161,7 +162,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app,
         }
         let described: UploadedFile[];
         try {
-          described = describeFiles(received.files, received.fields);
+          described = describeFiles(request, received.files, received.fields);
         } catch (error) {
           await discardUploads(
             deps,
@@ -328,64 +329,40 @@ function readFormField(fields: UploadFormFields, name: string, value: string): v
   }
 }
 
+/** One file's entry in the `metadata` form field; null is as good as absent. */
+const FileFormEntry = Type.Object({
+  external_id: Nullable.String(),
+  title: Nullable.String(),
+  url: Nullable.String(),
+  metadata: Type.Optional(Type.Object({}, { additionalProperties: true })),
+});
+const PerFileForm = Type.Object({ metadata: Type.Record(Type.String(), FileFormEntry) });
+
 /**
  * Each file's external_id, title, url and metadata: a `metadata` form entry for its name, else (for
  * a single file) the request's own `external_id`, `title` and `url` fields, else its file name.
+ * The entries are checked by the app's validator, so a wrong one is the usual 422 at its `loc`.
  */
 function describeFiles(
+  request: FastifyRequest,
   files: readonly Omit<UploadedFile, 'externalId'>[],
   fields: UploadFormFields,
 ): UploadedFile[] {
-  const issues: { type: string; loc: (string | number)[]; msg: string }[] = [];
-  const described = files.map((file) => {
-    const single = files.length === 1;
-    const own = fields.perFile?.[file.fileName];
-    const entry =
-      own !== null && typeof own === 'object' && !Array.isArray(own) ? (own as Record<string, unknown>) : {};
-    if (own !== undefined && entry !== own) {
-      issues.push({
-        type: 'dict_type',
-        loc: ['body', 'metadata', file.fileName],
-        msg: 'Input should be a valid dictionary',
-      });
-    }
-    const text = (key: string, fallback: string | undefined) => {
-      const value = entry[key];
-      if (value === undefined || value === null) return fallback;
-      if (typeof value !== 'string') {
-        issues.push({
-          type: 'string_type',
-          loc: ['body', 'metadata', file.fileName, key],
-          msg: 'Input should be a valid string',
-        });
-        return fallback;
-      }
-      return value;
-    };
-    const metadata = entry.metadata;
-    if (
-      metadata !== undefined &&
-      (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata))
-    ) {
-      issues.push({
-        type: 'dict_type',
-        loc: ['body', 'metadata', file.fileName, 'metadata'],
-        msg: 'Input should be a valid dictionary',
-      });
-    }
-    const externalId = text('external_id', single ? fields.externalId : undefined) ?? file.fileName;
-    const title = text('title', single ? fields.title : undefined);
-    const url = text('url', single ? fields.url : undefined);
+  const validate = request.compileValidationSchema(PerFileForm);
+  const form = { metadata: fields.perFile ?? {} };
+  if (!validate(form)) throw ServiceError.validation(toValidationIssues('body', validate.errors ?? []));
+  const entries = form.metadata as Record<string, Static<typeof FileFormEntry>>;
+  const single = files.length === 1;
+  return files.map((file) => {
+    const entry = entries[file.fileName] ?? {};
+    const title = entry.title ?? (single ? fields.title : undefined);
+    const url = entry.url ?? (single ? fields.url : undefined);
     return {
       ...file,
-      externalId,
+      externalId: entry.external_id ?? (single ? fields.externalId : undefined) ?? file.fileName,
       ...(title === undefined ? {} : { title }),
       ...(url === undefined ? {} : { url }),
-      ...(metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata)
-        ? { metadata: metadata as Record<string, unknown> }
-        : {}),
+      ...(entry.metadata === undefined ? {} : { metadata: entry.metadata as Record<string, unknown> }),
     };
   });
-  if (issues.length > 0) throw ServiceError.validation(issues);
-  return described;
 }

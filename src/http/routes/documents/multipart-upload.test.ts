@@ -112,6 +112,15 @@ describe('POST /v1/documents: multipart uploads', () => {
     ]);
     expect(response.statusCode).toBe(422);
     expect(response.json().detail[0]).toMatchObject({ loc: ['body', 'metadata'], type: 'json_invalid' });
+    const wrongEntry = await post([
+      { name: 'metadata', content: JSON.stringify({ 'a.md': { title: 7, metadata: 'x' } }) },
+      { name: 'file', fileName: 'a.md', type: 'text/markdown', content: 'text' },
+    ]);
+    expect(wrongEntry.statusCode).toBe(422);
+    expect(wrongEntry.json().detail).toEqual([
+      expect.objectContaining({ loc: ['body', 'metadata', 'a.md', 'title'], type: 'string_type' }),
+      expect.objectContaining({ loc: ['body', 'metadata', 'a.md', 'metadata'], type: 'dict_type' }),
+    ]);
     expect(await storedUploads()).toBe(before);
   });
 
