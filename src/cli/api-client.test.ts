@@ -80,13 +80,16 @@ describe('ApiClient', () => {
     expect(refusing.requests).toHaveLength(1);
   });
 
-  it('gives up on a closed port with ServerUnreachableError, naming the address and never the token', async () => {
+  it('gives up at once on a port that never answered, with ServerUnreachableError naming the address and never the token', async () => {
     const port = await freePort();
+    // A port that never answered is a wrong --url rather than an outage: no waiting it out.
     const client = new ApiClient({
       baseUrl: new URL(`http://user:pw@127.0.0.1:${port}/`),
       token: 'very-secret',
       retries: 1,
+      maxWaitMs: 60_000,
       retryBaseMs: 1,
+      onUnavailable: () => expect.fail('not an outage'),
     });
     const error = await client.get('v1/users/me').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ServerUnreachableError);
@@ -95,6 +98,100 @@ describe('ApiClient', () => {
     );
     expect((error as Error).message).not.toMatch(/very-secret|pw/);
     expect(client.displayUrl).toBe(`http://127.0.0.1:${port}`);
+  });
+});
+
+describe('ApiClient during an outage of the service', () => {
+  const DATABASE_DOWN = 'The database is unavailable; try again shortly';
+  /** 503 as the API answers while its database is away, until `isDown()` says otherwise. */
+  const outageAnswer =
+    (isDown: () => boolean, retryAfter = '0.2') =>
+    (request: IncomingMessage, response: ServerResponse) =>
+      isDown()
+        ? json(503, { detail: DATABASE_DOWN }, { 'retry-after': retryAfter })(request, response)
+        : json(200, { ok: true })(request, response);
+
+  it('waits a 503 out past the retries for up to maxWait, honouring Retry-After, told once per outage', async () => {
+    let downUntil = Date.now() + 1_000;
+    const { url, requests } = await serve([outageAnswer(() => Date.now() < downUntil)]);
+    const told: string[] = [];
+    const client = new ApiClient({
+      baseUrl: url,
+      token: 'tok',
+      retries: 1,
+      maxWaitMs: 10_000,
+      retryBaseMs: 1,
+      onUnavailable: (message) => told.push(message),
+    });
+    // Two requests in the same outage: one message. A form is built afresh for every attempt.
+    let forms = 0;
+    const answers = await Promise.all([
+      client.get('v1/a'),
+      client.postForm('v1/b', async () => {
+        forms += 1;
+        const form = new FormData();
+        form.append('file', new Blob(['# A']), 'a.md');
+        return form;
+      }),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    expect(told).toEqual([`service unavailable (503: ${DATABASE_DOWN}); retrying for up to 10 s`]);
+    expect(forms).toBe(requests.filter((request) => request.url === '/base/v1/b').length);
+    expect(forms).toBeGreaterThanOrEqual(4);
+    const tries = requests.filter((request) => request.url === '/base/v1/a');
+    expect(tries.length).toBeGreaterThanOrEqual(4);
+    for (let index = 1; index < tries.length; index += 1) {
+      expect((tries[index]?.at ?? 0) - (tries[index - 1]?.at ?? 0)).toBeGreaterThanOrEqual(190);
+    }
+    // The service answered: the next outage is a new one, told again.
+    downUntil = Date.now() + 300;
+    expect((await client.get('v1/a')).status).toBe(200);
+    expect(told).toHaveLength(2);
+    expect(client.lastUnavailableAt).toBeGreaterThan(Date.now() - 1_000);
+  });
+
+  it('gives up on a 503 that would outlast maxWait, naming its detail; other 5xx and maxWait 0 get only the retries', async () => {
+    const down = await serve([outageAnswer(() => true, '1')]);
+    const client = new ApiClient({
+      baseUrl: down.url,
+      token: 'tok',
+      retries: 0,
+      maxWaitMs: 1_500,
+      retryBaseMs: 1,
+    });
+    const startedAt = Date.now();
+    const error = await client.postJson('v1/documents', '{}').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ServerUnreachableError);
+    expect((error as Error).message).toMatch(
+      /^POST http:\/\/127\.0\.0\.1:\d+\/base\/v1\/documents still unavailable after 1\.\ds \(503: The database is unavailable; try again shortly\)$/,
+    );
+    // At 0 s and 1 s; a third try would come at 2 s, past the 1.5 s.
+    expect(down.requests).toHaveLength(2);
+    expect(Date.now() - startedAt).toBeLessThan(1_500);
+    server?.close();
+
+    const countOnly = await serve([outageAnswer(() => true, '0')]);
+    const noWait = new ApiClient({
+      baseUrl: countOnly.url,
+      token: 'tok',
+      retries: 2,
+      maxWaitMs: 0,
+      retryBaseMs: 1,
+    });
+    await expect(noWait.get('v1/users/me')).rejects.toThrow(ServerUnreachableError);
+    expect(countOnly.requests).toHaveLength(3);
+    server?.close();
+
+    const broken = await serve([json(500, { detail: 'broken' })]);
+    const patient = new ApiClient({
+      baseUrl: broken.url,
+      token: 'tok',
+      retries: 1,
+      maxWaitMs: 60_000,
+      retryBaseMs: 1,
+    });
+    expect(await patient.get('v1/users/me')).toEqual({ status: 500, body: { detail: 'broken' } });
+    expect(broken.requests).toHaveLength(2);
   });
 });
 

@@ -31,6 +31,8 @@ export interface IngestOptions {
   readonly wait: boolean;
   readonly externalIdPrefix: string;
   readonly retries: number;
+  /** How long an outage (503, connection refused) is waited out; 0: only `retries` apply. */
+  readonly maxWaitSeconds: number;
 }
 
 export interface IngestIo {
@@ -77,10 +79,17 @@ type Source =
 export async function ingest(options: IngestOptions, io: IngestIo): Promise<IngestSummary> {
   const startedAt = Date.now();
   const source = await resolveSource(options.source);
+  const progress = new ProgressDisplay(io.stderr, {
+    tty: io.stderrIsTty,
+    ...(io.stderrColumns === undefined ? {} : { columns: io.stderrColumns }),
+  });
+  // Uploads and job polls share this client, so an outage is waited out, and told, once for all.
   const client = new ApiClient({
     baseUrl: options.url,
     token: options.token,
     retries: options.retries,
+    maxWaitMs: options.maxWaitSeconds * 1000,
+    onUnavailable: (message) => progress.note(`${PROGRAM}: ${message}`),
     ...(io.retryBaseMs === undefined ? {} : { retryBaseMs: io.retryBaseMs }),
   });
   await checkAccess(client);
@@ -88,10 +97,6 @@ export async function ingest(options: IngestOptions, io: IngestIo): Promise<Inge
   const outcomes = new Outcomes();
   const tracker = new JobTracker(client, outcomes);
   const context: UploadContext = { client, tracker, outcomes };
-  const progress = new ProgressDisplay(io.stderr, {
-    tty: io.stderrIsTty,
-    ...(io.stderrColumns === undefined ? {} : { columns: io.stderrColumns }),
-  });
   let total: number | undefined;
   let phase = 'uploading';
   let stoppedBy: unknown;
@@ -118,10 +123,12 @@ export async function ingest(options: IngestOptions, io: IngestIo): Promise<Inge
           return;
         }
         const done = outcomes.settled + tracker.doneInPendingJobs;
+        // Time the service spent unavailable is not the worker's fault.
+        const quietSince = Math.max(lastMoveAt, client.lastUnavailableAt);
         if (done !== lastDone) {
           lastDone = done;
           lastMoveAt = Date.now();
-        } else if (!uploading && !warned && Date.now() - lastMoveAt > STALL_WARNING_MS) {
+        } else if (!uploading && !warned && Date.now() - quietSince > STALL_WARNING_MS) {
           // The service queues uploads for a worker process: without one, nothing ever moves.
           warned = true;
           progress.note(

@@ -85,7 +85,8 @@ export class JobTracker {
         }
         continue;
       }
-      // Anything else (a 5xx after the retries) is asked again next round.
+      // Anything else (a 5xx after the retries) is asked again next round. An outage (503, refused
+      // connections) is waited out inside client.get, for up to --max-wait, then stops the run.
       if (response.status !== 200) continue;
       const view = jobViewOf(response.body);
       if (view === undefined) continue;

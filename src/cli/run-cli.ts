@@ -52,6 +52,9 @@ Options:
   --json                     print the summary as JSON
   --retries N                retries of a request after a network error, 429 or 5xx
                              (default 4, with backoff; Retry-After is honoured)
+  --max-wait SECONDS         while the service is unavailable (503, connection refused:
+                             a restart or failover), keep retrying for up to this long,
+                             beyond --retries (default 300; 0: only --retries)
   -h, --help                 this text
 
 Exit status: 0 nothing failed, 1 some documents failed, 2 bad arguments, service
@@ -124,6 +127,7 @@ function parseCommandLine(
         'no-wait': { type: 'boolean' },
         json: { type: 'boolean' },
         retries: { type: 'string' },
+        'max-wait': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -162,6 +166,7 @@ function parseCommandLine(
       batchSize: integerOption('batch-size', values['batch-size'], 100, 1, 100_000),
       concurrency: integerOption('concurrency', values.concurrency, 2, 1, 64),
       retries: integerOption('retries', values.retries, 4, 0, 20),
+      maxWaitSeconds: integerOption('max-wait', values['max-wait'], 300, 0, 86_400),
       wait: values['no-wait'] !== true,
       externalIdPrefix: stringOption(values['external-id-prefix']) ?? '',
     },
