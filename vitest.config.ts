@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 const databaseTests = [
   'src/http/**/*.test.ts',
   'src/jobs/**/*.test.ts',
+  'src/db/watched-pool.test.ts',
   'src/retrieval/team-search.test.ts',
   'src/services/forget-chatapp-events.test.ts',
   'test/**/*.test.ts',

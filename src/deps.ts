@@ -97,7 +97,8 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     loadOrCreateEmbeddedKey(
       location.kind === 'embedded' && location.dataDir !== undefined ? location.dataDir : config.dataDir,
     );
-  const database = await openDatabase(location, vectorSessionSettings(config.search.efSearch));
+  const logger = overrides.logger ?? silentLogger;
+  const database = await openDatabase(location, vectorSessionSettings(config.search.efSearch), { logger });
   const secrets = new SecretBox(key);
   const { slack, oauthProxy } = config;
   const slackOAuth =
@@ -115,12 +116,12 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     });
   const now = overrides.now ?? (() => new Date());
   const db = database.db;
-  const logger = overrides.logger ?? silentLogger;
   const worksJobs = config.role !== 'api';
   const queue = new PgBossJobQueue({
     database: database.raw,
     // Workers release dead workers' jobs; an API-only process leaves that to them.
     supervise: worksJobs,
+    availability: database.availability,
     logger,
     ...overrides.queueTimings,
   });

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { isDatabaseUnavailable } from './db/database-availability.js';
 import type { Runtime } from './deps.js';
 import { prepareVectorIndex } from './indexing/embed-stale-chunks.js';
 import { ANSWER_CHATAPP_EVENT_JOB } from './jobs/definitions/answer-chatapp-event.js';
@@ -46,25 +47,21 @@ export async function startWorker(runtime: Runtime, config: Config, logger: Logg
   await queue.work(INDEX_DOCUMENTS_JOB);
   await queue.work(ANSWER_CHATAPP_EVENT_JOB);
   await queue.work(SEND_ACCOUNT_EMAIL_JOB);
+  // A database outage is logged once, by the database's watch; the next round catches up.
+  const failed = (message: string) => (error: unknown) => {
+    if (!isDatabaseUnavailable(error)) logger.error({ err: error }, message);
+  };
   const sweepUploads = () =>
-    forgetOrphanedUploads(deps).then(
-      (removed) => {
-        if (removed > 0) logger.info({ files: removed }, 'uploads no job needs any more deleted');
-      },
-      (error: unknown) => logger.error({ err: error }, 'deleting orphaned uploads failed'),
-    );
+    forgetOrphanedUploads(deps).then((removed) => {
+      if (removed > 0) logger.info({ files: removed }, 'uploads no job needs any more deleted');
+    }, failed('deleting orphaned uploads failed'));
   void sweepUploads();
   const timers = [
     setInterval(() => {
-      forgetOldChatappEvents(deps).then(
-        (forgotten) => {
-          if (forgotten > 0) logger.info({ events: forgotten }, 'old Slack event records forgotten');
-        },
-        (error: unknown) => logger.error({ err: error }, 'forgetting old Slack event records failed'),
-      );
-      forgetExpiredAuthRecords(deps).catch((error: unknown) =>
-        logger.error({ err: error }, 'forgetting expired sign-in records failed'),
-      );
+      forgetOldChatappEvents(deps).then((forgotten) => {
+        if (forgotten > 0) logger.info({ events: forgotten }, 'old Slack event records forgotten');
+      }, failed('forgetting old Slack event records failed'));
+      forgetExpiredAuthRecords(deps).catch(failed('forgetting expired sign-in records failed'));
       void sweepUploads();
     }, CLEANUP_MS),
   ];
@@ -72,12 +69,9 @@ export async function startWorker(runtime: Runtime, config: Config, logger: Logg
   if (interval > 0) {
     timers.push(
       setInterval(() => {
-        queueDueWikiSyncs(deps, interval).then(
-          (queued) => {
-            if (queued > 0) logger.info({ connectors: queued }, 'scheduled wiki syncs queued');
-          },
-          (error: unknown) => logger.error({ err: error }, 'scheduling wiki syncs failed'),
-        );
+        queueDueWikiSyncs(deps, interval).then((queued) => {
+          if (queued > 0) logger.info({ connectors: queued }, 'scheduled wiki syncs queued');
+        }, failed('scheduling wiki syncs failed'));
       }, WIKI_SCHEDULE_CHECK_MS),
     );
   }

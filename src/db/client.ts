@@ -10,8 +10,10 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { ALWAYS_AVAILABLE, type DatabaseAvailability, type OutageLogger } from './database-availability.js';
 import * as schema from './schema.js';
 import { type RawDatabase, type SqlConnection, sqlConnection } from './sql-connection.js';
+import { WatchedPool } from './watched-pool.js';
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type DatabaseKind = 'embedded' | 'postgres';
@@ -24,6 +26,8 @@ export interface DatabaseHandle {
   readonly raw: RawDatabase;
   /** Raw SQL and transactions on the same connection(s), shared with the job queue. */
   readonly sql: SqlConnection;
+  /** Whether the database answers now; queries fail at once while it does not (PostgreSQL). */
+  readonly availability: DatabaseAvailability;
   /** Runs a trivial query; rejects when the database does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -41,9 +45,17 @@ const MIGRATION_LOCK_KEY = 7_345_112_901;
 /** Settings (`SET name = value`) every connection starts with; names and values are plain words. */
 export type SessionSettings = Readonly<Record<string, string>>;
 
+export interface OpenDatabaseOptions {
+  /** Where an outage of PostgreSQL is reported, once when lost and once when regained. */
+  readonly logger?: OutageLogger;
+}
+
+const silentLogger: OutageLogger = { warn: () => {} };
+
 export async function openDatabase(
   location: DatabaseLocation,
   sessionSettings: SessionSettings = {},
+  options: OpenDatabaseOptions = {},
 ): Promise<DatabaseHandle> {
   for (const [name, value] of Object.entries(sessionSettings)) {
     if (!/^[a-z_][a-z0-9_.]*$/i.test(name) || !/^[\w.-]+$/.test(value)) {
@@ -51,7 +63,7 @@ export async function openDatabase(
     }
   }
   return location.kind === 'postgres'
-    ? openPostgres(location.url, location.poolSize, sessionSettings)
+    ? openPostgres(location.url, location.poolSize, sessionSettings, options.logger ?? silentLogger)
     : openEmbedded(location.dataDir, sessionSettings);
 }
 
@@ -59,19 +71,26 @@ async function openPostgres(
   url: string,
   poolSize: number,
   settings: SessionSettings,
+  logger: OutageLogger,
 ): Promise<DatabaseHandle> {
   // Startup options: each connection has the settings before its first query, at no round trip.
   const options = Object.entries(settings)
     .map(([name, value]) => `-c ${name}=${value}`)
     .join(' ');
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: poolSize,
-    connectionTimeoutMillis: 10_000,
-    ...(options === '' ? {} : { options }),
-  });
-  // An idle client that loses its server must not crash the process.
-  pool.on('error', () => {});
+  const pool = new WatchedPool(
+    {
+      connectionString: url,
+      max: poolSize,
+      // Under REQUEST_TIMEOUT_MS: a server that does not answer (or a pool that stays full) is a
+      // 503, not a hung request. Once an outage is confirmed, connections are refused at once.
+      connectionTimeoutMillis: 10_000,
+      // A connection whose server vanished without a word (a failover) is noticed, not waited on.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      ...(options === '' ? {} : { options }),
+    },
+    logger,
+  );
   const db = drizzleNodePostgres(pool, { schema });
   try {
     // Several API and worker processes may start at once: one migrates, the others wait.
@@ -88,6 +107,7 @@ async function openPostgres(
     kind: 'postgres',
     raw: pool,
     sql: sqlConnection(pool),
+    availability: pool.watch,
     ping: async () => {
       await pool.query('SELECT 1');
     },
@@ -143,6 +163,7 @@ async function openEmbedded(dataDir: string | undefined, settings: SessionSettin
     kind: 'embedded',
     raw: client,
     sql: sqlConnection(client),
+    availability: ALWAYS_AVAILABLE,
     ping: async () => {
       await db.execute(sql`SELECT 1`);
     },

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { databaseUnavailableError, isDatabaseUnavailable } from '../db/database-availability.js';
 import { causeChain, ServiceError, type ServiceErrorCode, type ValidationIssue } from '../errors.js';
 import { type RequestPart, requestPartOf, toValidationIssues } from './validation-errors.js';
 
@@ -25,15 +26,14 @@ export function handleError(
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
+  // An outage is logged once by the database's watch, not by each request it fails.
+  if (!(error instanceof ServiceError) && isDatabaseUnavailable(error)) {
+    return sendServiceError(databaseUnavailableError(), reply);
+  }
   if (error instanceof ServiceError) {
     const status = STATUS_BY_CODE[error.code];
-    if (error.code === 'validation') return sendValidation(reply, error.options.issues ?? []);
-    if (status === 401) reply.header('www-authenticate', 'Bearer');
-    const { retryAfterSeconds } = error.options;
-    if (retryAfterSeconds !== undefined)
-      reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfterSeconds))));
     if (status >= 500) request.log.warn({ code: error.code, detail: error.message }, 'upstream failure');
-    return reply.code(status).send({ detail: error.message });
+    return sendServiceError(error, reply);
   }
   const fastifyError = error as FastifyError;
   if (fastifyError.validation !== undefined) {
@@ -58,6 +58,16 @@ export function handleError(
     return reply.code(status).send({ detail: FRAMEWORK_MESSAGES[fastifyError.code] ?? fastifyError.message });
   request.log.error({ failure: describeForLog(error) }, 'unhandled error');
   return reply.code(500).send({ detail: 'Internal Server Error' });
+}
+
+function sendServiceError(error: ServiceError, reply: FastifyReply) {
+  if (error.code === 'validation') return sendValidation(reply, error.options.issues ?? []);
+  const status = STATUS_BY_CODE[error.code];
+  if (status === 401) reply.header('www-authenticate', 'Bearer');
+  const { retryAfterSeconds } = error.options;
+  if (retryAfterSeconds !== undefined)
+    reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfterSeconds))));
+  return reply.code(status).send({ detail: error.message });
 }
 
 /** Plain words for fastify's own refusals, which otherwise name its internals. */

@@ -32,9 +32,12 @@ export const ValidationErrorBody = Type.Object({
   ),
 });
 
-/** The error responses every authenticated route can give, for the OpenAPI document. */
+/**
+ * The error responses every authenticated route can give, for the OpenAPI document: 503 (with
+ * `Retry-After`) while the database is unavailable.
+ */
 export function withErrors<T extends Record<number, TSchema>>(responses: T) {
-  return { ...responses, 401: ErrorDetail, 422: ValidationErrorBody };
+  return { ...responses, 401: ErrorDetail, 422: ValidationErrorBody, 503: ErrorDetail };
 }
 
 export const bearerSecurity = [{ bearerAuth: [] }];

@@ -1,4 +1,5 @@
 import { SourceError } from '../adapters/source-error.js';
+import { isDatabaseUnavailable } from '../db/database-availability.js';
 import {
   type ChunkToStore,
   type DocumentFields,
@@ -268,6 +269,7 @@ async function release(
   item: IndexJobItemRow,
 ): Promise<void> {
   await source.release?.(item).catch((error: unknown) => {
+    if (isDatabaseUnavailable(error)) return;
     deps.logger.warn(
       { err: error, jobId: job.id, item: item.externalId },
       'releasing an indexed file failed',
@@ -444,8 +446,12 @@ async function recordFinal(
   );
 }
 
-/** A PostgreSQL error (it carries a SQLSTATE): a problem of the database, not of the file. */
+/**
+ * A PostgreSQL error (it carries a SQLSTATE) or a lost connection: a problem of the database, not
+ * of the file, which must not be recorded as the file's outcome.
+ */
 function isDatabaseError(error: unknown): boolean {
+  if (isDatabaseUnavailable(error)) return true;
   return causeChain(error).some((link) => {
     const code = (link as { code?: unknown }).code;
     return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(22|23)/.test(code);

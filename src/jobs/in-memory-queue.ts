@@ -191,7 +191,13 @@ export class InMemoryJobQueue implements JobQueue {
     try {
       const payload = parsePayload(job.name, entry.validate, job.payload);
       const output = await raceAbort(
-        handler(payload, { jobId: job.id, name: job.name, attempt, signal: controller.signal }),
+        handler(payload, {
+          jobId: job.id,
+          name: job.name,
+          attempt,
+          finalAttempt: attempt > definition.retry.limit,
+          signal: controller.signal,
+        }),
         controller.signal,
       );
       job.state = 'completed';

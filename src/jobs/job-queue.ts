@@ -13,6 +13,11 @@ export interface JobContext {
   /** 1 for the first run; every retry, including one after a crash, counts up. */
   readonly attempt: number;
   /**
+   * No retry follows this attempt should it fail: its job's retries are spent. Not simply
+   * `attempt > retry.limit`: attempts a database outage cut short are given back.
+   */
+  readonly finalAttempt: boolean;
+  /**
    * Aborted when the attempt runs out of time (`expireInSeconds`), loses its lease to another
    * worker, or the worker stops. Pass it to fetch and database calls; a handler that ignores it
    * is left running, unawaited, while its job is retried elsewhere.

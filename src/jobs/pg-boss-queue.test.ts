@@ -169,6 +169,39 @@ describe(`PgBossJobQueue on ${testDatabaseKind() === 'postgres' ? 'PostgreSQL' :
     }
   });
 
+  it('gives back the attempts a database outage cut short: a job with no retries left still runs again', async () => {
+    const queue = await startQueue();
+    const name = uniqueName('outage');
+    const contexts: { attempt: number; finalAttempt: boolean }[] = [];
+    await queue.define(
+      defineJob({
+        name,
+        payloadSchema: Payload,
+        retry: { limit: 1, backoff: { type: 'fixed', delaySeconds: 1 } },
+        expireInSeconds: 30,
+        heartbeat: false,
+        handler: async ({ value }, { attempt, finalAttempt }) => {
+          contexts.push({ attempt, finalAttempt });
+          // node-postgres's words when the server goes away mid-statement (no code, no status).
+          if (attempt <= 2) throw new Error('Connection terminated unexpectedly');
+          if (attempt === 3) throw JobError.retryable('network', 'connection reset');
+          return { value };
+        },
+      }),
+    );
+    await queue.work(name);
+    const id = (await queue.send(name, { value: 1 })) as string;
+    const failed = await waitForState(queue, name, id, ['completed', 'failed']);
+    // Two outages given back, then the one real retry spent: limit 1 allowed attempts 3 and 4.
+    expect(failed).toMatchObject({ state: 'completed', attempts: 4, output: { value: 1 } });
+    expect(contexts).toEqual([
+      { attempt: 1, finalAttempt: false },
+      { attempt: 2, finalAttempt: false },
+      { attempt: 3, finalAttempt: false },
+      { attempt: 4, finalAttempt: true },
+    ]);
+  });
+
   it("waits at least a source's Retry-After before the next attempt", async () => {
     const queue = await startQueue();
     const name = uniqueName('rate-limited');

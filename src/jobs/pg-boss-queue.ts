@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import PgBoss from 'pg-boss';
 import { whileLocked } from '../db/client.js';
+import {
+  ALWAYS_AVAILABLE,
+  type DatabaseAvailability,
+  isDatabaseUnavailable,
+} from '../db/database-availability.js';
 import { type RawDatabase, type SqlConnection, sqlConnection } from '../db/sql-connection.js';
 import {
   assertDefinition,
@@ -83,8 +88,23 @@ export interface PgBossJobQueueOptions {
    * true; an API-only process may leave it to the workers (it is shared: any one process does).
    */
   readonly supervise?: boolean;
+  /**
+   * Whether the database answers: while it does not, workers wait for it instead of polling, and
+   * an attempt the outage interrupted is recorded once it is back. Default: always.
+   */
+  readonly availability?: DatabaseAvailability;
   readonly logger?: JobLogger;
 }
+
+/**
+ * Attempts a job may be given back because a database outage, not the job, cut them short
+ * (see `giveBackAttempt`): enough for every outage of a long job, few enough that a job whose
+ * own statements bring the server down still ends.
+ */
+const MAX_ATTEMPTS_GIVEN_BACK = 10;
+
+/** How long an attempt's end waits for the database to record it. */
+const FINISH_WAIT_MS = 5 * 60_000;
 
 export const DEFAULT_MAINTENANCE_INTERVAL_SECONDS = 5;
 export const DEFAULT_POLLING_INTERVAL_SECONDS = 2;
@@ -126,6 +146,7 @@ export class PgBossJobQueue implements JobQueue {
   private readonly database: JobDatabase;
   private readonly connection: SqlConnection;
   private readonly logger: JobLogger;
+  private readonly availability: DatabaseAvailability;
   private readonly pollingMs: number;
   private readonly registered = new Map<string, Registered>();
   private started = false;
@@ -137,6 +158,7 @@ export class PgBossJobQueue implements JobQueue {
     this.database = options.database;
     this.connection = sqlConnection(options.database);
     this.logger = options.logger ?? silentLogger;
+    this.availability = options.availability ?? ALWAYS_AVAILABLE;
     this.pollingMs = (options.pollingIntervalSeconds ?? DEFAULT_POLLING_INTERVAL_SECONDS) * 1000;
     this.statements = statementsFor(schema);
     this.boss = new PgBoss({
@@ -148,7 +170,10 @@ export class PgBossJobQueue implements JobQueue {
       schedule: false,
     });
     // pg-boss emits maintenance and fetch errors as events; an unheard 'error' event would throw.
-    this.boss.on('error', (error) => this.logger.error({ err: error }, 'job queue maintenance failed'));
+    // A database outage is logged once, by the database's watch, not at every maintenance tick.
+    this.boss.on('error', (error) => {
+      if (!isDatabaseUnavailable(error)) this.logger.error({ err: error }, 'job queue maintenance failed');
+    });
   }
 
   async start(): Promise<void> {
@@ -267,6 +292,7 @@ export class PgBossJobQueue implements JobQueue {
       this.statements,
       this.logger,
       this.pollingMs,
+      this.availability,
     );
     if (this.started) entry.worker.start();
   }
@@ -347,6 +373,8 @@ function statementsFor(schema: string) {
     releaseActive: `UPDATE ${schema}.job SET expire_in = interval '0' WHERE state = 'active' RETURNING 1`,
     // failJobs retries while retry_count < retry_limit: equal means "fail now".
     makePermanent: `UPDATE ${schema}.job SET retry_limit = retry_count WHERE ${attempt}`,
+    // An attempt a database outage cut short does not count against the job's retries.
+    giveBackAttempt: `UPDATE ${schema}.job SET retry_limit = retry_limit + 1 WHERE ${attempt} AND retry_limit < $4`,
     // Retry-After: pg-boss's own delay, or the source's hint if later. The lease stretched by
     // this attempt's heartbeats goes back to its initial length for the next one.
     scheduleRetry: `UPDATE ${schema}.job
@@ -368,6 +396,8 @@ class QueueWorker {
   /** Set once a stop stops waiting: attempts still running, or starting, are aborted with it. */
   private abortReason: JobError | undefined;
   private wakers = new Set<() => void>();
+  /** Aborted when the worker stops: ends waits for the database. */
+  private stopController = new AbortController();
 
   constructor(
     private readonly entry: Registered,
@@ -377,6 +407,7 @@ class QueueWorker {
     private readonly statements: ReturnType<typeof statementsFor>,
     private readonly logger: JobLogger,
     private readonly pollingMs: number,
+    private readonly availability: DatabaseAvailability,
   ) {}
 
   private get name(): string {
@@ -386,6 +417,7 @@ class QueueWorker {
   start(): void {
     this.stopping = false;
     this.abortReason = undefined;
+    this.stopController = new AbortController();
     const concurrency = this.entry.definition.concurrency ?? 1;
     this.loops = Array.from({ length: concurrency }, () => this.loop());
   }
@@ -397,6 +429,7 @@ class QueueWorker {
 
   async stop(graceful: boolean, timeoutMs: number): Promise<void> {
     this.stopping = true;
+    this.stopController.abort();
     this.wake();
     const loops = Promise.all(this.loops);
     if (graceful) {
@@ -413,6 +446,8 @@ class QueueWorker {
     while (!this.stopping) {
       let jobId: string | undefined;
       try {
+        await this.databaseAnswers();
+        if (this.stopping) break;
         // pg-boss's fetch answers [] when the database fails (manager.js): that is idling too.
         const [job] = await this.boss.fetch<object>(this.name, { batchSize: 1, includeMetadata: true });
         if (job === undefined) {
@@ -423,10 +458,18 @@ class QueueWorker {
         await this.run(job);
       } catch (error) {
         // The job stays active; its lease runs out and maintenance hands it back.
-        this.logger.error({ err: error, job: this.name, jobId }, 'job attempt bookkeeping failed');
+        if (!isDatabaseUnavailable(error)) {
+          this.logger.error({ err: error, job: this.name, jobId }, 'job attempt bookkeeping failed');
+        }
         await this.idle();
       }
     }
+  }
+
+  /** While the database is away, waits for it (or for a stop) instead of polling it. */
+  private async databaseAnswers(): Promise<void> {
+    if (this.availability.available) return;
+    await this.availability.whenAvailable(this.stopController.signal).catch(() => {});
   }
 
   private idle(): Promise<void> {
@@ -468,7 +511,9 @@ class QueueWorker {
         }
       } catch (error) {
         // Keep running: the next renewal may get through before the lease ends.
-        this.logger.warn({ err: error, job: this.name, jobId: job.id }, 'job lease renewal failed');
+        if (!isDatabaseUnavailable(error)) {
+          this.logger.warn({ err: error, job: this.name, jobId: job.id }, 'job lease renewal failed');
+        }
       }
     };
     // A retried row may carry the lease its last attempt stretched: shorten it to one lease now.
@@ -500,7 +545,13 @@ class QueueWorker {
       const payload = parsePayload(this.name, validate, job.data);
       output =
         (await raceAbort(
-          this.handler(payload, { jobId: job.id, name: this.name, attempt: retryCount + 1, signal }),
+          this.handler(payload, {
+            jobId: job.id,
+            name: this.name,
+            attempt: retryCount + 1,
+            finalAttempt: retryCount >= Number(job.retryLimit),
+            signal,
+          }),
           signal,
         )) ?? undefined;
     } catch (thrown) {
@@ -516,7 +567,33 @@ class QueueWorker {
       this.logger.warn({ job: this.name, jobId: job.id }, 'job lease lost; its result is discarded');
       return;
     }
-    await this.finish(job.id, fence, output, failure);
+    await this.finishOnceDatabaseAnswers(job.id, fence, output, failure);
+  }
+
+  /**
+   * An attempt that ended while the database was away (often because it was away) is recorded
+   * when it is back, while the attempt still holds its lease, so that its retry comes after the
+   * job's own backoff rather than after the lease ran out.
+   */
+  private async finishOnceDatabaseAnswers(
+    id: string,
+    fence: readonly unknown[],
+    output: JobOutput | undefined,
+    failure: JobError | undefined,
+  ): Promise<void> {
+    // Past this, maintenance will have released the attempt anyway (its lease lapsed).
+    const giveUpAt = Date.now() + FINISH_WAIT_MS;
+    for (;;) {
+      try {
+        await this.finish(id, fence, output, failure);
+        return;
+      } catch (error) {
+        if (!isDatabaseUnavailable(error) || this.stopping || Date.now() > giveUpAt) throw error;
+        // Not yet known as an outage (the watch is checking): a moment, then again.
+        if (this.availability.available) await new Promise((resolve) => setTimeout(resolve, 500));
+        await this.databaseAnswers();
+      }
+    }
   }
 
   /** Completes or fails the attempt, in one transaction, only if the row is still this attempt. */
@@ -526,6 +603,7 @@ class QueueWorker {
     output: JobOutput | undefined,
     failure: JobError | undefined,
   ): Promise<void> {
+    const outage = failure?.retryable === true && isDatabaseUnavailable(failure);
     const outcome = await this.connection.transaction(async (transaction) => {
       const { rows } = await transaction.executeSql(this.statements.lockAttempt, [...fence]);
       if (rows.length === 0) return 'lost' as const;
@@ -536,6 +614,12 @@ class QueueWorker {
         return 'completed' as const;
       }
       if (!failure.retryable) await transaction.executeSql(this.statements.makePermanent, [...fence]);
+      if (outage) {
+        await transaction.executeSql(this.statements.giveBackAttempt, [
+          ...fence,
+          this.entry.definition.retry.limit + MAX_ATTEMPTS_GIVEN_BACK,
+        ]);
+      }
       await this.boss.fail(this.name, id, { ...failure.toFailure() }, db);
       await transaction.executeSql(this.statements.scheduleRetry, [
         this.name,
@@ -555,7 +639,8 @@ class QueueWorker {
         retryable: failure.retryable,
         err: failure,
       };
-      if (failure.retryable)
+      if (outage) this.logger.info(details, 'job attempt cut short by a database outage; it will run again');
+      else if (failure.retryable)
         this.logger.warn(details, 'job attempt failed; it will be retried if retries are left');
       else this.logger.error(details, 'job failed permanently');
     }

@@ -1,4 +1,5 @@
 import { SourceError } from '../adapters/source-error.js';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/database-availability.js';
 import { ServiceError } from '../errors.js';
 
 /** Failures that another attempt may cure: the job is retried with backoff. */
@@ -236,6 +237,10 @@ function fromSourceError(error: SourceError): JobError {
 export function toJobError(error: unknown): JobError {
   if (error instanceof JobError) return error;
   const message = error instanceof Error ? error.message : String(error);
+  // node-postgres's "Connection terminated unexpectedly" carries no code, yet is an outage too.
+  if (isDatabaseUnavailable(error)) {
+    return JobError.retryable('database_unavailable', DATABASE_UNAVAILABLE_MESSAGE, { cause: error });
+  }
   if (error instanceof SourceError) return fromSourceError(error);
   if (error instanceof ServiceError) {
     if (error.code === 'gateway_timeout') return JobError.retryable('timeout', message, { cause: error });

@@ -1,46 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerOverHttp, startServiceProcess } from '../helpers/service-process.js';
+import {
+  registerOverHttp,
+  type ServiceProcess,
+  startServiceProcess,
+  startWorkerProcess,
+} from '../helpers/service-process.js';
 import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../helpers/test-database.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
-
-/** A `--role=worker` process: it serves no HTTP, so it is ready once it logs that it started. */
-async function startWorker(
-  env: Record<string, string>,
-): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), '--role=worker'],
-    {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ...env, LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  const started = new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += String(chunk);
-      if (output.includes('"service started"')) resolve();
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
-  });
-  await started;
-  return { child, output: () => output };
-}
-
-async function stop(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  const [code] = (await exited) as [number | null];
-  return code;
-}
 
 // Several processes share one database only on PostgreSQL: PGlite serves one process.
 describe.skipIf(testDatabaseKind() !== 'postgres')('API and worker processes apart (--role)', () => {
@@ -57,7 +22,7 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('API and worker processes apa
 
   it('queues in the API process and indexes in the worker processes', async () => {
     const api = await startServiceProcess({ ...env, ROLE: 'api' });
-    const workers: ChildProcess[] = [];
+    const workers: ServiceProcess[] = [];
     try {
       const token = await registerOverHttp(api.url, 'roles');
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
@@ -86,7 +51,7 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('API and worker processes apa
       await new Promise((resolve) => setTimeout(resolve, 1500));
       expect((await status(jobIds[0] as string)).status).toBe('queued');
 
-      workers.push((await startWorker(env)).child, (await startWorker(env)).child);
+      workers.push(await startWorkerProcess(env), await startWorkerProcess(env));
       const deadline = Date.now() + 60_000;
       for (const id of jobIds) {
         for (;;) {
@@ -99,9 +64,9 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('API and worker processes apa
           await new Promise((resolve) => setTimeout(resolve, 200));
         }
       }
-      for (const worker of workers) expect(await stop(worker)).toBe(0);
+      for (const worker of workers) expect(await worker.stop()).toBe(0);
     } finally {
-      for (const worker of workers) worker.kill('SIGKILL');
+      for (const worker of workers) worker.child.kill('SIGKILL');
       await api.stop();
     }
   }, 120_000);

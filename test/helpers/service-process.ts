@@ -69,6 +69,44 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   };
 }
 
+/**
+ * A `--role=worker` process: it serves no HTTP, so it is ready once it logs that it started
+ * (LOG_LEVEL is info at least, whatever `env` says).
+ */
+export async function startWorkerProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), '--role=worker'],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += String(chunk);
+      if (output.includes('"service started"')) resolve();
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
+  });
+  return {
+    url: '',
+    child,
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode !== null) return child.exitCode;
+      const exited = once(child, 'exit');
+      child.kill(signal);
+      const [code] = (await exited) as [number | null];
+      return code;
+    },
+  };
+}
+
 /** Runs the service expecting it to fail at start; answers its exit code and output. */
 export async function runServiceExpectingFailure(
   env: Record<string, string>,

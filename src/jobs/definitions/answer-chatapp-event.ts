@@ -46,7 +46,7 @@ export type AnswerChatappEventPayload = Static<typeof AnswerChatappEventPayloadS
 /** What runs one attempt; told whether it is the last, so it can give up politely. */
 export type AnswerChatappEventHandler = (
   payload: AnswerChatappEventPayload,
-  context: JobContext & { readonly finalAttempt: boolean },
+  context: JobContext,
 ) => Promise<JobOutput>;
 
 /** Answers a Slack question in its thread; the handler is the use case, wired in deps.ts. */
@@ -62,7 +62,6 @@ export function answerChatappEventJob(
     expireInSeconds: 10 * 60,
     heartbeat: DEFAULT_HEARTBEAT,
     concurrency,
-    handler: (payload, context) =>
-      handler(payload, { ...context, finalAttempt: context.attempt > ANSWER_CHATAPP_EVENT_RETRY.limit }),
+    handler,
   });
 }

@@ -37,7 +37,7 @@ export function indexDocumentsJob(
     handler: async ({ indexJobId }, context) => {
       const result = await runIndexJob(deps, indexJobId, {
         signal: context.signal,
-        finalAttempt: context.attempt > INDEX_DOCUMENTS_RETRY.limit,
+        finalAttempt: context.finalAttempt,
       });
       if (result.kind === 'retry') {
         throw JobError.retryable(

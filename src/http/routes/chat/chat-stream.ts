@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { AnswerError } from '../../../answering/answer-error.js';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../../db/database-availability.js';
 import { ServiceError } from '../../../errors.js';
 import type { WebChat, WebChatEvent } from '../../../services/answer-web-chat.js';
 import { describeForLog } from '../../errors.js';
@@ -68,6 +69,7 @@ function describeFailure(error: unknown, log: FastifyBaseLogger): { code: string
     log.warn({ code: error.code, failure: describeForLog(error.cause) }, 'answer failed');
     return { code: error.code, message: error.message };
   }
+  if (isDatabaseUnavailable(error)) return { code: 'unavailable', message: DATABASE_UNAVAILABLE_MESSAGE };
   if (error instanceof ServiceError) {
     log.warn({ code: error.code, detail: error.message }, 'answer failed');
     return { code: error.code, message: error.message };

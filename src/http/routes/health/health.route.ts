@@ -1,5 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  DATABASE_UNAVAILABLE_MESSAGE,
+} from '../../../db/database-availability.js';
 import type { AppOptions } from '../../app.js';
 
 const Status = Type.Object({ status: Type.String() });
@@ -30,8 +34,12 @@ export const healthRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, {
         await ping();
         return { status: 'ready' };
       } catch (error) {
-        request.log.warn({ err: error }, 'database not ready');
-        return reply.code(503).send({ detail: 'Database is not answering' });
+        // Orchestrators ask every few seconds: an outage is logged once, by the database's watch.
+        request.log.debug({ err: error }, 'database not ready');
+        return reply
+          .code(503)
+          .header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS))
+          .send({ detail: DATABASE_UNAVAILABLE_MESSAGE });
       }
     },
   );

@@ -23,7 +23,8 @@ describe('health endpoints', () => {
     await other.runtime.database.close();
     const ready = await other.app.inject({ url: '/readyz' });
     expect(ready.statusCode).toBe(503);
-    expect(ready.json()).toEqual({ detail: 'Database is not answering' });
+    expect(ready.json()).toEqual({ detail: 'The database is unavailable; try again shortly' });
+    expect(ready.headers['retry-after']).toBe('5');
     await other.app.close();
   });
 
