@@ -27,6 +27,7 @@ import { LlmAnswerer } from './answering/llm-answerer.js';
 import type { Config } from './config.js';
 import { Batcher } from './db/batcher.js';
 import { type DatabaseHandle, type DatabaseLocation, openDatabase } from './db/client.js';
+import type { OutageLogger } from './db/database-availability.js';
 import { upsertChats } from './db/repositories/chats.js';
 import { EmbeddedStorageMaintenance, selfMaintainedStorage } from './db/storage-maintenance.js';
 import type {
@@ -78,6 +79,8 @@ export interface RuntimeOverrides {
   readonly now?: () => Date;
   /** Where the pipeline and the job queue log (a pino logger); silent by default. */
   readonly logger?: IndexingLogger;
+  /** Where a database outage is logged (lost, regained); `logger` by default. */
+  readonly databaseLogger?: OutageLogger;
   /** pg-boss timings; tests shorten them. */
   readonly queueTimings?: {
     readonly pollingIntervalSeconds?: number;
@@ -98,7 +101,9 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       location.kind === 'embedded' && location.dataDir !== undefined ? location.dataDir : config.dataDir,
     );
   const logger = overrides.logger ?? silentLogger;
-  const database = await openDatabase(location, vectorSessionSettings(config.search.efSearch), { logger });
+  const database = await openDatabase(location, vectorSessionSettings(config.search.efSearch), {
+    logger: overrides.databaseLogger ?? logger,
+  });
   const secrets = new SecretBox(key);
   const { slack, oauthProxy } = config;
   const slackOAuth =

@@ -63,7 +63,10 @@ async function serve(config: Config, logger: Logger): Promise<void> {
   process.on('SIGTERM', () => requestStop('SIGTERM'));
   process.on('SIGINT', () => requestStop('SIGINT'));
   watchParent((reason) => requestStop(reason));
-  const runtime = await createRuntime(config, { logger: logger.child({ component: 'jobs' }) });
+  const runtime = await createRuntime(config, {
+    logger: logger.child({ component: 'jobs' }),
+    databaseLogger: logger.child({ component: 'database' }),
+  });
   let app: App | undefined;
   if (config.role !== 'worker') {
     app = await buildApp({
