@@ -3,8 +3,9 @@ import type { Passage } from './answerer.js';
 
 /**
  * A document an answer cites, in the shape the original's web client read from the `sources`
- * line (`file_name` … `page_labels`), plus what a link needs (`title`, `url`), a `snippet` of
- * the cited passage, and the `citation` number the answer's text uses for it (`[n]`).
+ * line (`file_name` … `page_labels`), plus what a link needs (`title`, `url`, and `document_id`
+ * for a document without a URL: the web app's page of it), a `snippet` of the cited passage,
+ * and the `citation` number the answer's text uses for it (`[n]`).
  */
 export interface CitedSource {
   readonly file_name: string;
@@ -20,6 +21,7 @@ export interface CitedSource {
   readonly url: string | null;
   readonly snippet: string;
   readonly citation: number;
+  readonly document_id: number;
 }
 
 /** Where a hit's document lives, as the original's `file_path`: its URL, else a stable id. */
@@ -107,6 +109,7 @@ function sourceOf(hit: SearchHit, citation: number): CitedSource {
     url: hit.url,
     snippet: snippetOf(hit.text),
     citation,
+    document_id: hit.documentId,
   };
 }
 

@@ -42,6 +42,12 @@ export const CitedSourceView = Type.Object({
   url: Type.Union([Type.String(), Type.Null()]),
   snippet: Type.String(),
   citation: Type.Integer({ description: 'the number the answer cites it by: `[n]`' }),
+  // Optional: answers stored before it was added lack it.
+  document_id: Type.Optional(
+    Type.Integer({
+      description: 'the document, at GET /v1/documents/{document_id} (absent on older answers)',
+    }),
+  ),
 });
 
 /** One line of the stream (NDJSON), or the data of one event (SSE). */

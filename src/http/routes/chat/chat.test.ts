@@ -25,6 +25,7 @@ interface StreamEvent {
 const SOURCE_FIELDS = [
   'citation',
   'creation_date',
+  'document_id',
   'file_name',
   'file_path',
   'last_modified_date',
