@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './run-cli.js';
+import { runCliCaptured } from '../../test/helpers/run-cli.js';
 
 // The real service is in test/e2e/cli.test.ts; this server plays one that goes wrong mid-run,
 // which the real one cannot be made to do on cue.
@@ -109,26 +109,8 @@ function occurrences(text: string, part: string): number {
   return text.split(part).length - 1;
 }
 
-async function run(argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    stdout: {
-      write: (text) => {
-        stdout += text;
-      },
-    },
-    stderr: {
-      write: (text) => {
-        stderr += text;
-      },
-    },
-    env: {},
-    stderrIsTty: false,
-    pollIntervalMs: 20,
-    retryBaseMs: 1,
-  });
-  return { code, stdout, stderr };
+function run(argv: string[]) {
+  return runCliCaptured(argv, { pollIntervalMs: 20, retryBaseMs: 1 });
 }
 
 let folder: string;

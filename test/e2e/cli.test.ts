@@ -5,40 +5,19 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IngestSummary } from '../../src/cli/ingest.js';
-import { runCli } from '../../src/cli/run-cli.js';
+import { type CliRun, runCliCaptured } from '../helpers/run-cli.js';
 import { freePort } from '../helpers/service-process.js';
 import { bearer, registerUser, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-interface CliRun {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** Runs the real command in this process, with its output captured. */
-async function run(argv: string[], options: { tty?: boolean; env?: Record<string, string> } = {}) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    stdout: {
-      write: (text) => {
-        stdout += text;
-      },
-    },
-    stderr: {
-      write: (text) => {
-        stderr += text;
-      },
-    },
+function run(argv: string[], options: { tty?: boolean; env?: Record<string, string> } = {}): Promise<CliRun> {
+  return runCliCaptured(argv, {
     env: options.env ?? {},
     stderrIsTty: options.tty ?? false,
     stderrColumns: 100,
-    pollIntervalMs: 100,
-    retryBaseMs: 10,
   });
-  return { code, stdout, stderr } satisfies CliRun;
 }
 
 function summaryOf(result: CliRun): IngestSummary {

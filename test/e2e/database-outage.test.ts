@@ -4,7 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { IngestSummary } from '../../src/cli/ingest.js';
-import { runCli } from '../../src/cli/run-cli.js';
+import { type CliRun, runCliCaptured } from '../helpers/run-cli.js';
 import {
   registerOverHttp,
   type ServiceProcess,
@@ -63,31 +63,12 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('a database outage in the mid
     return { database, proxy, direct };
   }
 
-  async function ingest(
-    url: string,
-    token: string,
-  ): Promise<{ code: number; summary: IngestSummary; stderr: string }> {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(
+  async function ingest(url: string, token: string): Promise<CliRun & { summary: IngestSummary }> {
+    const run = await runCliCaptured(
       ['ingest', corpus, '--url', url, '--json', '--batch-size', '40', '--concurrency', '1'],
-      {
-        stdout: {
-          write: (text) => {
-            stdout += text;
-          },
-        },
-        stderr: {
-          write: (text) => {
-            stderr += text;
-          },
-        },
-        env: { KNOWLEDGE_TOKEN: token },
-        stderrIsTty: false,
-        pollIntervalMs: 250,
-      },
+      { env: { KNOWLEDGE_TOKEN: token }, pollIntervalMs: 250, retryBaseMs: undefined },
     );
-    return { code, summary: JSON.parse(stdout) as IngestSummary, stderr };
+    return { ...run, summary: JSON.parse(run.stdout) as IngestSummary };
   }
 
   async function indexedCount(direct: pg.Client): Promise<number> {

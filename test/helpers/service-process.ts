@@ -59,13 +59,7 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     url,
     child,
     output: () => output,
-    stop: async (signal = 'SIGTERM') => {
-      if (child.exitCode !== null) return child.exitCode;
-      const exited = once(child, 'exit');
-      child.kill(signal);
-      const [code] = (await exited) as [number | null];
-      return code;
-    },
+    stop: (signal) => stopChild(child, signal),
   };
 }
 
@@ -97,14 +91,17 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<S
     url: '',
     child,
     output: () => output,
-    stop: async (signal = 'SIGTERM') => {
-      if (child.exitCode !== null) return child.exitCode;
-      const exited = once(child, 'exit');
-      child.kill(signal);
-      const [code] = (await exited) as [number | null];
-      return code;
-    },
+    stop: (signal) => stopChild(child, signal),
   };
+}
+
+/** Sends `signal` (SIGTERM by default) and resolves with the exit code. */
+async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  if (child.exitCode !== null) return child.exitCode;
+  const exited = once(child, 'exit');
+  child.kill(signal);
+  const [code] = (await exited) as [number | null];
+  return code;
 }
 
 /** Runs the service expecting it to fail at start; answers its exit code and output. */
