@@ -1,0 +1,138 @@
+/** The API's shapes the app reads, as the OpenAPI document (src/http/routes) describes them. */
+
+/** GET /v1/users/me: the caller's user_context. */
+export interface CurrentUser {
+  id: number;
+  email: string;
+  team_id: number;
+  is_active: boolean;
+}
+
+/** A document an answer cites (the `sources` line of a streamed answer; kept in the chat history). */
+export interface CitedSource {
+  title: string;
+  url: string | null;
+  snippet: string;
+  /** The n of `[n]` in the answer. */
+  citation: number;
+  file_name: string;
+  file_path: string;
+  /** The document in this service, when the server sends it (upload without a URL: the in-app page). */
+  document_id?: number | null;
+}
+
+export interface ChatSummary {
+  id: number;
+  chat_id: string;
+  title: string;
+  updated_at: string;
+}
+
+export interface ChatMessage {
+  role: string;
+  content: string;
+  timestamp: string | null;
+  chat_id: string | null;
+  sources?: CitedSource[];
+}
+
+export interface StoredChat {
+  id: number;
+  chat_id: string;
+  title: string;
+  messages: ChatMessage[];
+  created_at: string;
+  updated_at: string;
+}
+
+/** What the latest job that looked at a document did with it. */
+export interface LastJobOutcome {
+  id: string | null;
+  status: string;
+  reason: string | null;
+  message: string | null;
+  at: string | null;
+}
+
+export interface DocumentSummary {
+  id: number;
+  external_id: string;
+  title: string;
+  source: string;
+  /** indexed, indexing, skipped or failed: what is stored. */
+  status: string;
+  reason: string | null;
+  chunks: number;
+  last_job: LastJobOutcome | null;
+  url: string | null;
+  connector_id: number | null;
+  mime_type: string | null;
+  created_at: string | null;
+  updated_at: string | null;
+  indexed_at: string | null;
+}
+
+export interface DocumentPage {
+  documents: DocumentSummary[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+export interface DocumentChunk {
+  chunk_id: number;
+  position: number;
+  text: string;
+  heading_path: string[];
+}
+
+/** GET /v1/documents/{id}: the document and its stored passages. */
+export interface DocumentWithChunks {
+  document: DocumentSummary;
+  chunks: DocumentChunk[];
+}
+
+export interface QueuedJob {
+  result_id: string;
+  result_ready: boolean;
+}
+
+export interface JobFile {
+  id: string;
+  name: string;
+  /** queued, indexing, indexed, skipped or failed. */
+  status: string;
+  reason: string | null;
+  chunks: number;
+  message: string | null;
+  document_id: number | null;
+}
+
+export interface IndexJob {
+  result_id: string;
+  result_ready: boolean;
+  /** queued, running, completed or failed. */
+  status: string;
+  kind: string;
+  progress: { done: number; total: number; indexed: number; skipped: number; failed: number };
+  error: string | null;
+  files: JobFile[];
+}
+
+export interface SearchResult {
+  document_id: number;
+  external_id: string;
+  title: string;
+  url: string | null;
+  source: string;
+  chunk_id: number;
+  text: string;
+  score: number;
+}
+
+/** One FastAPI-style validation problem of a 422. */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}

@@ -1,0 +1,34 @@
+import { requestJson, requestNothing } from './http';
+
+export interface PasswordRegistration {
+  email: string;
+  password: string;
+  name?: string;
+}
+
+interface RegistrationAnswer {
+  access_token: string;
+}
+
+/**
+ * POST /v2/users/register with a password: creates the user, their team and its store. 409 is an
+ * e-mail already registered, 422 names each bad field (a password under 8 characters). The answer
+ * carries a bearer token, which the caller should revoke: the app signs in by cookie instead.
+ */
+export async function registerWithPassword(registration: PasswordRegistration): Promise<string> {
+  const body: Record<string, string> = { email: registration.email, password: registration.password };
+  if (registration.name !== undefined && registration.name !== '') body.name = registration.name;
+  const answer = await requestJson<RegistrationAnswer>('POST', '/v2/users/register', {
+    body,
+    expectUnauthorized: true,
+  });
+  return answer.access_token;
+}
+
+/** DELETE /v1/auth/token with that token: the registration's token is never used again. */
+export function revokeBearerToken(accessToken: string): Promise<void> {
+  return requestNothing('DELETE', '/v1/auth/token', {
+    headers: { authorization: `Bearer ${accessToken}` },
+    expectUnauthorized: true,
+  });
+}

@@ -1,0 +1,16 @@
+import type { CitedSource } from '../api/types';
+import { isWebUrl } from './safe-url';
+
+/** Where a cited source opens: its own web address in a new tab, or its page in the app. */
+export type SourceTarget = { kind: 'web'; href: string } | { kind: 'app'; href: string };
+
+/**
+ * A source with an http(s) URL opens there; otherwise (an upload, a URL of another scheme) the
+ * document's page in the app shows its text. Undefined when neither is known.
+ */
+export function sourceTarget(source: Pick<CitedSource, 'url' | 'document_id'>): SourceTarget | undefined {
+  if (isWebUrl(source.url)) return { kind: 'web', href: source.url.trim() };
+  if (typeof source.document_id === 'number')
+    return { kind: 'app', href: `/documents/${source.document_id}` };
+  return undefined;
+}

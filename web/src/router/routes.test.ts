@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { chatPath, documentPath, matchRoute } from './routes';
+
+describe('matchRoute', () => {
+  it('finds each page', () => {
+    expect(matchRoute('/')).toEqual({ page: 'ask' });
+    expect(matchRoute('/chats/abc-123')).toEqual({ page: 'chat', chatId: 'abc-123' });
+    expect(matchRoute('/documents')).toEqual({ page: 'documents' });
+    expect(matchRoute('/documents/')).toEqual({ page: 'documents' });
+    expect(matchRoute('/documents/42')).toEqual({ page: 'document', documentId: '42' });
+  });
+
+  it('decodes path segments', () => {
+    expect(matchRoute('/chats/a%20b%2Fc')).toEqual({ page: 'chat', chatId: 'a b/c' });
+  });
+
+  it('does not know other paths', () => {
+    expect(matchRoute('/chats')).toEqual({ page: 'not-found' });
+    expect(matchRoute('/documents/1/2')).toEqual({ page: 'not-found' });
+    expect(matchRoute('/connectors')).toEqual({ page: 'not-found' });
+    expect(matchRoute('/chats/%E0%A4%A')).toEqual({ page: 'not-found' });
+  });
+});
+
+describe('paths', () => {
+  it('round-trips through matchRoute', () => {
+    expect(matchRoute(chatPath('a b/c'))).toEqual({ page: 'chat', chatId: 'a b/c' });
+    expect(documentPath(5, 9)).toBe('/documents/5?passage=9');
+  });
+});

@@ -1,0 +1,43 @@
+/** The app's pages, by path. The server answers index.html for these paths (its SPA fallback). */
+export type Route =
+  | { page: 'ask' }
+  | { page: 'chat'; chatId: string }
+  | { page: 'documents' }
+  | { page: 'document'; documentId: string }
+  | { page: 'not-found' };
+
+function decodeSegment(segment: string): string | undefined {
+  try {
+    const decoded = decodeURIComponent(segment);
+    return decoded === '' ? undefined : decoded;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The page a path shows; a trailing slash is forgiven. */
+export function matchRoute(pathname: string): Route {
+  const segments = pathname.split('/').filter((segment) => segment !== '');
+  const [first, second, ...rest] = segments;
+  if (first === undefined) return { page: 'ask' };
+  if (rest.length > 0) return { page: 'not-found' };
+  if (first === 'chats' && second !== undefined) {
+    const chatId = decodeSegment(second);
+    return chatId === undefined ? { page: 'not-found' } : { page: 'chat', chatId };
+  }
+  if (first === 'documents') {
+    if (second === undefined) return { page: 'documents' };
+    const documentId = decodeSegment(second);
+    return documentId === undefined ? { page: 'not-found' } : { page: 'document', documentId };
+  }
+  return { page: 'not-found' };
+}
+
+export function chatPath(chatId: string): string {
+  return `/chats/${encodeURIComponent(chatId)}`;
+}
+
+export function documentPath(documentId: number | string, passage?: number): string {
+  const path = `/documents/${encodeURIComponent(String(documentId))}`;
+  return passage === undefined ? path : `${path}?passage=${passage}`;
+}
