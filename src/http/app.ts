@@ -12,6 +12,7 @@ import { STRING_FORMATS } from './formats.js';
 import { parseJsonBody } from './json-body.js';
 import { registerRoutes } from './routes/index.js';
 import { registerSecurityHeaders } from './security-headers.js';
+import { SESSION_COOKIE } from './session-cookie.js';
 import { unstorableTextIssues } from './storable-text.js';
 
 export type App = FastifyInstance;
@@ -146,6 +147,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
             type: 'http',
             scheme: 'bearer',
             description: 'POST /v1/auth/token or /v2/users/register',
+          },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: SESSION_COOKIE,
+            description:
+              'POST /v1/auth/session (a browser); with it, requests other than GET, HEAD and OPTIONS need this service as their Origin',
           },
         },
       },

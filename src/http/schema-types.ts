@@ -40,4 +40,5 @@ export function withErrors<T extends Record<number, TSchema>>(responses: T) {
   return { ...responses, 401: ErrorDetail, 422: ValidationErrorBody, 503: ErrorDetail };
 }
 
-export const bearerSecurity = [{ bearerAuth: [] }];
+/** Either credential: a bearer token, or a browser's session cookie. */
+export const bearerSecurity: Record<string, string[]>[] = [{ bearerAuth: [] }, { sessionCookie: [] }];

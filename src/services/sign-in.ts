@@ -24,6 +24,15 @@ export async function signIn(
   deps: ServiceDependencies,
   input: SignInInput,
 ): Promise<{ access_token: string; token_type: 'bearer' }> {
+  const { token } = await signInUser(deps, input);
+  return { access_token: token, token_type: 'bearer' };
+}
+
+/** The sign-in itself, for every way of answering it (a bearer token, a browser session). */
+export async function signInUser(
+  deps: ServiceDependencies,
+  input: SignInInput,
+): Promise<{ token: string; user: UserRow }> {
   const rawEmail = input.email?.trim();
   const username = input.username?.trim();
   if (!rawEmail && !username) {
@@ -38,8 +47,8 @@ export async function signIn(
   const attempt = { account: accountKey(user, name), clientAddress: input.clientAddress };
   const valid = await checkPassword(deps, attempt, input.password, user?.passwordHash);
   if (user === undefined || !valid || !user.isActive) throw new ServiceError('unauthenticated', INCORRECT);
-  const accessToken = await issueAccessToken(deps.db, user.id, deps.config.accessTokenTtlSeconds, deps.now());
-  return { access_token: accessToken, token_type: 'bearer' };
+  const token = await issueAccessToken(deps.db, user.id, deps.config.accessTokenTtlSeconds, deps.now());
+  return { token, user };
 }
 
 type Lookup = { user: UserRow | undefined; name: string };

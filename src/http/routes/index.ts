@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppOptions } from '../app.js';
 import { authRoutes } from './auth/auth.route.js';
+import { sessionRoutes } from './auth/session.route.js';
 import { verifyEmailRoutes } from './auth/verify-email.route.js';
 import { webChatRoutes } from './chat/chat.route.js';
 import { chatappRoutes } from './chatapp/chatapp.route.js';
@@ -19,6 +20,7 @@ export async function registerRoutes(app: FastifyInstance, options: AppOptions):
   await app.register(healthRoutes, options);
   await app.register(userRoutes, options);
   await app.register(authRoutes, options);
+  await app.register(sessionRoutes, options);
   await app.register(verifyEmailRoutes, options);
   await app.register(connectorRoutes, options);
   await app.register(oauthProxyRoutes, options);

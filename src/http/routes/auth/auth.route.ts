@@ -16,7 +16,8 @@ import {
   withErrors,
 } from '../../schema-types.js';
 
-const SignInBody = Type.Object({
+/** What a sign-in sends, for a token (`/v1/auth/token`) or a browser session (`/v1/auth/session`). */
+export const SignInBody = Type.Object({
   email: Nullable.String({ maxLength: 320 }),
   // As long as an e-mail: a username that is an e-mail address signs in by e-mail.
   username: Nullable.String({ maxLength: 320, description: 'a username, or the e-mail address' }),
@@ -28,7 +29,10 @@ const TokenResponse = Type.Object({ access_token: Type.String(), token_type: Typ
 /** A new password's own limits; the 8-character floor is checked by the use case (no echo). */
 const NewPassword = Type.String({ maxLength: 1024 });
 
-const throttled = { 429: ErrorDetail, 503: ErrorDetail };
+export const SIGN_IN_DESCRIPTION =
+  '`username` may be the e-mail address (signs in by e-mail; as a username when no account has that address). Failed attempts are counted per account and per client address: past AUTH_FAILURES_PER_ACCOUNT (5) or AUTH_FAILURES_PER_ADDRESS (20) in an hour, each further one blocks for twice as long (up to AUTH_MAX_BLOCK_SECONDS), answered 429 with Retry-After.';
+
+export const throttled = { 429: ErrorDetail, 503: ErrorDetail };
 
 export const authRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { deps }) => {
   app.post(
@@ -38,8 +42,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { d
       schema: {
         tags: ['auth'],
         summary: 'Sign in with an e-mail or username and a password; answers a bearer token',
-        description:
-          '`username` may be the e-mail address (signs in by e-mail; as a username when no account has that address). Failed attempts are counted per account and per client address: past AUTH_FAILURES_PER_ACCOUNT (5) or AUTH_FAILURES_PER_ADDRESS (20) in an hour, each further one blocks for twice as long (up to AUTH_MAX_BLOCK_SECONDS), answered 429 with Retry-After.',
+        description: SIGN_IN_DESCRIPTION,
         body: SignInBody,
         response: { 200: TokenResponse, 401: ErrorDetail, 422: ValidationErrorBody, ...throttled },
       },
