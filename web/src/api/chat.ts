@@ -2,6 +2,9 @@ import { type ChatEvent, toChatEvent } from './chat-events';
 import { send } from './http';
 import { readNdjson } from './ndjson';
 
+/** The longest question the service takes (chat.schema.ts MAX_QUESTION_CHARS). */
+export const MAX_QUESTION_CHARS = 8000;
+
 export interface Question {
   content: string;
   /** The chat to continue; absent: a new chat. */

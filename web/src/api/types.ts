@@ -135,4 +135,5 @@ export interface ValidationIssue {
   loc: (string | number)[];
   msg: string;
   type: string;
+  ctx?: Record<string, unknown>;
 }

@@ -1,0 +1,153 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { ApiError, describeError } from './api/http';
+import { getCurrentUser, signOut } from './api/session';
+import { onSessionExpired } from './api/session-events';
+import type { CurrentUser } from './api/types';
+import { AppShell } from './components/AppShell';
+import { ChatsSidebar } from './components/ChatsSidebar';
+import { ChatListProvider } from './components/chat-list';
+import { ErrorAlert } from './components/ErrorAlert';
+import { focusPageHeading } from './hooks/focus';
+import { preloadAnswerRenderer } from './markdown/AnswerMarkdown';
+import { AskPage } from './pages/AskPage';
+import { DocumentPage } from './pages/DocumentPage';
+import { DocumentsPage } from './pages/DocumentsPage';
+import { NotFoundPage } from './pages/NotFoundPage';
+import { SignInPage } from './pages/SignInPage';
+import { type AppLocation, navigate, useLocation } from './router/history';
+import { matchRoute } from './router/routes';
+
+type Session =
+  | { state: 'checking' }
+  | { state: 'signed-out' }
+  | { state: 'signed-in'; user: CurrentUser }
+  | { state: 'unreachable'; message: string };
+
+/** Who is signed in, asked of the service (the session cookie is HttpOnly: only the service knows). */
+function useSession() {
+  const [session, setSession] = useState<Session>({ state: 'checking' });
+
+  const check = useCallback(() => {
+    setSession({ state: 'checking' });
+    getCurrentUser().then(
+      (user) => setSession({ state: 'signed-in', user }),
+      (error: unknown) => {
+        if (error instanceof ApiError && error.status === 401) setSession({ state: 'signed-out' });
+        else setSession({ state: 'unreachable', message: describeError(error) });
+      },
+    );
+  }, []);
+
+  useEffect(() => check(), [check]);
+  // Any request answered 401 later on: the session ended (expired, signed out elsewhere).
+  useEffect(() => onSessionExpired(() => setSession({ state: 'signed-out' })), []);
+
+  return { session, setSession, check };
+}
+
+/** After a page change (not the first page), focus goes to its heading, as a page load would. */
+function useFocusOnPageChange(pathname: string) {
+  const first = useRef(true);
+  const shownPath = useRef(pathname);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    if (shownPath.current === pathname) return;
+    shownPath.current = pathname;
+    window.scrollTo(0, 0);
+    focusPageHeading();
+  }, [pathname]);
+}
+
+export function App() {
+  const { session, setSession, check } = useSession();
+  const location = useLocation();
+
+  if (session.state === 'checking') {
+    return (
+      <main id="main" className="page">
+        <h1 className="visually-hidden">Knowledge answers</h1>
+        <p role="status" className="muted">
+          Loading…
+        </p>
+      </main>
+    );
+  }
+  if (session.state === 'unreachable') {
+    return (
+      <main id="main" className="page">
+        <h1>Knowledge answers</h1>
+        <ErrorAlert message={session.message}>
+          <button type="button" className="button-secondary" onClick={check}>
+            Try again
+          </button>
+        </ErrorAlert>
+      </main>
+    );
+  }
+  if (session.state === 'signed-out') {
+    return <SignInPage onSignedIn={(user) => setSession({ state: 'signed-in', user })} />;
+  }
+
+  const handleSignOut = async () => {
+    await signOut();
+    setSession({ state: 'signed-out' });
+    navigate('/');
+  };
+  return (
+    <ChatListProvider>
+      <SignedInApp user={session.user} location={location} onSignOut={handleSignOut} />
+    </ChatListProvider>
+  );
+}
+
+function SignedInApp({
+  user,
+  location,
+  onSignOut,
+}: {
+  user: CurrentUser;
+  location: AppLocation;
+  onSignOut: () => Promise<void>;
+}) {
+  useFocusOnPageChange(location.pathname);
+  useEffect(preloadAnswerRenderer, []);
+  const route = matchRoute(location.pathname);
+
+  if (route.page === 'ask' || route.page === 'chat') {
+    const chatId = route.page === 'chat' ? route.chatId : undefined;
+    return (
+      <AppShell
+        user={user}
+        section="ask"
+        sidebar={<ChatsSidebar activeChatId={chatId} />}
+        onSignOut={onSignOut}
+      >
+        <AskPage chatId={chatId} />
+      </AppShell>
+    );
+  }
+  if (route.page === 'documents' || route.page === 'document') {
+    const passage = Number.parseInt(location.searchParams.get('passage') ?? '', 10);
+    return (
+      <AppShell user={user} section="documents" onSignOut={onSignOut}>
+        {route.page === 'documents' ? (
+          <DocumentsPage />
+        ) : (
+          <DocumentPage
+            key={route.documentId}
+            documentId={route.documentId}
+            passage={Number.isNaN(passage) ? undefined : passage}
+          />
+        )}
+      </AppShell>
+    );
+  }
+  return (
+    <AppShell user={user} section={undefined} onSignOut={onSignOut}>
+      <NotFoundPage />
+    </AppShell>
+  );
+}

@@ -1,0 +1,109 @@
+import { useCallback, useState } from 'react';
+import { DOCUMENTS_PAGE_SIZE, deleteDocument, listDocuments } from '../api/documents';
+import { DocumentSearch } from '../components/DocumentSearch';
+import { DocumentsTable } from '../components/DocumentsTable';
+import { ErrorAlert, Loading } from '../components/ErrorAlert';
+import { UploadPanel } from '../components/UploadPanel';
+import { SOURCES, sourceName } from '../format/status-words';
+import { useDocumentTitle } from '../hooks/useDocumentTitle';
+import { shownValue, useLoader } from '../hooks/useLoader';
+
+/** The team's documents: upload, search, and the list by source, a page at a time. */
+export function DocumentsPage() {
+  useDocumentTitle('Documents');
+  const [source, setSource] = useState('');
+  const [offset, setOffset] = useState(0);
+  const [version, setVersion] = useState(0);
+  const reload = useCallback(() => setVersion((current) => current + 1), []);
+  const loaded = useLoader(`${source}|${offset}|${version}`, (signal) =>
+    listDocuments({ source, offset, signal }),
+  );
+  const page = shownValue(loaded);
+
+  async function remove(documentId: number) {
+    await deleteDocument(documentId);
+    reload();
+  }
+
+  const filterName = source === '' ? undefined : sourceName(source);
+  const first = offset + 1;
+  const last = page === undefined ? 0 : offset + page.documents.length;
+
+  return (
+    <>
+      <h1>Documents</h1>
+      <section className="panel">
+        <h2>Add documents</h2>
+        <UploadPanel onSettled={reload} />
+      </section>
+      <section className="panel">
+        <h2>Search</h2>
+        <DocumentSearch />
+      </section>
+      <section className="panel">
+        <h2>All documents</h2>
+        <div className="field field-inline">
+          <label htmlFor="source-filter">Source</label>
+          <select
+            id="source-filter"
+            value={source}
+            onChange={(event) => {
+              setSource(event.target.value);
+              setOffset(0);
+            }}
+          >
+            <option value="">All sources</option>
+            {SOURCES.map((option) => (
+              <option key={option.value} value={option.value}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        {loaded.state === 'failed' ? (
+          <ErrorAlert message={loaded.message}>
+            <button type="button" className="button-secondary" onClick={reload}>
+              Try again
+            </button>
+          </ErrorAlert>
+        ) : null}
+        {loaded.state === 'loading' && page === undefined ? <Loading label="Loading the documents…" /> : null}
+        {page === undefined ? null : page.documents.length === 0 ? (
+          <p className="muted">
+            {filterName === undefined
+              ? 'No documents yet: upload files above, and they are listed here.'
+              : `No documents from ${filterName}.`}
+          </p>
+        ) : (
+          <>
+            <DocumentsTable
+              documents={page.documents}
+              caption={`${filterName ?? 'All sources'}: ${first}–${last} of ${page.total}`}
+              onDelete={(document) => remove(document.id)}
+            />
+            {page.total > DOCUMENTS_PAGE_SIZE ? (
+              <div className="pager">
+                <button
+                  type="button"
+                  className="button-secondary"
+                  disabled={offset === 0}
+                  onClick={() => setOffset(Math.max(0, offset - DOCUMENTS_PAGE_SIZE))}
+                >
+                  Previous page
+                </button>
+                <button
+                  type="button"
+                  className="button-secondary"
+                  disabled={last >= page.total}
+                  onClick={() => setOffset(offset + DOCUMENTS_PAGE_SIZE)}
+                >
+                  Next page
+                </button>
+              </div>
+            ) : null}
+          </>
+        )}
+      </section>
+    </>
+  );
+}
