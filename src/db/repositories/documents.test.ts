@@ -5,6 +5,8 @@ import {
   ATOMIC_REPLACE_CHUNKS,
   type ChunkToStore,
   type DocumentFields,
+  findTeamDocument,
+  listDocumentChunks,
   replaceDocument,
 } from './documents.js';
 
@@ -117,4 +119,26 @@ it('replaces a small document in one transaction: a reader sees the old chunks o
   seen.add((await storedPositions('leaflet')).length);
   expect([...seen].every((size) => size === 40 || size === 60)).toBe(true);
   expect(seen.has(60)).toBe(true);
+});
+
+it("reads a team's document and its first chunks in order, and nothing of another team's", async () => {
+  const id = await replaceDocument(database.sql, fields('guide'), 'hash-g', chunks(7, 'guide'), undefined);
+  const { rows } = await database.sql.executeSql("INSERT INTO teams (name) VALUES ('Others') RETURNING id");
+  const otherTeam = Number(rows[0]?.id);
+  expect(await findTeamDocument(database.sql, teamId, id)).toMatchObject({
+    id,
+    externalId: 'guide',
+    status: 'indexed',
+    chunkCount: 7,
+    createdAt: expect.any(Date),
+  });
+  const first = await listDocumentChunks(database.sql, teamId, id, 5);
+  expect(first.map((chunk) => chunk.position)).toEqual([0, 1, 2, 3, 4]);
+  expect(first[0]).toMatchObject({
+    id: expect.any(Number),
+    headingPath: [],
+    text: expect.stringContaining('Section 0'),
+  });
+  expect(await findTeamDocument(database.sql, otherTeam, id)).toBeUndefined();
+  expect(await listDocumentChunks(database.sql, otherTeam, id, 5)).toEqual([]);
 });

@@ -492,3 +492,102 @@ export async function deleteDocumentsNotListed(
   );
   return rows.length;
 }
+
+/** A document as listings show it: what is stored, and what its latest job did. */
+export interface ListedDocument {
+  readonly id: number;
+  readonly externalId: string;
+  readonly title: string;
+  readonly source: string;
+  readonly status: string;
+  readonly reason: string | null;
+  readonly chunkCount: number;
+  readonly url: string | null;
+  readonly connectorId: number | null;
+  readonly mimeType: string | null;
+  readonly createdAt: Date | null;
+  readonly updatedAt: Date | null;
+  readonly indexedAt: Date | null;
+  readonly lastJob: {
+    readonly id: string | null;
+    readonly status: string;
+    readonly reason: string | null;
+    readonly message: string | null;
+    readonly at: Date | null;
+  } | null;
+}
+
+/** One of a team's documents, or undefined when the team has no such document. */
+export async function findTeamDocument(
+  db: SqlExecutor,
+  teamId: number,
+  documentId: number,
+): Promise<ListedDocument | undefined> {
+  const { rows } = await db.executeSql(
+    `SELECT id, external_id, title, source, status, reason, chunk_count, url, connector_id, mime_type,
+       created_at, updated_at, indexed_at, last_job_id, last_job_status, last_job_reason, last_job_message,
+       last_job_at
+     FROM documents WHERE id = $1 AND team_id = $2`,
+    [documentId, teamId],
+  );
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  return {
+    id: Number(row.id),
+    externalId: String(row.external_id),
+    title: String(row.title),
+    source: String(row.source),
+    status: String(row.status),
+    reason: row.reason ?? null,
+    chunkCount: Number(row.chunk_count),
+    url: row.url ?? null,
+    connectorId:
+      row.connector_id === null || row.connector_id === undefined ? null : Number(row.connector_id),
+    mimeType: row.mime_type ?? null,
+    createdAt: dateOrNull(row.created_at),
+    updatedAt: dateOrNull(row.updated_at),
+    indexedAt: dateOrNull(row.indexed_at),
+    lastJob:
+      row.last_job_status === null || row.last_job_status === undefined
+        ? null
+        : {
+            id: row.last_job_id === null || row.last_job_id === undefined ? null : String(row.last_job_id),
+            status: String(row.last_job_status),
+            reason: row.last_job_reason ?? null,
+            message: row.last_job_message ?? null,
+            at: dateOrNull(row.last_job_at),
+          },
+  };
+}
+
+/** A stored chunk as a document's page shows it. */
+export interface DocumentChunk {
+  readonly id: number;
+  readonly position: number;
+  readonly text: string;
+  readonly headingPath: string[];
+}
+
+/** A team's document's first `limit` chunks, in order (the team's own: another's id reads nothing). */
+export async function listDocumentChunks(
+  db: SqlExecutor,
+  teamId: number,
+  documentId: number,
+  limit: number,
+): Promise<DocumentChunk[]> {
+  const { rows } = await db.executeSql(
+    `SELECT id, position, text, heading_path FROM chunks
+     WHERE document_id = $1 AND team_id = $2 ORDER BY position LIMIT $3`,
+    [documentId, teamId, limit],
+  );
+  return rows.map((row) => ({
+    id: Number(row.id),
+    position: Number(row.position),
+    text: String(row.text),
+    headingPath: Array.isArray(row.heading_path) ? row.heading_path.map(String) : [],
+  }));
+}
+
+function dateOrNull(value: unknown): Date | null {
+  return value === null || value === undefined ? null : new Date(value as string | Date);
+}

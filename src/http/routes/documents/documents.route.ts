@@ -4,6 +4,7 @@ import type { FastifyRequest, FastifySchema } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { ServiceError } from '../../../errors.js';
 import { deleteDocument } from '../../../services/delete-document.js';
+import { DOCUMENT_PAGE_MAX_CHUNKS, getDocument } from '../../../services/get-document.js';
 import { getIndexJob } from '../../../services/get-index-job.js';
 import { listDocuments } from '../../../services/list-documents.js';
 import {
@@ -63,6 +64,8 @@ function withMultipartForm({ schema, url }: { schema: FastifySchema; url: string
   };
   return { schema: { ...schema, body: { content } }, url };
 }
+
+const DocumentParams = Type.Object({ document_id: Type.String({ maxLength: 20 }) });
 
 const DocumentView = Type.Object({
   id: Type.Integer(),
@@ -209,6 +212,36 @@ export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app,
     },
   );
 
+  app.get(
+    '/v1/documents/:document_id',
+    {
+      schema: {
+        tags: ['documents'],
+        summary: "One of the team's documents with its stored text, chunk by chunk",
+        description: `\`document\` as GET /v1/documents lists it; \`chunks\` in position order, the first ${DOCUMENT_PAGE_MAX_CHUNKS.toLocaleString('en')} at most (\`document.chunks\` says how many are stored). A chunk's \`chunk_id\` is the one search results name. Another team's document is a 404.`,
+        security: bearerSecurity,
+        params: DocumentParams,
+        response: withErrors({
+          200: Type.Object({
+            document: DocumentView,
+            chunks: Type.Array(
+              Type.Object({
+                chunk_id: Type.Integer(),
+                position: Type.Integer(),
+                text: Type.String(),
+                heading_path: Type.Array(Type.String(), {
+                  description: 'the headings the chunk sits under, outermost first',
+                }),
+              }),
+            ),
+          }),
+          404: ErrorDetail,
+        }),
+      },
+    },
+    async (request) => getDocument(deps, callerOf(request), request.params.document_id),
+  );
+
   app.delete(
     '/v1/documents/:document_id',
     {
@@ -216,7 +249,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app,
         tags: ['documents'],
         summary: "Delete one of the team's documents with its chunks",
         security: bearerSecurity,
-        params: Type.Object({ document_id: Type.String({ maxLength: 20 }) }),
+        params: DocumentParams,
         response: withErrors({ 204: Type.Null(), 404: ErrorDetail }),
       },
     },
