@@ -21,6 +21,20 @@ describe('fieldErrors', () => {
     expect(other).toEqual(['Bad code', 'Not here']);
   });
 
+  it('reads the length from the message when the issue has no ctx', () => {
+    const { byField } = fieldErrors(
+      [
+        {
+          loc: ['body', 'password'],
+          msg: 'String should have at least 8 characters',
+          type: 'string_too_short',
+        },
+      ],
+      ['password'] as const,
+    );
+    expect(byField.password).toBe('Use at least 8 characters.');
+  });
+
   it('joins two problems of one field', () => {
     const { byField } = fieldErrors(
       [

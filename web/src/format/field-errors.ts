@@ -24,9 +24,10 @@ export function fieldErrors<Field extends string>(
 /** The validator's wording made plainer where it is known; anything else as the service said it. */
 export function issueWords(issue: ValidationIssue): string {
   if (issue.type === 'missing') return 'This field is required.';
-  const minLength = issue.ctx?.min_length;
-  if (issue.type === 'string_too_short' && typeof minLength === 'number') {
-    return `Use at least ${minLength} characters.`;
+  if (issue.type === 'string_too_short') {
+    // The service may leave `ctx` out; its message names the number too.
+    const minLength = issue.ctx?.min_length ?? issue.msg.match(/\d+/)?.[0];
+    if (minLength !== undefined) return `Use at least ${minLength} characters.`;
   }
   return issue.msg;
 }

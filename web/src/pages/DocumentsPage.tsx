@@ -78,7 +78,7 @@ export function DocumentsPage() {
           <>
             <DocumentsTable
               documents={page.documents}
-              caption={`${filterName ?? 'All sources'}: ${first}–${last} of ${page.total}`}
+              caption={`${filterName === undefined ? 'Documents' : `${filterName}: documents`} ${first}–${last} of ${page.total}`}
               onDelete={(document) => remove(document.id)}
             />
             {page.total > DOCUMENTS_PAGE_SIZE ? (
