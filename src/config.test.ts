@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_OAUTH_PROXY_ALLOWLIST, parseConfig } from './config.js';
 
@@ -8,6 +9,9 @@ describe('parseConfig', () => {
     expect(config.port).toBe(8000);
     expect(config.databaseUrl).toBeUndefined();
     expect(config.dataDir).toMatch(/\/data$/);
+    // The project's web build, not the working folder's: `npm start` may run from anywhere.
+    expect(config.webDir).toBe(path.resolve(import.meta.dirname, '../dist/web'));
+    expect(parseConfig({ WEB_DIR: 'elsewhere/web' }).webDir).toBe(path.resolve('elsewhere/web'));
     expect(config.bodyLimitBytes).toBe(1024 * 1024);
     expect(config.passwordScryptLogN).toBe(17);
     expect(config.slack.apiUrl).toBe('https://slack.com/api/');

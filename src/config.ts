@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** What a process runs: the HTTP API, the background job worker, or both (the default). */
 export type ServiceRole = 'all' | 'api' | 'worker';
@@ -37,6 +38,8 @@ export interface Config {
   readonly trustProxy: boolean;
   /** Whether `/docs` and `/openapi.json` are open to anyone (true) or need sign-in. */
   readonly docsPublic: boolean;
+  /** The built web app served at `/` (Vite's output: index.html and assets/). */
+  readonly webDir: string;
   /** The address people reach this service at, for links in e-mails (`http://HOST:PORT` by default). */
   readonly publicUrl: string;
   /** Outgoing mail (verification and reset links); undefined: no mail, accounts stay unverified. */
@@ -178,6 +181,14 @@ const DEFAULT_TOKEN_URLS: Readonly<Record<string, readonly string[]>> = {
   microsoft: ['https://login.microsoftonline.com/common/oauth2/v2.0/token'],
 };
 
+/**
+ * `dist/web` of this project, wherever it is started from: this file runs as src/config.ts (tsx,
+ * tests) or as dist/src/config.js (npm start).
+ */
+const DEFAULT_WEB_DIR = fileURLToPath(
+  new URL(import.meta.url.endsWith('.ts') ? '../dist/web' : '../web', import.meta.url),
+);
+
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
     super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
@@ -263,6 +274,7 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
     connectionTimeoutMs: read.integer('CONNECTION_TIMEOUT_MS', 120_000, 1000, 3_600_000),
     trustProxy: read.boolean('TRUST_PROXY', false),
     docsPublic: read.boolean('DOCS_PUBLIC', true),
+    webDir: path.resolve(read.string('WEB_DIR', DEFAULT_WEB_DIR)),
     publicUrl,
     smtp: smtpUrl === undefined ? undefined : { url: smtpUrl, from: read.string('SMTP_FROM', defaultFrom) },
     authLimits: {

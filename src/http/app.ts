@@ -14,6 +14,7 @@ import { registerRoutes } from './routes/index.js';
 import { registerSecurityHeaders } from './security-headers.js';
 import { SESSION_COOKIE } from './session-cookie.js';
 import { unstorableTextIssues } from './storable-text.js';
+import { registerWebApp } from './web-app.js';
 
 export type App = FastifyInstance;
 
@@ -128,7 +129,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
     if (issues.length > 0) throw ServiceError.validation(issues);
   });
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }));
   registerSecurityHeaders(app);
   registerAuthentication(app, deps.callers, { docsPublic: deps.config.docsPublic });
 
@@ -166,6 +166,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   );
 
   await registerRoutes(app, options);
+  // Last: its not-found handler answers what no route above did (an app page, else the JSON 404).
+  await registerWebApp(app, deps.config.webDir);
   return app;
 }
 

@@ -2,8 +2,10 @@ import type { FastifyInstance } from 'fastify';
 
 /**
  * Sent with every response: nothing but this origin's own files may run, load or be framed. The
- * docs page (Swagger UI) needs no more: its scripts and styles are files, its data comes from this
- * origin. No `upgrade-insecure-requests`: the embedded default is served over plain http.
+ * web app and the docs page (Swagger UI) need no more: their scripts and styles are files (no
+ * inline script or style), their data comes from this origin, images at most as `data:` URLs, so
+ * a quoted document's markup can load nothing from elsewhere. No `upgrade-insecure-requests`:
+ * the embedded default is served over plain http.
  */
 const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
