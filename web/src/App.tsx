@@ -14,7 +14,7 @@ import { DocumentPage } from './pages/DocumentPage';
 import { DocumentsPage } from './pages/DocumentsPage';
 import { NotFoundPage } from './pages/NotFoundPage';
 import { SignInPage } from './pages/SignInPage';
-import { type AppLocation, navigate, useLocation } from './router/history';
+import { type AppLocation, navigate, takeKeptFocus, useLocation } from './router/history';
 import { matchRoute } from './router/routes';
 
 type Session =
@@ -56,6 +56,7 @@ function useFocusOnPageChange(pathname: string) {
     }
     if (shownPath.current === pathname) return;
     shownPath.current = pathname;
+    if (takeKeptFocus()) return;
     window.scrollTo(0, 0);
     focusPageHeading();
   }, [pathname]);

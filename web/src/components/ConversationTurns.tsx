@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { type Ref, useId } from 'react';
 import { AnswerMarkdown } from '../markdown/AnswerMarkdown';
 import type { Turn } from '../pages/conversation';
 import { CopyAnswerButton } from './CopyAnswerButton';
@@ -40,10 +40,11 @@ export function EarlierTurn({ turn }: { turn: Turn }) {
  * question to the next, so screen readers keep announcing into it), with its sources and a copy
  * button once it is complete.
  */
-export function LatestAnswer({ turn }: { turn: Turn | undefined }) {
+export function LatestAnswer({ turn, startRef }: { turn: Turn | undefined; startRef?: Ref<HTMLDivElement> }) {
   const streaming = turn?.state === 'streaming';
   return (
     <>
+      <div ref={startRef} className="latest-start" />
       {turn === undefined ? null : <Question text={turn.question} />}
       <section aria-label="Answer" aria-live="polite" aria-busy={streaming} className="answer">
         {turn === undefined ? null : (

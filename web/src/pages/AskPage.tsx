@@ -27,6 +27,8 @@ export function AskPage({ chatId }: { chatId: string | undefined }) {
   /** The chat whose turns are on screen (undefined: a new chat); set once they are. */
   const shownChatId = useRef<string | undefined>(undefined);
   const streamAbort = useRef<AbortController | undefined>(undefined);
+  /** Where the latest question starts: brought into view when one is asked (it moves down the page). */
+  const latestStart = useRef<HTMLDivElement>(null);
 
   const loadChat = useCallback((id: string, signal: AbortSignal) => {
     setChatLoad({ state: 'loading' });
@@ -83,6 +85,7 @@ export function AskPage({ chatId }: { chatId: string | undefined }) {
         ...current,
         { key: turnKey(), question, answer: '', sources: [], state: 'streaming' },
       ]);
+      window.requestAnimationFrame(() => latestStart.current?.scrollIntoView({ block: 'start' }));
       // Pieces arriving within one frame are shown together: one render per frame, not per piece.
       let pending = '';
       let frame: number | undefined;
@@ -114,7 +117,7 @@ export function AskPage({ chatId }: { chatId: string | undefined }) {
             refreshChats();
             if (shownChatId.current !== event.chatId) {
               shownChatId.current = event.chatId;
-              navigate(chatPath(event.chatId), { replace: true });
+              navigate(chatPath(event.chatId), { replace: true, keepFocus: true });
             }
           } else {
             flush();
@@ -185,7 +188,7 @@ export function AskPage({ chatId }: { chatId: string | undefined }) {
           ))}
         </div>
       ) : null}
-      <LatestAnswer turn={latest} />
+      <LatestAnswer turn={latest} startRef={latestStart} />
       {chatLoad.state === 'idle' ? <QuestionForm streaming={streaming} onAsk={ask} onStop={stop} /> : null}
     </div>
   );

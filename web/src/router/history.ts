@@ -32,9 +32,23 @@ export function useLocation(): AppLocation {
   return { pathname: url.pathname, searchParams: url.searchParams };
 }
 
-export function navigate(to: string, options: { replace?: boolean } = {}): void {
+let focusKept = false;
+
+/**
+ * Goes to a page of the app. `keepFocus`: the same page under a new address (a new chat getting its
+ * URL), so focus and scroll stay where the person is instead of moving to the page's heading.
+ */
+export function navigate(to: string, options: { replace?: boolean; keepFocus?: boolean } = {}): void {
   if (to === currentLocation()) return;
+  focusKept = options.keepFocus === true;
   if (options.replace === true) window.history.replaceState(null, '', to);
   else window.history.pushState(null, '', to);
   for (const listener of listeners) listener();
+}
+
+/** Whether the last navigation asked to keep focus where it is; asking clears it. */
+export function takeKeptFocus(): boolean {
+  const kept = focusKept;
+  focusKept = false;
+  return kept;
 }
