@@ -7,8 +7,11 @@ import { createLimiter } from '../lib/limiter';
 import { Link } from '../router/Link';
 import { documentPath } from '../router/routes';
 
-/** The file types the service reads (anything else is refused with 415 before it is stored). */
-const ACCEPTED_TYPES = '.pdf,.docx,.md,.markdown,.txt,.text,.html,.htm,.csv,.json';
+/**
+ * The file types the service reads, by extension (parse-document.ts); anything else is refused with
+ * 415 before it is stored. A hint to the file picker only: the service has the last word.
+ */
+const ACCEPTED_TYPES = '.pdf,.docx,.html,.htm,.xhtml,.md,.markdown,.txt,.text,.csv,.tsv,.json';
 const POLL_INTERVAL_MS = 1000;
 /** A poll that met an outage or a lost connection tries again later instead of giving up. */
 const POLL_RETRY_MS = 3000;
@@ -175,7 +178,7 @@ export function UploadPanel({ onSettled }: { onSettled: () => void }) {
           }}
         />
         <p id="upload-hint" className="field-hint">
-          Or drop files here. PDF, Word (DOCX), Markdown, text, HTML, CSV or JSON. A file with the name of one
+          Or drop files here. PDF, Word (DOCX), Markdown, text, HTML, CSV, TSV or JSON. A file with the name of one
           already uploaded replaces it.
         </p>
       </div>
