@@ -178,8 +178,8 @@ export function UploadPanel({ onSettled }: { onSettled: () => void }) {
           }}
         />
         <p id="upload-hint" className="field-hint">
-          Or drop files here. PDF, Word (DOCX), Markdown, text, HTML, CSV, TSV or JSON. A file with the name of one
-          already uploaded replaces it.
+          Or drop files here. PDF, Word (DOCX), Markdown, text, HTML, CSV, TSV or JSON. A file with the name
+          of one already uploaded replaces it.
         </p>
       </div>
       {uploads.length === 0 ? null : (
