@@ -1,14 +1,21 @@
 // `npm run build`, and `npm start` before it starts: compiles src/ into dist/, then copies the SQL
-// migrations beside the compiled code. The compilation is incremental (TypeScript's build mode with
-// its build info in dist/): with unchanged sources nothing is compiled, so a restart is quick; a
-// changed source recompiles what depends on it; a deleted dist/, or any compiled file missing from
-// it, compiles everything. It runs in this one process, so a signal stops the whole build.
-import { cpSync, existsSync, readdirSync } from 'node:fs';
+// migrations beside the compiled code, then builds the web app (web/) into dist/web with Vite.
+// Both steps skip what has not changed, so a restart is quick: the compilation is incremental
+// (TypeScript's build mode with its build info in dist/; a deleted dist/, or any compiled file
+// missing from it, compiles everything), and the web app is built only when a fingerprint of
+// web/ (and of the locked dependencies) differs from the last build's, kept in dist/. It runs in
+// this one process, so a signal stops the whole build.
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
 const root = path.resolve(import.meta.dirname, '..');
 process.chdir(root);
+
+const WEB_CONFIG = 'web/vite.config.ts';
+const WEB_OUT = 'dist/web';
+const WEB_FINGERPRINT = 'dist/web.fingerprint';
 
 /** Whether a source file has no compiled counterpart (dist/ pruned by hand, say). */
 function anyOutputMissing() {
@@ -21,9 +28,60 @@ function anyOutputMissing() {
   );
 }
 
+/**
+ * A hash of every file under web/ (names and contents; web/node_modules aside) and of
+ * package-lock.json (a new React or Vite builds anew). Contents, not times: a checkout or a copy
+ * that touches every file changes nothing, and hashing a few hundred KiB takes milliseconds.
+ */
+function webFingerprint() {
+  const hash = createHash('sha256');
+  const add = (file) => hash.update(`${file}\0`).update(readFileSync(file)).update('\0');
+  const walk = (folder) => {
+    const entries = readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const entry of entries) {
+      const file = path.posix.join(folder, entry.name);
+      if (entry.isDirectory() && file !== 'web/node_modules') walk(file);
+      else if (entry.isFile()) add(file);
+    }
+  };
+  walk('web');
+  if (existsSync('package-lock.json')) add('package-lock.json');
+  return hash.digest('hex');
+}
+
+/** Builds web/ into dist/web unless the last build was of the same files; exits 1 when Vite fails. */
+async function buildWebApp() {
+  if (!existsSync(WEB_CONFIG)) {
+    console.warn(`${WEB_CONFIG} not found: the web app is not built (the service answers / with 503).`);
+    return;
+  }
+  const fingerprint = webFingerprint();
+  const built =
+    existsSync(path.join(WEB_OUT, 'index.html')) &&
+    existsSync(WEB_FINGERPRINT) &&
+    readFileSync(WEB_FINGERPRINT, 'utf8').trim() === fingerprint;
+  if (built) return;
+  // A failed or interrupted build must not pass for the last good one.
+  rmSync(WEB_FINGERPRINT, { force: true });
+  const began = performance.now();
+  try {
+    // Imported only when needed: loading Vite costs more than the whole unchanged-build check.
+    const { build } = await import('vite');
+    await build({ configFile: WEB_CONFIG, logLevel: 'warn' });
+  } catch (error) {
+    console.error(`\nThe web app's build failed (vite build --config ${WEB_CONFIG}):`);
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  }
+  writeFileSync(WEB_FINGERPRINT, `${fingerprint}\n`);
+  console.log(`Built the web app into ${WEB_OUT} in ${((performance.now() - began) / 1000).toFixed(1)} s.`);
+}
+
 const reportDiagnostic = ts.createDiagnosticReporter(ts.sys, process.stdout.isTTY === true);
 const host = ts.createSolutionBuilderHost(ts.sys, undefined, reportDiagnostic);
 const builder = ts.createSolutionBuilder(host, ['tsconfig.build.json'], { force: anyOutputMissing() });
 if (builder.build() !== ts.ExitStatus.Success) process.exit(1);
 
 cpSync('src/db/migrations', 'dist/src/db/migrations', { recursive: true });
+
+await buildWebApp();
