@@ -1,4 +1,4 @@
-import { type KeyboardEvent, useId, useState } from 'react';
+import { type KeyboardEvent, type ReactNode, useId, useState } from 'react';
 import type { CitedSource } from '../api/types';
 import { Link } from '../router/Link';
 import { sourceTarget } from './source-target';
@@ -31,7 +31,7 @@ export function CitationChip({ citation, source }: CitationChipProps) {
     onBlur: () => setDismissed(false),
     onMouseEnter: () => setDismissed(false),
   };
-  let chip: React.ReactNode;
+  let chip: ReactNode;
   if (target?.kind === 'web') {
     chip = (
       <a href={target.href} target="_blank" rel="noopener noreferrer" {...chipProps}>

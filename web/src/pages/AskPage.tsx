@@ -70,21 +70,18 @@ export function AskPage({ chatId }: { chatId: string | undefined }) {
   // Leaving the page stops an answer still streaming (the service stops its work too).
   useEffect(() => () => streamAbort.current?.abort(), []);
 
-  const updateLatest = useCallback((change: (turn: Turn) => Turn) => {
-    setTurns((current) => {
-      const latest = current.at(-1);
-      return latest === undefined ? current : [...current.slice(0, -1), change(latest)];
-    });
+  // By key: a stream stopped because another chat was opened must not touch that chat's turns.
+  const updateTurn = useCallback((key: string, change: (turn: Turn) => Turn) => {
+    setTurns((current) => current.map((turn) => (turn.key === key ? change(turn) : turn)));
   }, []);
 
   const ask = useCallback(
     async (question: string) => {
       const controller = new AbortController();
       streamAbort.current = controller;
-      setTurns((current) => [
-        ...current,
-        { key: turnKey(), question, answer: '', sources: [], state: 'streaming' },
-      ]);
+      const key = turnKey();
+      const updateLatest = (change: (turn: Turn) => Turn) => updateTurn(key, change);
+      setTurns((current) => [...current, { key, question, answer: '', sources: [], state: 'streaming' }]);
       window.requestAnimationFrame(() => latestStart.current?.scrollIntoView({ block: 'start' }));
       // Pieces arriving within one frame are shown together: one render per frame, not per piece.
       let pending = '';
@@ -138,7 +135,7 @@ export function AskPage({ chatId }: { chatId: string | undefined }) {
         if (streamAbort.current === controller) streamAbort.current = undefined;
       }
     },
-    [refreshChats, updateLatest],
+    [refreshChats, updateTurn],
   );
 
   const stop = useCallback(() => streamAbort.current?.abort(), []);
