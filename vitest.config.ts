@@ -1,7 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // Every test runs on the embedded PGlite; the tests that use a database run a second time on
 // real PostgreSQL when TEST_DATABASE_URL is set (CI sets it).
+// The browser tests (test/browser) are their own project: PGlite only, the web app built first.
+const browserTests = ['test/browser/**/*.test.ts'];
+
 const databaseTests = [
   'src/http/**/*.test.ts',
   'src/jobs/**/*.test.ts',
@@ -17,12 +20,28 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'pglite', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'pglite',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'web/src/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...browserTests],
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'browser', include: browserTests, globalSetup: ['test/browser/build-web-app.ts'] },
+      },
       ...(process.env.TEST_DATABASE_URL
         ? [
             {
               extends: true as const,
-              test: { name: 'postgres', include: databaseTests, env: { TEST_DB_KIND: 'postgres' } },
+              test: {
+                name: 'postgres',
+                include: databaseTests,
+                exclude: [...configDefaults.exclude, ...browserTests],
+                env: { TEST_DB_KIND: 'postgres' },
+              },
             },
           ]
         : []),

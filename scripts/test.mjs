@@ -1,5 +1,5 @@
-// `npm test`: lint, type-check, then the whole suite (on PGlite, and again on PostgreSQL when
-// TEST_DATABASE_URL is set). Ends with one summary line: "tests: N passed, N failed, N skipped".
+// `npm test`: lint, type-check (the service and the web app), then the whole suite (on PGlite,
+// again on PostgreSQL when TEST_DATABASE_URL is set, and the web app in Chromium when installed). Ends with one summary line: "tests: N passed, N failed, N skipped".
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ const run = (command, args) => spawnSync(command, args, { stdio: 'inherit' }).st
 for (const [command, args] of [
   ['npx', ['biome', 'check', '.']],
   ['npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']],
+  ['npx', ['tsc', '-p', 'web/tsconfig.json']],
 ]) {
   const status = run(command, args);
   if (status !== 0) process.exit(status);

