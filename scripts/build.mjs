@@ -6,7 +6,18 @@
 // web/ (and of the locked dependencies) differs from the last build's, kept in dist/. It runs in
 // this one process, so a signal stops the whole build.
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
@@ -76,6 +87,51 @@ async function buildWebApp() {
   writeFileSync(WEB_FINGERPRINT, `${fingerprint}\n`);
   console.log(`Built the web app into ${WEB_OUT} in ${((performance.now() - began) / 1000).toFixed(1)} s.`);
 }
+
+const BUILD_LOCK = 'dist/.build.lock';
+
+/**
+ * One build of this folder at a time: two at once (two `npm start`s, or a test's build beside
+ * another's) would write the same files and empty dist/web under each other. A lock file holding
+ * the builder's pid; a lock whose process is gone is taken over.
+ */
+async function takeBuildLock() {
+  mkdirSync('dist', { recursive: true });
+  const deadline = Date.now() + 10 * 60_000;
+  for (;;) {
+    try {
+      const fd = openSync(BUILD_LOCK, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      process.on('exit', () => rmSync(BUILD_LOCK, { force: true }));
+      return;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+    }
+    const owner = Number(readFileSync(BUILD_LOCK, 'utf8').trim());
+    if (!isAlive(owner)) {
+      rmSync(BUILD_LOCK, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`another build (pid ${owner}) holds ${BUILD_LOCK}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function isAlive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+await takeBuildLock();
+// Stopped mid-build: the lock goes with the process (exit status as a signal's: 128 + its number).
+process.on('SIGINT', () => process.exit(130));
+process.on('SIGTERM', () => process.exit(143));
 
 const reportDiagnostic = ts.createDiagnosticReporter(ts.sys, process.stdout.isTTY === true);
 const host = ts.createSolutionBuilderHost(ts.sys, undefined, reportDiagnostic);
