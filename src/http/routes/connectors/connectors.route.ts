@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { deleteConnector } from '../../../services/delete-connector.js';
 import { getConnector } from '../../../services/get-connector.js';
+import { listConnectors } from '../../../services/list-connectors.js';
 import { syncWikiConnector } from '../../../services/sync-wiki.js';
 import type { AppOptions } from '../../app.js';
 import { callerOf } from '../../auth.js';
@@ -43,7 +44,28 @@ const ConnectorView = Type.Object(
   { additionalProperties: true },
 );
 
+const ConnectorList = Type.Object({
+  connectors: Type.Array(ConnectorView, {
+    description: 'oldest first; each as GET /v1/connectors/{connector_slug}/{connector_id} shows it',
+  }),
+});
+
 export const connectorRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { deps }) => {
+  app.get(
+    '/v1/connectors',
+    {
+      schema: {
+        tags: ['connector'],
+        summary: "The caller's team's connectors (Confluence, Google Drive, Slack)",
+        description:
+          "Each with its status, last sync, document count and non-secret settings, as `GET /v1/connectors/{connector_slug}/{connector_id}` answers it; tokens are never returned. Another team's connectors are never listed.",
+        security: bearerSecurity,
+        response: withErrors({ 200: ConnectorList }),
+      },
+    },
+    async (request) => listConnectors(deps, callerOf(request)),
+  );
+
   app.get(
     '/v1/connectors/:connector_slug/:connector_id',
     {

@@ -87,3 +87,105 @@ describe('GET /v1/connectors/{connector_slug}/{connector_id}', () => {
     expect(strangerMe.json().connectors).toEqual([]);
   });
 });
+
+describe('GET /v1/connectors', () => {
+  let testApp: TestApp;
+  let owner: { token: string; teamId: number };
+  let neighbour: { token: string; teamId: number };
+  let wikiId: number;
+
+  async function insertConnector(teamId: number, slug: string, name: string, externalId: string | null) {
+    const { rows } = await testApp.runtime.deps.sql.executeSql(
+      `INSERT INTO connectors (team_id, slug, name, status, config, secrets_sealed, external_id)
+       VALUES ($1, $2, $3, 'active', $4::jsonb, $5, $6) RETURNING id`,
+      [teamId, slug, name, JSON.stringify({ note: name }), `sealed-${name}-secret`, externalId],
+    );
+    return Number(rows[0]?.id);
+  }
+
+  beforeAll(async () => {
+    const wiki = new InMemoryWiki('https://acme.atlassian.net/wiki');
+    wiki.acceptToken('ATATT-list-secret');
+    wiki.addSpace('ENG', 'Engineering');
+    testApp = await startTestApp({
+      env: { WIKI_BASE_URL: 'https://acme.atlassian.net/wiki' },
+      overrides: { wiki },
+    });
+    owner = await registerUser(testApp.app);
+    neighbour = await registerUser(testApp.app);
+    const saved = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/wiki/config',
+      headers: bearer(owner.token),
+      payload: { wikiApiToken: 'ATATT-list-secret', wikiUsername: 'ann@acme.com', wikiSpaceKey: 'ENG' },
+    });
+    expect(saved.statusCode, saved.body).toBe(201);
+    wikiId = saved.json().id;
+  });
+  afterAll(() => testApp.close());
+
+  it("lists the team's connectors of every kind, oldest first, each as GET one answers it, without secrets", async () => {
+    const driveId = await insertConnector(owner.teamId, 'googledrive', 'Google Drive', null);
+    const slackId = await insertConnector(owner.teamId, 'chatapp', 'Slack: Acme', `T-owner-${owner.teamId}`);
+    const response = await testApp.app.inject({ url: '/v1/connectors', headers: bearer(owner.token) });
+    expect(response.statusCode).toBe(200);
+    const listed = response.json().connectors as { id: number; slug: string }[];
+    expect(listed.map((connector) => [connector.slug, connector.id])).toEqual([
+      ['wiki', wikiId],
+      ['googledrive', driveId],
+      ['chatapp', slackId],
+    ]);
+    for (const connector of listed) {
+      const one = await testApp.app.inject({
+        url: `/v1/connectors/${connector.slug}/${connector.id}`,
+        headers: bearer(owner.token),
+      });
+      expect(connector).toEqual(one.json());
+    }
+    expect(listed[0]).toMatchObject({
+      name: 'Confluence space ENG',
+      status: 'configured',
+      last_synced_at: null,
+      config: { base_url: 'https://acme.atlassian.net/wiki', username: 'ann@acme.com', space_key: 'ENG' },
+    });
+    expect(response.body).not.toContain('ATATT-list-secret');
+    expect(response.body).not.toContain('sealed-');
+    expect(response.body).not.toContain('secrets');
+  });
+
+  it("never lists another team's connectors", async () => {
+    const neighbourSlack = await insertConnector(
+      neighbour.teamId,
+      'chatapp',
+      'Slack: Neighbours',
+      `T-neighbour-${neighbour.teamId}`,
+    );
+    const mine = await testApp.app.inject({ url: '/v1/connectors', headers: bearer(owner.token) });
+    expect(mine.json().connectors.map((connector: { id: number }) => connector.id)).not.toContain(
+      neighbourSlack,
+    );
+    expect(mine.body).not.toContain('Neighbours');
+    const theirs = await testApp.app.inject({ url: '/v1/connectors', headers: bearer(neighbour.token) });
+    expect(theirs.json()).toEqual({
+      connectors: [
+        expect.objectContaining({ id: neighbourSlack, slug: 'chatapp', team_id: neighbour.teamId }),
+      ],
+    });
+    const newcomer = await registerUser(testApp.app);
+    const empty = await testApp.app.inject({ url: '/v1/connectors', headers: bearer(newcomer.token) });
+    expect(empty.statusCode).toBe(200);
+    expect(empty.json()).toEqual({ connectors: [] });
+  });
+
+  it('needs a bearer token or a session', async () => {
+    const response = await testApp.app.inject({ url: '/v1/connectors' });
+    expect(response.statusCode).toBe(401);
+  });
+
+  it('is described in the OpenAPI document', async () => {
+    const document = (await testApp.app.inject({ url: '/openapi.json' })).json();
+    const operation = document.paths['/v1/connectors'].get;
+    expect(operation.responses['200']).toBeDefined();
+    expect(operation.security).toEqual(expect.arrayContaining([{ bearerAuth: [] }]));
+  });
+});

@@ -1,0 +1,25 @@
+import { listTeamConnectorRefs } from '../db/repositories/connectors.js';
+import type { Caller } from '../db/repositories/users.js';
+import type { ServiceDependencies } from './dependencies.js';
+import { canonicalSlug, type connectorView, findConnectorView } from './get-connector.js';
+
+/**
+ * `GET /v1/connectors`: the caller's team's connectors, oldest first, each as
+ * `GET /v1/connectors/{slug}/{id}` shows it (non-secret settings only). A client finds its
+ * connectors' ids here. One dropped meanwhile is left out.
+ */
+export async function listConnectors(
+  deps: ServiceDependencies,
+  caller: Caller,
+): Promise<{ connectors: ReturnType<typeof connectorView>[] }> {
+  const refs = await listTeamConnectorRefs(deps.sql, caller.teamId);
+  const connectors: ReturnType<typeof connectorView>[] = [];
+  // One after another: a few connectors, and PGlite's one connection is shared with requests.
+  for (const ref of refs) {
+    const slug = canonicalSlug(ref.slug);
+    if (slug === undefined) continue;
+    const view = await findConnectorView(deps, caller.teamId, slug, ref.id);
+    if (view !== undefined) connectors.push(view);
+  }
+  return { connectors };
+}
