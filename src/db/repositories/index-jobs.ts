@@ -336,3 +336,90 @@ export async function uploadKeysInUse(db: SqlExecutor): Promise<Set<string>> {
   );
   return new Set(rows.map((row) => String(row.key)));
 }
+
+/** Which jobs a listing shows: `active` (queued or running), `finished` (completed or failed). */
+export type IndexJobStatusFilter = 'active' | 'finished';
+
+const STATUSES_OF: Readonly<Record<IndexJobStatusFilter, readonly IndexJobStatus[]>> = {
+  active: ['queued', 'running'],
+  finished: ['completed', 'failed'],
+};
+
+/**
+ * A page of the team's jobs, newest first, in one statement (index_jobs_team_idx). Neither the
+ * sealed secrets nor the request (a Drive job's whole file list) are read: a listing needs neither.
+ */
+export async function listTeamJobs(
+  db: SqlExecutor,
+  teamId: number,
+  page: {
+    readonly status?: IndexJobStatusFilter | undefined;
+    readonly limit: number;
+    readonly offset: number;
+  },
+): Promise<IndexJobRow[]> {
+  const statuses = page.status === undefined ? null : STATUSES_OF[page.status];
+  const { rows } = await db.executeSql(
+    `SELECT id, team_id, connector_id, kind, status, '{}'::jsonb AS request, NULL AS secrets_sealed, attempts,
+       expanded_at, error, created_at, updated_at, finished_at
+     FROM index_jobs WHERE team_id = $1 AND ($2::text[] IS NULL OR status = ANY($2::text[]))
+     ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
+    [teamId, statuses, page.limit, page.offset],
+  );
+  return rows.map(jobFromRow);
+}
+
+/** A job's counts and its first failed items, as a listing shows them. */
+export interface JobSummary {
+  readonly progress: JobProgress & { readonly pending: number };
+  /** The first failed items in position order (payloads left out). */
+  readonly failures: IndexJobItemRow[];
+}
+
+/**
+ * The counts and first `failuresEach` failed items of each job, in one statement whatever the
+ * number of jobs; a job without items (or unknown) has zero counts and no failures.
+ */
+export async function summarizeJobs(
+  db: SqlExecutor,
+  jobIds: readonly string[],
+  failuresEach: number,
+): Promise<Map<string, JobSummary>> {
+  const summaries = new Map<string, JobSummary>();
+  if (jobIds.length === 0) return summaries;
+  const { rows } = await db.executeSql(
+    `SELECT j.id, p.total, p.indexed, p.skipped, p.failed, f.failures
+     FROM unnest($1::uuid[]) AS j(id)
+     CROSS JOIN LATERAL (
+       SELECT count(*) AS total,
+         count(*) FILTER (WHERE status = 'indexed') AS indexed,
+         count(*) FILTER (WHERE status = 'skipped') AS skipped,
+         count(*) FILTER (WHERE status = 'failed') AS failed
+       FROM index_job_items WHERE job_id = j.id
+     ) p
+     CROSS JOIN LATERAL (
+       SELECT COALESCE(jsonb_agg(jsonb_build_object(
+           'external_id', i.external_id, 'position', i.position, 'name', i.name, 'status', i.status,
+           'reason', i.reason, 'message', i.message, 'chunks', i.chunks, 'document_id', i.document_id
+         ) ORDER BY i.position), '[]'::jsonb) AS failures
+       FROM (
+         SELECT external_id, position, name, status, reason, message, chunks, document_id
+         FROM index_job_items WHERE job_id = j.id AND status = 'failed' ORDER BY position LIMIT $2
+       ) i
+     ) f`,
+    [jobIds, failuresEach],
+  );
+  for (const row of rows) {
+    const indexed = Number(row.indexed ?? 0);
+    const skipped = Number(row.skipped ?? 0);
+    const failed = Number(row.failed ?? 0);
+    const total = Number(row.total ?? 0);
+    const done = indexed + skipped + failed;
+    const failures = (typeof row.failures === 'string' ? JSON.parse(row.failures) : row.failures) ?? [];
+    summaries.set(String(row.id), {
+      progress: { total, done, indexed, skipped, failed, pending: total - done },
+      failures: (failures as Row[]).map((item) => itemFromRow({ ...item, payload: {} })),
+    });
+  }
+  return summaries;
+}

@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../test/helpers/test-database.js';
+import { type DatabaseHandle, openDatabase } from '../client.js';
+import type { SqlExecutor } from '../sql-connection.js';
+import {
+  finishJob,
+  type IndexJobKind,
+  insertIndexJob,
+  listTeamJobs,
+  markJobRunning,
+  setItemOutcome,
+  summarizeJobs,
+} from './index-jobs.js';
+
+let testDatabase: TestDatabase;
+let database: DatabaseHandle;
+let teamId: number;
+let otherTeamId: number;
+
+async function newTeam(name: string): Promise<number> {
+  const { rows } = await database.sql.executeSql('INSERT INTO teams (name) VALUES ($1) RETURNING id', [name]);
+  return Number(rows[0]?.id);
+}
+
+/** A job of `team` created `minutesAgo`, with `files` items (all queued). */
+async function newJob(
+  team: number,
+  minutesAgo: number,
+  files: readonly string[] = [],
+  kind: IndexJobKind = 'upload',
+): Promise<string> {
+  const id = randomUUID();
+  await insertIndexJob(database.sql, {
+    id,
+    teamId: team,
+    connectorId: null,
+    kind,
+    requestedBy: null,
+    request: { files },
+    requestHash: null,
+    secretsSealed: 'v1.sealed.secret',
+    items: files.map((name) => ({ externalId: name, name, payload: { text: `the text of ${name}` } })),
+  });
+  await database.sql.executeSql(
+    `UPDATE index_jobs SET created_at = now() - make_interval(mins => $2) WHERE id = $1`,
+    [id, minutesAgo],
+  );
+  return id;
+}
+
+/** Counts the statements sent through it. */
+function counting(db: SqlExecutor): SqlExecutor & { statements: number } {
+  const counter = {
+    statements: 0,
+    executeSql(text: string, values?: unknown[]) {
+      counter.statements += 1;
+      return db.executeSql(text, values);
+    },
+  };
+  return counter;
+}
+
+beforeAll(async () => {
+  testDatabase = await createTestDatabase();
+  database = await openDatabase(testDatabase.location);
+  teamId = await newTeam('Indexers');
+  otherTeamId = await newTeam('Others');
+});
+afterAll(async () => {
+  await database?.close();
+  await testDatabase?.drop();
+});
+
+describe('listTeamJobs', () => {
+  let queued: string;
+  let running: string;
+  let completed: string;
+  let failed: string;
+
+  beforeAll(async () => {
+    failed = await newJob(teamId, 40, ['a.pdf']);
+    completed = await newJob(teamId, 30, ['b.md']);
+    running = await newJob(teamId, 20, ['c.md'], 'googledrive');
+    queued = await newJob(teamId, 10, ['d.md'], 'wiki');
+    await newJob(otherTeamId, 5, ['theirs.md']);
+    await markJobRunning(database.sql, running);
+    await markJobRunning(database.sql, completed);
+    await finishJob(database.sql, completed, 'completed', null);
+    await finishJob(database.sql, failed, 'failed', 'The indexing job stopped');
+  });
+
+  it("lists the team's jobs newest first, and only the team's", async () => {
+    const jobs = await listTeamJobs(database.sql, teamId, { limit: 20, offset: 0 });
+    expect(jobs.map((job) => job.id)).toEqual([queued, running, completed, failed]);
+    expect(jobs.map((job) => job.status)).toEqual(['queued', 'running', 'completed', 'failed']);
+    expect(jobs.map((job) => job.kind)).toEqual(['wiki', 'googledrive', 'upload', 'upload']);
+    expect(jobs.every((job) => job.teamId === teamId)).toBe(true);
+    expect(jobs[3]).toMatchObject({ error: 'The indexing job stopped', finishedAt: expect.any(Date) });
+    expect(jobs[0]?.finishedAt).toBeNull();
+    expect((await listTeamJobs(database.sql, otherTeamId, { limit: 20, offset: 0 })).length).toBe(1);
+  });
+
+  it('reads neither the sealed secrets nor the request', async () => {
+    const [job] = await listTeamJobs(database.sql, teamId, { limit: 1, offset: 0 });
+    expect(job?.secretsSealed).toBeNull();
+    expect(job?.request).toEqual({});
+  });
+
+  it('filters active (queued, running) and finished (completed, failed) jobs', async () => {
+    const active = await listTeamJobs(database.sql, teamId, { status: 'active', limit: 20, offset: 0 });
+    expect(active.map((job) => job.id)).toEqual([queued, running]);
+    const finished = await listTeamJobs(database.sql, teamId, { status: 'finished', limit: 20, offset: 0 });
+    expect(finished.map((job) => job.id)).toEqual([completed, failed]);
+  });
+
+  it('pages with limit and offset, in one statement', async () => {
+    const db = counting(database.sql);
+    const first = await listTeamJobs(db, teamId, { limit: 3, offset: 0 });
+    const second = await listTeamJobs(db, teamId, { limit: 3, offset: 3 });
+    const past = await listTeamJobs(db, teamId, { limit: 3, offset: 10 });
+    expect(first.map((job) => job.id)).toEqual([queued, running, completed]);
+    expect(second.map((job) => job.id)).toEqual([failed]);
+    expect(past).toEqual([]);
+    expect(db.statements).toBe(3);
+  });
+});
+
+describe('summarizeJobs', () => {
+  it("counts each job's items and lists its first failures in position order, in one statement", async () => {
+    const files = ['one.md', 'two.pdf', 'three.md', 'four.pdf', 'five.pdf', 'six.docx', 'seven.md'];
+    const busy = await newJob(teamId, 1, files);
+    await setItemOutcome(database.sql, busy, 'one.md', { status: 'indexed', chunks: 3, documentId: 11 });
+    await setItemOutcome(database.sql, busy, 'two.pdf', {
+      status: 'failed',
+      reason: 'parse_error',
+      message: 'Invalid PDF structure',
+    });
+    await setItemOutcome(database.sql, busy, 'three.md', { status: 'skipped', reason: 'unchanged' });
+    await setItemOutcome(database.sql, busy, 'four.pdf', { status: 'failed', reason: 'too_large' });
+    await setItemOutcome(database.sql, busy, 'five.pdf', { status: 'failed', reason: 'unsupported_type' });
+    await setItemOutcome(database.sql, busy, 'six.docx', { status: 'indexing' });
+    const empty = await newJob(teamId, 2, []);
+    const unknown = randomUUID();
+
+    const db = counting(database.sql);
+    const summaries = await summarizeJobs(db, [busy, empty, unknown], 2);
+    expect(db.statements).toBe(1);
+
+    expect(summaries.get(busy)?.progress).toEqual({
+      total: 7,
+      done: 5,
+      indexed: 1,
+      skipped: 1,
+      failed: 3,
+      pending: 2,
+    });
+    expect(summaries.get(busy)?.failures).toEqual([
+      {
+        externalId: 'two.pdf',
+        position: 1,
+        name: 'two.pdf',
+        status: 'failed',
+        reason: 'parse_error',
+        message: 'Invalid PDF structure',
+        chunks: 0,
+        documentId: null,
+        payload: {},
+      },
+      expect.objectContaining({ externalId: 'four.pdf', position: 3, reason: 'too_large', message: null }),
+    ]);
+    const zero = { total: 0, done: 0, indexed: 0, skipped: 0, failed: 0, pending: 0 };
+    expect(summaries.get(empty)).toEqual({ progress: zero, failures: [] });
+    expect(summaries.get(unknown)).toEqual({ progress: zero, failures: [] });
+  });
+
+  it('sends no statement for no jobs', async () => {
+    const db = counting(database.sql);
+    expect((await summarizeJobs(db, [], 5)).size).toBe(0);
+    expect(db.statements).toBe(0);
+  });
+});

@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { registerUser, startTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import { finishJob, insertIndexJob, markJobRunning, setItemOutcome } from '../db/repositories/index-jobs.js';
+import type { Caller } from '../db/repositories/users.js';
+import { LISTED_FAILURES_PER_JOB, listIndexJobs } from './list-index-jobs.js';
+
+let testApp: TestApp;
+let caller: Caller;
+
+/** A job of the caller's team with `files` items, each failed, then finished unless `running`. */
+async function job(files: number, running = false): Promise<string> {
+  const id = randomUUID();
+  const sql = testApp.runtime.deps.sql;
+  const names = Array.from({ length: files }, (_, index) => `file-${index}.pdf`);
+  await insertIndexJob(sql, {
+    id,
+    teamId: caller.teamId,
+    connectorId: null,
+    kind: 'upload',
+    requestedBy: null,
+    request: {},
+    requestHash: null,
+    secretsSealed: null,
+    items: names.map((name) => ({ externalId: name, name, payload: {} })),
+  });
+  await markJobRunning(sql, id);
+  for (const name of names) await setItemOutcome(sql, id, name, { status: 'failed', reason: 'parse_error' });
+  if (!running) await finishJob(sql, id, 'completed', null);
+  return id;
+}
+
+beforeAll(async () => {
+  testApp = await startTestApp();
+  const user = await registerUser(testApp.app);
+  caller = { userId: user.userId, teamId: user.teamId, email: 'lister@example.com', tokenHash: 'unused' };
+  for (let index = 0; index < 30; index += 1) await job(index % 8);
+});
+afterAll(() => testApp.close());
+
+it('reads a page in two statements whatever its size: the jobs, then their counts and failures', async () => {
+  const deps = testApp.runtime.deps;
+  const executeSql = vi.spyOn(deps.sql, 'executeSql');
+  try {
+    for (const limit of [1, 5, 30]) {
+      executeSql.mockClear();
+      const page = await listIndexJobs(deps, caller, { status: 'finished', limit, offset: 0 });
+      expect(page.jobs).toHaveLength(limit);
+      expect(executeSql).toHaveBeenCalledTimes(2);
+      for (const listed of page.jobs) {
+        expect(listed.failures.length).toBe(Math.min(listed.progress.failed, LISTED_FAILURES_PER_JOB));
+      }
+    }
+  } finally {
+    executeSql.mockRestore();
+  }
+});
+
+it('asks the queue once about each job listed as queued or running, and about no finished one', async () => {
+  const deps = testApp.runtime.deps;
+  const running = [await job(2, true), await job(1, true)];
+  const getJob = vi.spyOn(deps.jobs, 'getJob');
+  try {
+    const page = await listIndexJobs(deps, caller, { limit: 10, offset: 0 });
+    expect(page.jobs.slice(0, 2).map((listed) => listed.result_id)).toEqual([...running].reverse());
+    expect(getJob.mock.calls.map(([, id]) => id).sort()).toEqual([...running].sort());
+  } finally {
+    getJob.mockRestore();
+  }
+});

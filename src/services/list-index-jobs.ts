@@ -1,0 +1,78 @@
+import {
+  type IndexJobRow,
+  type IndexJobStatusFilter,
+  listTeamJobs,
+  summarizeJobs,
+} from '../db/repositories/index-jobs.js';
+import type { Caller } from '../db/repositories/users.js';
+import { INDEX_DOCUMENTS_JOB } from '../jobs/definitions/index-documents.js';
+import type { ServiceDependencies } from './dependencies.js';
+import { getIndexJob } from './get-index-job.js';
+import { indexJobFileView, indexJobView } from './views.js';
+
+/** How many of a job's failed files a listing shows (its `progress.failed` counts them all). */
+export const LISTED_FAILURES_PER_JOB = 5;
+
+export interface IndexJobsQuery {
+  /** `active`: queued or running; `finished`: completed or failed; absent: every job. */
+  readonly status?: IndexJobStatusFilter | undefined;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+/**
+ * A page of the caller's team's index jobs, newest first: each as GET /v1/jobs/{result_id} shows
+ * it, but with its first few failed files (`failures`) instead of every file, and `pending` counted
+ * in its progress. Two statements whatever the page's size: the jobs, then their counts and
+ * failures.
+ */
+export async function listIndexJobs(deps: ServiceDependencies, caller: Caller, query: IndexJobsQuery) {
+  let jobs = await listTeamJobs(deps.sql, caller.teamId, query);
+  if (await settleDeadJobs(deps, caller, jobs)) jobs = await listTeamJobs(deps.sql, caller.teamId, query);
+  const summaries = await summarizeJobs(
+    deps.sql,
+    jobs.map((job) => job.id),
+    LISTED_FAILURES_PER_JOB,
+  );
+  return {
+    jobs: jobs.map((job) => {
+      const summary = summaries.get(job.id);
+      const progress = summary?.progress ?? {
+        total: 0,
+        done: 0,
+        indexed: 0,
+        skipped: 0,
+        failed: 0,
+        pending: 0,
+      };
+      return { ...indexJobView(job, progress), failures: (summary?.failures ?? []).map(indexJobFileView) };
+    }),
+  };
+}
+
+/**
+ * A job whose every attempt died (crashes past its retry limit) never finished its own row, and
+ * would be listed as running for ever: the queue is asked about each job the page shows as queued
+ * or running, and those it gave up on are settled as GET /v1/jobs/{result_id} settles them. True
+ * when one was.
+ */
+async function settleDeadJobs(
+  deps: ServiceDependencies,
+  caller: Caller,
+  jobs: readonly IndexJobRow[],
+): Promise<boolean> {
+  const active = jobs.filter((job) => job.status === 'queued' || job.status === 'running');
+  const dead = await Promise.all(
+    active.map(async (job) => {
+      const queued = await deps.jobs.getJob(INDEX_DOCUMENTS_JOB, job.id);
+      return queued?.state === 'failed' || queued?.state === 'cancelled' ? job : undefined;
+    }),
+  );
+  let settled = false;
+  for (const job of dead) {
+    if (job === undefined) continue;
+    await getIndexJob(deps, caller, job.id);
+    settled = true;
+  }
+  return settled;
+}
