@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../test/helpers/test-app.js';
 
@@ -15,6 +16,9 @@ function fakeWebBuild(): string {
   mkdirSync(path.join(folder, 'assets'));
   writeFileSync(path.join(folder, 'index.html'), INDEX_HTML);
   writeFileSync(path.join(folder, 'assets', 'app-abc123.js'), APP_JS);
+  // What the build writes beside each asset: the same bytes compressed.
+  writeFileSync(path.join(folder, 'assets', 'app-abc123.js.br'), brotliCompressSync(APP_JS));
+  writeFileSync(path.join(folder, 'assets', 'app-abc123.js.gz'), gzipSync(APP_JS));
   writeFileSync(path.join(folder, 'favicon.ico'), 'icon');
   // Beside the build, where a path that climbs out of it would land.
   writeFileSync(path.join(folder, '..', `${path.basename(folder)}-secret.txt`), 'secret');
@@ -89,6 +93,29 @@ describe('the web app, served from the web build', () => {
       expect(missing.statusCode).toBe(404);
       expect(missing.json()).toEqual({ detail: 'Not Found' });
     }
+  });
+
+  it('sends an asset compressed when the browser takes it (the build compressed it beforehand)', async () => {
+    const brotli = await testApp.app.inject({
+      url: '/assets/app-abc123.js',
+      headers: { 'accept-encoding': 'gzip, br' },
+    });
+    expect(brotli.statusCode).toBe(200);
+    expect(brotli.headers['content-encoding']).toBe('br');
+    expect(brotli.headers.vary).toMatch(/accept-encoding/i);
+    expect(brotli.headers['content-type']).toMatch(/javascript/);
+    expect(brotliDecompressSync(brotli.rawPayload).toString()).toBe(APP_JS);
+    const gzip = await testApp.app.inject({
+      url: '/assets/app-abc123.js',
+      headers: { 'accept-encoding': 'gzip' },
+    });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    const plain = await testApp.app.inject({
+      url: '/assets/app-abc123.js',
+      headers: { 'accept-encoding': 'identity' },
+    });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toBe(APP_JS);
   });
 
   it('serves files copied beside index.html, revalidated', async () => {

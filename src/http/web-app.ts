@@ -23,8 +23,9 @@ const NOT_BUILT = 'The web app is not built: run npm run build';
  */
 export async function registerWebApp(app: FastifyInstance, webDir: string): Promise<void> {
   // Only `reply.sendFile`: the routes are ours, so that a missing build never stops the start and
-  // no wildcard route takes the API's 404s (or their authentication) over.
-  await app.register(fastifyStatic, { serve: false });
+  // no wildcard route takes the API's 404s (or their authentication) over. The build writes a
+  // .br and a .gz beside each file (scripts/build.mjs): sent when the browser takes them.
+  await app.register(fastifyStatic, { serve: false, preCompressed: true });
   const hidden = { config: { public: true }, schema: { hide: true } };
 
   const sendIndex = async (reply: FastifyReply) => {
