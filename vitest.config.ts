@@ -11,6 +11,8 @@ const databaseTests = [
   'src/db/watched-pool.test.ts',
   'src/retrieval/team-search.test.ts',
   'src/services/forget-chatapp-events.test.ts',
+  'src/db/repositories/chats.test.ts',
+  'src/services/rate-answer.test.ts',
   'test/**/*.test.ts',
 ];
 

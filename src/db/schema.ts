@@ -450,7 +450,12 @@ export interface StoredChatMessage {
   chat_id: string | null;
   /** On answers the web chat wrote: the documents they cite. */
   sources?: StoredCitedSource[];
+  /** On an answer its asker rated (PUT …/messages/{index}/feedback); absent when unrated. */
+  feedback?: AnswerRating;
 }
+
+/** A thumbs up or down on an answer. */
+export type AnswerRating = 'up' | 'down';
 
 /** A document an answer cites, kept with the answer (the web chat's `sources` line, answering's `CitedSource`). */
 export interface StoredCitedSource {

@@ -21,8 +21,13 @@ export interface WebChatInput {
   readonly chat_id?: string | null | undefined;
 }
 
-/** The answer's pieces and sources, then `done` once the turn is in the chat's history. */
-export type WebChatEvent = AnswerEvent | { readonly type: 'done'; readonly chatId: string };
+/**
+ * The answer's pieces and sources, then `done` once the turn is in the chat's history, with the
+ * answer's position in the chat's messages (to rate it).
+ */
+export type WebChatEvent =
+  | AnswerEvent
+  | { readonly type: 'done'; readonly chatId: string; readonly messageIndex: number };
 
 export interface WebChat {
   readonly chatId: string;
@@ -76,7 +81,7 @@ export async function startWebChat(
         timestamp: askedAt,
         chat_id: chatId,
       };
-      await appendChatMessages(deps.db, {
+      const appended = await appendChatMessages(deps.db, {
         userId: caller.userId,
         chatId,
         title: titleFrom([question]),
@@ -92,7 +97,8 @@ export async function startWebChat(
         ],
         maxMessages: deps.config.chats.maxMessages,
       });
-      yield { type: 'done', chatId };
+      // The answer is the last message the append left in the chat.
+      yield { type: 'done', chatId, messageIndex: appended.messageCount - 1 };
     },
   };
 }

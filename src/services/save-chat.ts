@@ -71,7 +71,11 @@ export async function saveChat(
       chatId: pathChatId,
       userId: caller.userId,
       title: saved.title,
-      messages,
+      // As stored: with the ratings the save kept (an answer left in place keeps its own).
+      messages: messages.map((message, index) => {
+        const feedback = saved.feedback.get(index);
+        return feedback === undefined ? message : { ...message, feedback };
+      }),
       createdAt: saved.createdAt,
       updatedAt: saved.updatedAt,
     }),

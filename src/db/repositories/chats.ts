@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { type Database, queryRows } from '../client.js';
-import { chats, type StoredChatMessage } from '../schema.js';
+import { type AnswerRating, chats, type StoredChatMessage } from '../schema.js';
 
 export interface ChatWrite {
   readonly userId: number;
@@ -16,6 +16,11 @@ export interface ChatWriteResult {
   readonly created: boolean;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+  /**
+   * The ratings the stored messages kept, by position (see `upsertChats`); empty for a write that a
+   * later write to the same chat in the same statement replaced.
+   */
+  readonly feedback: ReadonlyMap<number, AnswerRating>;
 }
 
 interface UpsertedRow {
@@ -25,11 +30,17 @@ interface UpsertedRow {
   created_at: string | Date;
   updated_at: string | Date;
   inserted: boolean;
+  feedback: [number, AnswerRating][] | null;
 }
 
 /**
  * Creates or replaces many chats in one statement. Writes to the same chat are applied in order:
  * the last one's messages are stored, and only the first can have created the chat.
+ *
+ * A replaced message keeps its rating (`feedback`) when the new message at its position has the
+ * same role and content: a client that saves the whole chat again, one turn longer, does not erase
+ * the ratings given meanwhile. The row lock of `ON CONFLICT DO UPDATE` orders this against
+ * `rateChatMessage`, so a rating committed just before the save is seen by it.
  */
 export async function upsertChats(db: Database, writes: readonly ChatWrite[]): Promise<ChatWriteResult[]> {
   const keyOf = (write: { userId: number; chatId: string }) => `${write.userId}\u0000${write.chatId}`;
@@ -55,12 +66,35 @@ export async function upsertChats(db: Database, writes: readonly ChatWrite[]): P
         INSERT INTO ${chats} (chat_id, user_id, title, messages)
         SELECT chat_id, user_id, title, messages FROM input ORDER BY position
         ON CONFLICT (user_id, chat_id) DO UPDATE SET
-          messages = excluded.messages,
+          messages = (
+            SELECT COALESCE(
+              jsonb_agg(
+                CASE
+                  WHEN stored.value -> 'feedback' IS NOT NULL
+                    AND stored.value -> 'role' = saved.value -> 'role'
+                    AND stored.value -> 'content' = saved.value -> 'content'
+                  THEN saved.value || jsonb_build_object('feedback', stored.value -> 'feedback')
+                  ELSE saved.value
+                END
+                ORDER BY saved.position
+              ),
+              '[]'::jsonb
+            )
+            FROM jsonb_array_elements(excluded.messages) WITH ORDINALITY AS saved(value, position)
+            LEFT JOIN jsonb_array_elements(${chats.messages}) WITH ORDINALITY AS stored(value, position)
+              ON stored.position = saved.position
+          ),
           title = CASE WHEN ${chats.title} = '' THEN excluded.title ELSE ${chats.title} END,
           updated_at = now()
-        RETURNING id, chat_id, user_id, title, created_at, updated_at, (xmax = 0) AS inserted
+        RETURNING id, chat_id, user_id, title, created_at, updated_at, (xmax = 0) AS inserted,
+          (
+            SELECT jsonb_agg(jsonb_build_array(kept.position - 1, kept.value -> 'feedback'))
+            FROM jsonb_array_elements(messages) WITH ORDINALITY AS kept(value, position)
+            WHERE kept.value -> 'feedback' IS NOT NULL
+          ) AS feedback
       )
-      SELECT input.position, upserted.id, upserted.title, upserted.created_at, upserted.updated_at, upserted.inserted
+      SELECT input.position, upserted.id, upserted.title, upserted.created_at, upserted.updated_at,
+        upserted.inserted, upserted.feedback
       FROM upserted JOIN input ON input.user_id = upserted.user_id AND input.chat_id = upserted.chat_id`,
   );
   const keys = [...lastByKey.keys()];
@@ -72,12 +106,14 @@ export async function upsertChats(db: Database, writes: readonly ChatWrite[]): P
     if (row === undefined) throw new Error('A chat write got no row back');
     const created = row.inserted === true && !seen.has(key);
     seen.add(key);
+    const stored = lastByKey.get(key) === write;
     return {
       id: Number(row.id),
       title: row.title,
       created,
       createdAt: new Date(row.created_at),
       updatedAt: new Date(row.updated_at),
+      feedback: new Map(stored ? (row.feedback ?? []).map(([index, rating]) => [Number(index), rating]) : []),
     };
   });
 }
@@ -94,15 +130,16 @@ export interface ChatAppend {
 
 /**
  * Appends messages to a chat, creating it when missing, in one statement: the row lock of
- * `ON CONFLICT DO UPDATE` orders concurrent appends to the same chat, so none is lost.
+ * `ON CONFLICT DO UPDATE` orders concurrent appends to the same chat (and ratings), so none is lost.
+ * Answers how many messages the chat holds after it: the last appended is at `messageCount - 1`.
  */
 export async function appendChatMessages(
   db: Database,
   append: ChatAppend,
-): Promise<{ readonly id: number; readonly created: boolean }> {
+): Promise<{ readonly id: number; readonly created: boolean; readonly messageCount: number }> {
   const max = Math.max(1, append.maxMessages);
   const messages = JSON.stringify(append.messages.slice(-max));
-  const [row] = await queryRows<{ id: number; inserted: boolean }>(
+  const [row] = await queryRows<{ id: number; inserted: boolean; message_count: number | string }>(
     db,
     sql`
       INSERT INTO ${chats} (chat_id, user_id, title, messages)
@@ -116,10 +153,74 @@ export async function appendChatMessages(
         ),
         title = CASE WHEN ${chats.title} = '' THEN excluded.title ELSE ${chats.title} END,
         updated_at = now()
-      RETURNING id, (xmax = 0) AS inserted`,
+      RETURNING id, (xmax = 0) AS inserted, jsonb_array_length(messages) AS message_count`,
   );
   if (row === undefined) throw new Error('A chat append got no row back');
-  return { id: Number(row.id), created: row.inserted === true };
+  return { id: Number(row.id), created: row.inserted === true, messageCount: Number(row.message_count) };
+}
+
+export interface ChatRating {
+  readonly userId: number;
+  readonly chatId: string;
+  /** The message's position in the chat, from 0. */
+  readonly messageIndex: number;
+  /** null clears the rating. */
+  readonly rating: AnswerRating | null;
+}
+
+/**
+ * What rating a message did: `rated`; or why not: no such chat of this user, no message at that
+ * index (`messageCount` says how many there are), or a message that is not an answer.
+ */
+export type ChatRatingOutcome =
+  | { readonly outcome: 'rated' }
+  | { readonly outcome: 'chat_not_found' }
+  | { readonly outcome: 'no_such_message'; readonly messageCount: number }
+  | { readonly outcome: 'not_an_answer'; readonly role: string | null };
+
+/**
+ * Sets (or, with null, removes) the `feedback` of one assistant message of a user's chat, in one
+ * UPDATE of that element alone: messages appended or saved by other statements are not touched,
+ * and the row lock orders it against them. The chat's `updated_at` stays: rating is not activity
+ * that should move a chat up the list.
+ */
+export async function rateChatMessage(db: Database, rating: ChatRating): Promise<ChatRatingOutcome> {
+  const { userId, chatId, messageIndex } = rating;
+  if (!Number.isSafeInteger(messageIndex) || messageIndex < 0) {
+    throw new Error('A message index is a non-negative integer');
+  }
+  const path = `{${messageIndex},feedback}`;
+  const [row] = await queryRows<{
+    rated: boolean;
+    found: boolean;
+    message_count: number | string | null;
+    role: string | null;
+  }>(
+    db,
+    sql`
+      WITH rated AS (
+        UPDATE ${chats} SET messages = CASE
+            WHEN ${rating.rating}::text IS NULL THEN ${chats.messages} #- ${path}::text[]
+            ELSE jsonb_set(${chats.messages}, ${path}::text[], to_jsonb(${rating.rating}::text))
+          END
+        WHERE ${chats.userId} = ${userId} AND ${chats.chatId} = ${chatId}
+          AND jsonb_typeof(${chats.messages} -> ${messageIndex}::int) = 'object'
+          AND ${chats.messages} -> ${messageIndex}::int ->> 'role' = 'assistant'
+        RETURNING ${chats.id}
+      )
+      SELECT
+        EXISTS (SELECT 1 FROM rated) AS rated,
+        ${chats.id} IS NOT NULL AS found,
+        jsonb_array_length(${chats.messages}) AS message_count,
+        ${chats.messages} -> ${messageIndex}::int ->> 'role' AS role
+      FROM (SELECT 1) AS one
+      LEFT JOIN ${chats} ON ${chats.userId} = ${userId} AND ${chats.chatId} = ${chatId}`,
+  );
+  if (row?.rated === true) return { outcome: 'rated' };
+  if (row === undefined || row.found !== true) return { outcome: 'chat_not_found' };
+  const messageCount = Number(row.message_count ?? 0);
+  if (messageIndex >= messageCount) return { outcome: 'no_such_message', messageCount };
+  return { outcome: 'not_an_answer', role: row.role };
 }
 
 /** The last `limit` messages of one user's chat, oldest first; none when the chat does not exist. */

@@ -21,7 +21,7 @@ export function streamFormatFor(accept: string | undefined): StreamFormat {
 type WireEvent =
   | { readonly name: 'answer-delta'; readonly data: { answer: string } }
   | { readonly name: 'sources'; readonly data: { sources: unknown } }
-  | { readonly name: 'done'; readonly data: { done: true; chat_id: string } }
+  | { readonly name: 'done'; readonly data: { done: true; chat_id: string; message_index: number } }
   | { readonly name: 'error'; readonly data: { error: { code: string; message: string } } };
 
 /**
@@ -53,7 +53,7 @@ function toWire(event: WebChatEvent): WireEvent {
     case 'sources':
       return { name: 'sources', data: { sources: event.sources } };
     case 'done':
-      return { name: 'done', data: { done: true, chat_id: event.chatId } };
+      return { name: 'done', data: { done: true, chat_id: event.chatId, message_index: event.messageIndex } };
   }
 }
 

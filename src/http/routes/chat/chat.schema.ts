@@ -58,7 +58,14 @@ export const WebChatLine = Type.Union([
     { description: 'the cited documents (event `sources`)' },
   ),
   Type.Object(
-    { done: Type.Literal(true), chat_id: Type.String() },
+    {
+      done: Type.Literal(true),
+      chat_id: Type.String(),
+      message_index: Type.Integer({
+        description:
+          "the answer's position in the chat's messages, to rate it (PUT /v1/chats/{chat_id}/messages/{message_index}/feedback)",
+      }),
+    },
     { description: 'the end; the turn is in the chat history (event `done`)' },
   ),
   Type.Object(

@@ -217,7 +217,11 @@ describe('POST /v1/chat/ with the extractive answerer', () => {
     });
     expect(sources[0]?.snippet).toContain('25 days of paid holiday');
     const done = events.at(-1)?.data;
-    expect(done).toEqual({ done: true, chat_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(done).toEqual({
+      done: true,
+      chat_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      message_index: 1,
+    });
   });
 
   it('sends the same objects as server-sent events when asked', async () => {
@@ -405,7 +409,8 @@ describe('POST /v1/chat/ with the extractive answerer', () => {
     const first = await ask(testApp, user, HOLIDAY_QUESTION);
     const chatId = String(first.events.at(-1)?.data.chat_id);
     const second = await ask(testApp, user, 'When must expense receipts be submitted?', { chatId });
-    expect(second.events.at(-1)?.data).toEqual({ done: true, chat_id: chatId });
+    // message_index: the answer's position in the chat's messages (to rate it).
+    expect(second.events.at(-1)?.data).toEqual({ done: true, chat_id: chatId, message_index: 3 });
     expect(second.answer).toContain('30 days');
 
     const history = await chatHistory(testApp, user, chatId);
