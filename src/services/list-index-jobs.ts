@@ -22,8 +22,8 @@ export interface IndexJobsQuery {
 
 /**
  * A page of the caller's team's index jobs, newest first: each as GET /v1/jobs/{result_id} shows
- * it, but with its first few failed files (`failures`) instead of every file, and `pending` counted
- * in its progress. Two statements whatever the page's size: the jobs, then their counts and
+ * it, but with its first few failed files (`failures`) and its first file's name instead of every
+ * file, and `pending` counted in its progress. Two statements whatever the page's size: the jobs, then their counts and
  * failures.
  */
 export async function listIndexJobs(deps: ServiceDependencies, caller: Caller, query: IndexJobsQuery) {
@@ -45,7 +45,11 @@ export async function listIndexJobs(deps: ServiceDependencies, caller: Caller, q
         failed: 0,
         pending: 0,
       };
-      return { ...indexJobView(job, progress), failures: (summary?.failures ?? []).map(indexJobFileView) };
+      return {
+        ...indexJobView(job, progress),
+        first_file_name: summary?.firstItemName ?? null,
+        failures: (summary?.failures ?? []).map(indexJobFileView),
+      };
     }),
   };
 }

@@ -127,7 +127,7 @@ describe('listTeamJobs', () => {
 });
 
 describe('summarizeJobs', () => {
-  it("counts each job's items and lists its first failures in position order, in one statement", async () => {
+  it("counts each job's items, names its first and lists its first failures in position order, in one statement", async () => {
     const files = ['one.md', 'two.pdf', 'three.md', 'four.pdf', 'five.pdf', 'six.docx', 'seven.md'];
     const busy = await newJob(teamId, 1, files);
     await setItemOutcome(database.sql, busy, 'one.md', { status: 'indexed', chunks: 3, documentId: 11 });
@@ -170,8 +170,9 @@ describe('summarizeJobs', () => {
       expect.objectContaining({ externalId: 'four.pdf', position: 3, reason: 'too_large', message: null }),
     ]);
     const zero = { total: 0, done: 0, indexed: 0, skipped: 0, failed: 0, pending: 0 };
-    expect(summaries.get(empty)).toEqual({ progress: zero, failures: [] });
-    expect(summaries.get(unknown)).toEqual({ progress: zero, failures: [] });
+    expect(summaries.get(busy)?.firstItemName).toBe('one.md');
+    expect(summaries.get(empty)).toEqual({ progress: zero, failures: [], firstItemName: null });
+    expect(summaries.get(unknown)).toEqual({ progress: zero, failures: [], firstItemName: null });
   });
 
   it('sends no statement for no jobs', async () => {

@@ -374,11 +374,13 @@ export interface JobSummary {
   readonly progress: JobProgress & { readonly pending: number };
   /** The first failed items in position order (payloads left out). */
   readonly failures: IndexJobItemRow[];
+  /** The name of the job's first item (its only one, for a one-file upload); null before it has one. */
+  readonly firstItemName: string | null;
 }
 
 /**
- * The counts and first `failuresEach` failed items of each job, in one statement whatever the
- * number of jobs; a job without items (or unknown) has zero counts and no failures.
+ * The counts, first item's name and first `failuresEach` failed items of each job, in one statement
+ * whatever the number of jobs; a job without items (or unknown) has zero counts and no failures.
  */
 export async function summarizeJobs(
   db: SqlExecutor,
@@ -388,7 +390,8 @@ export async function summarizeJobs(
   const summaries = new Map<string, JobSummary>();
   if (jobIds.length === 0) return summaries;
   const { rows } = await db.executeSql(
-    `SELECT j.id, p.total, p.indexed, p.skipped, p.failed, f.failures
+    `SELECT j.id, p.total, p.indexed, p.skipped, p.failed, f.failures,
+       (SELECT name FROM index_job_items WHERE job_id = j.id ORDER BY position LIMIT 1) AS first_item_name
      FROM unnest($1::uuid[]) AS j(id)
      CROSS JOIN LATERAL (
        SELECT count(*) AS total,
@@ -419,6 +422,10 @@ export async function summarizeJobs(
     summaries.set(String(row.id), {
       progress: { total, done, indexed, skipped, failed, pending: total - done },
       failures: (failures as Row[]).map((item) => itemFromRow({ ...item, payload: {} })),
+      firstItemName:
+        row.first_item_name === null || row.first_item_name === undefined
+          ? null
+          : String(row.first_item_name),
     });
   }
   return summaries;

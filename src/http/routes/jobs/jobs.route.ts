@@ -14,7 +14,7 @@ export const jobRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { de
       schema: {
         tags: ['indexing'],
         summary: "The team's index jobs (Drive, wiki sync and upload), newest first, with their progress",
-        description: `Each job as \`GET /v1/jobs/{result_id}\` shows it, except that \`files\` gives way to \`failures\`, the first ${LISTED_FAILURES_PER_JOB} failed files with their reasons (\`progress.failed\` counts them all), and \`progress\` also counts \`pending\` files. \`status=active\` lists queued and running jobs, \`status=finished\` completed and failed ones; paginated with \`limit\` (1–100, default 20) and \`offset\`. Only the caller's team's jobs are listed.`,
+        description: `Each job as \`GET /v1/jobs/{result_id}\` shows it, except that \`files\` gives way to \`failures\`, the first ${LISTED_FAILURES_PER_JOB} failed files with their reasons (\`progress.failed\` counts them all) and \`first_file_name\` (the job's first file, to tell jobs apart), and \`progress\` also counts \`pending\` files. \`status=active\` lists queued and running jobs, \`status=finished\` completed and failed ones; paginated with \`limit\` (1–100, default 20) and \`offset\`. Only the caller's team's jobs are listed.`,
         security: bearerSecurity,
         querystring: JobsQuery,
         response: withErrors({ 200: IndexJobList }),

@@ -22,6 +22,10 @@ export const IndexJobListEntry = Type.Object({
     ...progress.properties,
     pending: Type.Integer({ description: 'files not done yet (queued or being indexed): total − done' }),
   }),
+  first_file_name: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "the name of the job's first file (a one-file upload's only one), to tell jobs apart; null before the job lists any",
+  }),
   failures: Type.Array(files.items, {
     description: 'the first 5 failed files in the order the job lists them; progress.failed counts them all',
   }),
@@ -37,6 +41,7 @@ const EXAMPLE = {
       connector_id: 3,
       progress: { done: 40, total: 120, indexed: 38, skipped: 1, failed: 1, pending: 80 },
       error: null,
+      first_file_name: 'Roadmap 2027',
       failures: [
         {
           id: '1AbCdEfGhIjKlMnOp',
@@ -60,6 +65,7 @@ const EXAMPLE = {
       connector_id: null,
       progress: { done: 2, total: 2, indexed: 2, skipped: 0, failed: 0, pending: 0 },
       error: null,
+      first_file_name: 'holiday-policy.md',
       failures: [],
       created_at: '2026-11-24T09:15:00.000Z',
       updated_at: '2026-11-24T09:15:02.310Z',

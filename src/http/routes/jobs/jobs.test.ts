@@ -107,6 +107,7 @@ describe('GET /v1/jobs: the team’s index jobs', () => {
     expect(jobs[0]).toEqual({
       ...shared,
       progress: { ...(progress as object), pending: 0 },
+      first_file_name: 'notes.md',
       failures: files.filter((file) => file.status === 'failed'),
     });
     expect(jobs[0]).toMatchObject({
