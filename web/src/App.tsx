@@ -10,6 +10,7 @@ import { ErrorAlert } from './components/ErrorAlert';
 import { focusPageHeading } from './hooks/focus';
 import { preloadAnswerRenderer } from './markdown/AnswerMarkdown';
 import { AskPage } from './pages/AskPage';
+import { ConnectorsPage } from './pages/ConnectorsPage';
 import { DocumentPage } from './pages/DocumentPage';
 import { DocumentsPage } from './pages/DocumentsPage';
 import { NotFoundPage } from './pages/NotFoundPage';
@@ -143,6 +144,13 @@ function SignedInApp({
             passage={Number.isNaN(passage) ? undefined : passage}
           />
         )}
+      </AppShell>
+    );
+  }
+  if (route.page === 'connectors') {
+    return (
+      <AppShell user={user} section={undefined} onSignOut={onSignOut}>
+        <ConnectorsPage />
       </AppShell>
     );
   }

@@ -1,3 +1,4 @@
+import { useLocation } from '../router/history';
 import { Link } from '../router/Link';
 
 interface MainNavProps {
@@ -5,8 +6,10 @@ interface MainNavProps {
   current: 'ask' | 'documents' | undefined;
 }
 
-/** The app's sections. Only pages that exist are linked (Connectors comes with its page). */
+/** The app's sections. Only pages that exist are linked. */
 export function MainNav({ current }: MainNavProps) {
+  // The Connectors page marks its link by its path (AppShell's `section` names only ask and documents).
+  const onConnectors = useLocation().pathname.replace(/\/+$/, '') === '/connectors';
   return (
     <nav aria-label="Main" className="main-nav">
       <ul>
@@ -18,6 +21,11 @@ export function MainNav({ current }: MainNavProps) {
         <li>
           <Link to="/documents" aria-current={current === 'documents' ? 'page' : undefined}>
             Documents
+          </Link>
+        </li>
+        <li>
+          <Link to="/connectors" aria-current={onConnectors ? 'page' : undefined}>
+            Connectors
           </Link>
         </li>
       </ul>

@@ -8,6 +8,8 @@ describe('matchRoute', () => {
     expect(matchRoute('/documents')).toEqual({ page: 'documents' });
     expect(matchRoute('/documents/')).toEqual({ page: 'documents' });
     expect(matchRoute('/documents/42')).toEqual({ page: 'document', documentId: '42' });
+    expect(matchRoute('/connectors')).toEqual({ page: 'connectors' });
+    expect(matchRoute('/connectors/')).toEqual({ page: 'connectors' });
   });
 
   it('decodes path segments', () => {
@@ -17,7 +19,7 @@ describe('matchRoute', () => {
   it('does not know other paths', () => {
     expect(matchRoute('/chats')).toEqual({ page: 'not-found' });
     expect(matchRoute('/documents/1/2')).toEqual({ page: 'not-found' });
-    expect(matchRoute('/connectors')).toEqual({ page: 'not-found' });
+    expect(matchRoute('/connectors/wiki')).toEqual({ page: 'not-found' });
     expect(matchRoute('/chats/%E0%A4%A')).toEqual({ page: 'not-found' });
   });
 });

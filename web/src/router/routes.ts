@@ -4,6 +4,7 @@ export type Route =
   | { page: 'chat'; chatId: string }
   | { page: 'documents' }
   | { page: 'document'; documentId: string }
+  | { page: 'connectors' }
   | { page: 'not-found' };
 
 function decodeSegment(segment: string): string | undefined {
@@ -25,6 +26,7 @@ export function matchRoute(pathname: string): Route {
     const chatId = decodeSegment(second);
     return chatId === undefined ? { page: 'not-found' } : { page: 'chat', chatId };
   }
+  if (first === 'connectors') return second === undefined ? { page: 'connectors' } : { page: 'not-found' };
   if (first === 'documents') {
     if (second === undefined) return { page: 'documents' };
     const documentId = decodeSegment(second);
