@@ -23,4 +23,14 @@ describe('wikiConfigBody', () => {
     expect(body).toEqual({ wikiUsername: '', wikiApiToken: 'pat', wikiSpaceKey: 'OPS' });
     expect('wikiBaseUrl' in body).toBe(false);
   });
+
+  it('takes a site typed without its scheme as https, and keeps a given scheme', () => {
+    const form = { email: 'ann@acme.com', apiToken: 't', spaceKey: 'ENG' };
+    expect(wikiConfigBody({ ...form, site: 'acme.atlassian.net' }).wikiBaseUrl).toBe(
+      'https://acme.atlassian.net',
+    );
+    expect(wikiConfigBody({ ...form, site: 'http://wiki.internal:8090/confluence' }).wikiBaseUrl).toBe(
+      'http://wiki.internal:8090/confluence',
+    );
+  });
 });

@@ -29,9 +29,19 @@ export interface WikiConfigBody {
   wikiBaseUrl?: string;
 }
 
-/** The request for a filled-in form: spaces around the values trimmed, an empty site left out. */
+/** A site typed without its scheme (`acme.atlassian.net`) is an https one; anything else as typed. */
+function siteAddress(typed: string): string {
+  const site = typed.trim();
+  if (site === '' || /^[a-z][a-z0-9+.-]*:\/\//i.test(site)) return site;
+  return `https://${site}`;
+}
+
+/**
+ * The request for a filled-in form: spaces around the values trimmed, a site without its scheme
+ * taken as https, an empty site left out.
+ */
 export function wikiConfigBody(form: WikiForm): WikiConfigBody {
-  const site = form.site.trim();
+  const site = siteAddress(form.site);
   return {
     wikiApiToken: form.apiToken.trim(),
     wikiUsername: form.email.trim(),

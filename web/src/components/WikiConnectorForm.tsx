@@ -115,7 +115,8 @@ export function WikiConnectorForm({ connector, onSaved }: WikiConnectorFormProps
         id="wiki-api-token"
         label="API token"
         type="password"
-        autoComplete="off"
+        // Not the sign-in password: a browser must not fill that in here.
+        autoComplete="new-password"
         hint={
           connected
             ? 'Stored encrypted and never shown: enter it again to change the settings.'
