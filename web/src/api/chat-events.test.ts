@@ -6,6 +6,15 @@ describe('toChatEvent', () => {
     expect(toChatEvent({ answer: 'Hi' })).toEqual({ type: 'answer', text: 'Hi' });
     expect(toChatEvent({ sources: [] })).toEqual({ type: 'sources', sources: [] });
     expect(toChatEvent({ done: true, chat_id: 'c1' })).toEqual({ type: 'done', chatId: 'c1' });
+    expect(toChatEvent({ done: true, chat_id: 'c1', message_index: 3 })).toEqual({
+      type: 'done',
+      chatId: 'c1',
+      messageIndex: 3,
+    });
+    expect(toChatEvent({ done: true, chat_id: 'c1', message_index: -1 })).toEqual({
+      type: 'done',
+      chatId: 'c1',
+    });
     expect(toChatEvent({ error: { code: 'unavailable', message: 'Try again' } })).toEqual({
       type: 'error',
       code: 'unavailable',

@@ -1,5 +1,5 @@
 import { requestJson, requestNothing } from './http';
-import type { ChatSummary, StoredChat } from './types';
+import type { AnswerFeedback, AnswerRating, ChatSummary, StoredChat } from './types';
 
 /** GET /v1/chats/: the caller's chats, most recently updated first. */
 export function listChats(signal?: AbortSignal): Promise<ChatSummary[]> {
@@ -19,4 +19,20 @@ export function getChat(chatId: string, signal?: AbortSignal): Promise<StoredCha
 /** DELETE /v1/chats/{chat_id}. */
 export function deleteChat(chatId: string): Promise<void> {
   return requestNothing('DELETE', `/v1/chats/${encodeURIComponent(chatId)}`);
+}
+
+/**
+ * PUT /v1/chats/{chat_id}/messages/{message_index}/feedback: rates an answer (the message at that
+ * position) up or down; null clears the rating.
+ */
+export function rateAnswer(
+  chatId: string,
+  messageIndex: number,
+  rating: AnswerRating | null,
+): Promise<AnswerFeedback> {
+  return requestJson<AnswerFeedback>(
+    'PUT',
+    `/v1/chats/${encodeURIComponent(chatId)}/messages/${messageIndex}/feedback`,
+    { body: { rating } },
+  );
 }

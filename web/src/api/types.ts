@@ -28,12 +28,24 @@ export interface ChatSummary {
   updated_at: string;
 }
 
+/** A thumbs up or down on an answer. */
+export type AnswerRating = 'up' | 'down';
+
 export interface ChatMessage {
   role: string;
   content: string;
   timestamp: string | null;
   chat_id: string | null;
   sources?: CitedSource[];
+  /** On a rated answer only. */
+  feedback?: AnswerRating;
+}
+
+/** PUT /v1/chats/{chat_id}/messages/{message_index}/feedback: the rating now stored. */
+export interface AnswerFeedback {
+  chat_id: string;
+  message_index: number;
+  rating: AnswerRating | null;
 }
 
 export interface StoredChat {

@@ -1,7 +1,27 @@
 import { type Ref, useId } from 'react';
 import { AnswerMarkdown } from '../markdown/AnswerMarkdown';
-import type { Turn } from '../pages/conversation';
+import { ratingTarget, type Turn } from '../pages/conversation';
+import { AnswerFeedback } from './AnswerFeedback';
 import { CopyAnswerButton } from './CopyAnswerButton';
+import type { Rating } from './rating-saver';
+
+/** The page's handler of a turn's new rating (by the turn's key). */
+export type FeedbackHandler = (turnKey: string, rating: Rating) => void;
+
+/** Thumbs up and down under a stored answer (none while it streams, nor under one not saved). */
+function Feedback({ turn, onFeedback }: { turn: Turn; onFeedback: FeedbackHandler | undefined }) {
+  const target = ratingTarget(turn);
+  if (target === undefined || onFeedback === undefined) return null;
+  return (
+    <AnswerFeedback
+      chatId={target.chatId}
+      messageIndex={target.messageIndex}
+      rating={turn.feedback ?? null}
+      onChange={(rating) => onFeedback(turn.key, rating)}
+    />
+  );
+}
+
 import { SourcesList } from './SourcesList';
 
 function Question({ text, id }: { text: string; id?: string }) {
@@ -18,7 +38,7 @@ function Question({ text, id }: { text: string; id?: string }) {
  * The turns before the latest: read-only, rendered as the latest is. Their source lists are named
  * "Cited documents", so "Sources" and the "Answer" region name only the latest answer's.
  */
-export function EarlierTurn({ turn }: { turn: Turn }) {
+export function EarlierTurn({ turn, onFeedback }: { turn: Turn; onFeedback?: FeedbackHandler }) {
   const questionId = useId();
   return (
     <article className="turn" aria-labelledby={turn.question === '' ? undefined : questionId}>
@@ -31,6 +51,7 @@ export function EarlierTurn({ turn }: { turn: Turn }) {
         <p className="error-text">{turn.error}</p>
       ) : null}
       <SourcesList sources={turn.sources} label="Cited documents" />
+      <Feedback turn={turn} onFeedback={onFeedback} />
     </article>
   );
 }
@@ -40,7 +61,15 @@ export function EarlierTurn({ turn }: { turn: Turn }) {
  * question to the next, so screen readers keep announcing into it), with its sources and a copy
  * button once it is complete.
  */
-export function LatestAnswer({ turn, startRef }: { turn: Turn | undefined; startRef?: Ref<HTMLDivElement> }) {
+export function LatestAnswer({
+  turn,
+  startRef,
+  onFeedback,
+}: {
+  turn: Turn | undefined;
+  startRef?: Ref<HTMLDivElement>;
+  onFeedback?: FeedbackHandler;
+}) {
   const streaming = turn?.state === 'streaming';
   return (
     <>
@@ -66,6 +95,7 @@ export function LatestAnswer({ turn, startRef }: { turn: Turn | undefined; start
             ) : null}
             <SourcesList sources={turn.sources} label="Sources" />
             {!streaming && turn.answer !== '' ? <CopyAnswerButton text={turn.answer} /> : null}
+            <Feedback turn={turn} onFeedback={onFeedback} />
           </>
         )}
       </section>

@@ -35,7 +35,7 @@ export function AskPage({ chatId }: { chatId: string | undefined }) {
     getChat(id, signal).then(
       (chat) => {
         shownChatId.current = id;
-        setTurns(turnsFromMessages(chat.messages));
+        setTurns(turnsFromMessages(chat.messages, id));
         setLoadedTitle(chat.title);
         setChatLoad({ state: 'idle' });
       },
@@ -110,7 +110,12 @@ export function AskPage({ chatId }: { chatId: string | undefined }) {
           } else if (event.type === 'done') {
             flush();
             finished = true;
-            updateLatest((turn) => ({ ...turn, state: 'done' }));
+            updateLatest((turn) => ({
+              ...turn,
+              state: 'done',
+              chatId: event.chatId,
+              ...(event.messageIndex === undefined ? {} : { messageIndex: event.messageIndex }),
+            }));
             refreshChats();
             if (shownChatId.current !== event.chatId) {
               shownChatId.current = event.chatId;
@@ -139,6 +144,11 @@ export function AskPage({ chatId }: { chatId: string | undefined }) {
   );
 
   const stop = useCallback(() => streamAbort.current?.abort(), []);
+
+  const rate = useCallback(
+    (key: string, feedback: Turn['feedback']) => updateTurn(key, (turn) => ({ ...turn, feedback })),
+    [updateTurn],
+  );
 
   const listedTitle = chats?.find((chat) => chat.chat_id === chatId)?.title;
   const heading = chatId === undefined ? 'Ask' : (listedTitle ?? loadedTitle ?? 'Chat');
@@ -181,11 +191,11 @@ export function AskPage({ chatId }: { chatId: string | undefined }) {
         <div className="history">
           <h2 className="visually-hidden">Earlier in this chat</h2>
           {turns.slice(0, -1).map((turn) => (
-            <EarlierTurn key={turn.key} turn={turn} />
+            <EarlierTurn key={turn.key} turn={turn} onFeedback={rate} />
           ))}
         </div>
       ) : null}
-      <LatestAnswer turn={latest} startRef={latestStart} />
+      <LatestAnswer turn={latest} startRef={latestStart} onFeedback={rate} />
       {chatLoad.state === 'idle' ? <QuestionForm streaming={streaming} onAsk={ask} onStop={stop} /> : null}
     </div>
   );
