@@ -332,6 +332,20 @@ const ENDPOINTS: readonly Endpoint[] = [
       .map((body) => ({ body })),
   },
   { method: 'DELETE', path: '/v1/auth/token', auth: 'fresh-token' },
+  // The web app's sign-in (a cookie instead of a token in the body) and sign-out.
+  { method: 'POST', path: '/v1/auth/session', auth: 'public', body: signInShape },
+  { method: 'DELETE', path: '/v1/auth/session', auth: 'public' },
+  { method: 'GET', path: '/v1/connectors', auth: 'token' },
+  {
+    method: 'GET',
+    path: '/v1/jobs',
+    auth: 'token',
+    query: {
+      status: fc.constantFrom('active', 'finished'),
+      limit: fc.integer({ min: 1, max: 100 }).map(String),
+      offset: fc.nat().map(String),
+    },
+  },
   {
     method: 'GET',
     path: '/v1/connectors/{connector_slug}/{connector_id}',
@@ -385,6 +399,14 @@ const ENDPOINTS: readonly Endpoint[] = [
       offset: fc.nat().map(String),
       source: fc.constantFrom('upload', 'googledrive', 'wiki', 'drive', 'confluence'),
     },
+  },
+  {
+    method: 'GET',
+    path: '/v1/documents/{document_id}',
+    auth: 'token',
+    params: { document_id: connectorId },
+    pathStatuses: [404, 422],
+    notFoundDetail: 'Document not found',
   },
   {
     method: 'DELETE',
