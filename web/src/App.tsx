@@ -13,6 +13,7 @@ import { AskPage } from './pages/AskPage';
 import { ConnectorsPage } from './pages/ConnectorsPage';
 import { DocumentPage } from './pages/DocumentPage';
 import { DocumentsPage } from './pages/DocumentsPage';
+import { JobsPage } from './pages/JobsPage';
 import { NotFoundPage } from './pages/NotFoundPage';
 import { SignInPage } from './pages/SignInPage';
 import { type AppLocation, navigate, takeKeptFocus, useLocation } from './router/history';
@@ -151,6 +152,13 @@ function SignedInApp({
     return (
       <AppShell user={user} section={undefined} onSignOut={onSignOut}>
         <ConnectorsPage />
+      </AppShell>
+    );
+  }
+  if (route.page === 'jobs') {
+    return (
+      <AppShell user={user} section={undefined} onSignOut={onSignOut}>
+        <JobsPage />
       </AppShell>
     );
   }

@@ -8,8 +8,10 @@ interface MainNavProps {
 
 /** The app's sections. Only pages that exist are linked. */
 export function MainNav({ current }: MainNavProps) {
-  // The Connectors page marks its link by its path (AppShell's `section` names only ask and documents).
-  const onConnectors = useLocation().pathname.replace(/\/+$/, '') === '/connectors';
+  // Index status and Connectors mark their links by path (AppShell's `section` names only ask and documents).
+  const path = useLocation().pathname.replace(/\/+$/, '');
+  const onJobs = path === '/jobs';
+  const onConnectors = path === '/connectors';
   return (
     <nav aria-label="Main" className="main-nav">
       <ul>
@@ -21,6 +23,11 @@ export function MainNav({ current }: MainNavProps) {
         <li>
           <Link to="/documents" aria-current={current === 'documents' ? 'page' : undefined}>
             Documents
+          </Link>
+        </li>
+        <li>
+          <Link to="/jobs" aria-current={onJobs ? 'page' : undefined}>
+            Index status
           </Link>
         </li>
         <li>

@@ -4,6 +4,7 @@ export type Route =
   | { page: 'chat'; chatId: string }
   | { page: 'documents' }
   | { page: 'document'; documentId: string }
+  | { page: 'jobs' }
   | { page: 'connectors' }
   | { page: 'not-found' };
 
@@ -27,6 +28,7 @@ export function matchRoute(pathname: string): Route {
     return chatId === undefined ? { page: 'not-found' } : { page: 'chat', chatId };
   }
   if (first === 'connectors') return second === undefined ? { page: 'connectors' } : { page: 'not-found' };
+  if (first === 'jobs') return second === undefined ? { page: 'jobs' } : { page: 'not-found' };
   if (first === 'documents') {
     if (second === undefined) return { page: 'documents' };
     const documentId = decodeSegment(second);
