@@ -12,6 +12,9 @@ const databaseTests = [
   'src/retrieval/team-search.test.ts',
   'src/services/forget-chatapp-events.test.ts',
   'src/db/repositories/chats.test.ts',
+  'src/db/repositories/connectors.test.ts',
+  'src/db/repositories/index-jobs.test.ts',
+  'src/services/list-index-jobs.test.ts',
   'src/services/rate-answer.test.ts',
   'test/**/*.test.ts',
 ];
