@@ -10,6 +10,7 @@ import type { Caller } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import { INDEX_DOCUMENTS_JOB } from '../jobs/definitions/index-documents.js';
 import type { ServiceDependencies } from './dependencies.js';
+import { indexJobFileView, indexJobView } from './views.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -48,25 +49,7 @@ export async function getIndexJob(
     listItems(deps.sql, jobId, undefined, { withPayload: false }),
     jobProgress(deps.sql, jobId),
   ]);
-  return {
-    result_id: job.id,
-    result_ready: job.status === 'completed' || job.status === 'failed',
-    status: job.status,
-    kind: job.kind,
-    connector_id: job.connectorId,
-    progress: progress,
-    error: job.error,
-    files: items.map((item) => ({
-      id: item.externalId,
-      name: item.name,
-      status: item.status,
-      reason: item.reason,
-      chunks: item.chunks,
-      message: item.message,
-      document_id: item.documentId,
-    })),
-    created_at: job.createdAt.toISOString(),
-    updated_at: job.updatedAt.toISOString(),
-    finished_at: job.finishedAt?.toISOString() ?? null,
-  };
+  // Field order as the spec's clients see it: files after error.
+  const { created_at, updated_at, finished_at, ...head } = indexJobView(job, progress);
+  return { ...head, files: items.map(indexJobFileView), created_at, updated_at, finished_at };
 }

@@ -1,53 +1,16 @@
-import type { AddressInfo } from 'node:net';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserTestsEnabled, DESKTOP } from '../helpers/browser.js';
 import {
-  browserTestsEnabled,
-  DESKTOP,
-  launchChromium,
-  openPage,
-  type WatchedPage,
-} from '../helpers/browser.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
-
-const ESPRESSO = `# Espresso machine care
-
-Descale the espresso machine every two months with citric acid: fill the tank, run half of it
-through the steam wand, wait twenty minutes, then run the rest and rinse twice with clean water.
-
-Clean the portafilter basket daily with hot water and a brush.
-`;
-
-async function createAccount(page: Page, email: string): Promise<void> {
-  await page.goto('/');
-  await page.getByLabel('Email', { exact: true }).fill(email);
-  await page.getByLabel('Password', { exact: true }).fill('correct horse battery');
-  await page.getByLabel('Name', { exact: true }).fill('Ada');
-  await page.getByRole('button', { name: 'Create account', exact: true }).click();
-  await page.getByRole('navigation', { name: 'Main' }).waitFor();
-}
-
-async function upload(page: Page): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Documents' }).click();
-  await page.getByRole('heading', { name: 'Documents', level: 1 }).waitFor();
-  await page
-    .getByLabel('Upload files')
-    .setInputFiles([{ name: 'espresso-care.md', mimeType: 'text/markdown', buffer: Buffer.from(ESPRESSO) }]);
-  await page
-    .getByRole('row')
-    .filter({ hasText: 'Espresso machine care' })
-    .filter({ hasText: 'indexed' })
-    .first()
-    .waitFor({ timeout: 30_000 });
-}
-
-/** Asks on the page as it is (a new chat, or the chat open) and waits for the end of the answer. */
-async function ask(page: Page, question: string): Promise<void> {
-  await page.getByLabel('Ask a question').fill(question);
-  await page.getByRole('button', { name: 'Ask', exact: true }).click();
-  await page.getByRole('button', { name: 'Ask', exact: true }).waitFor({ timeout: 20_000 });
-}
+  ask,
+  type BrowserService,
+  createAccount,
+  ESPRESSO_CARE,
+  openFromMainNav,
+  startBrowserService,
+  uploadAndWait,
+} from '../helpers/browser-service.js';
 
 const thumb = (scope: Locator, name: 'Thumbs up' | 'Thumbs down') =>
   scope.getByRole('button', { name, exact: true });
@@ -57,30 +20,18 @@ async function pressed(button: Locator): Promise<string | null> {
 }
 
 describe.skipIf(!browserTestsEnabled())('thumbs up / down on answers, in Chromium', () => {
-  let service: TestApp;
-  let origin: string;
-  let browser: Browser;
-  const pages: WatchedPage[] = [];
-
+  let app: BrowserService;
   beforeAll(async () => {
-    service = await startTestApp({ worker: true });
-    await service.app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
+    app = await startBrowserService();
   });
-  afterAll(async () => {
-    for (const page of pages) await page.close().catch(() => {});
-    await browser?.close();
-    await service?.close();
-  });
+  afterAll(() => app?.close());
 
   it('rates an answer, keeps the rating across a reload and in the history, clears it, and restores it when saving fails', async () => {
-    const watched = await openPage(browser, origin, { viewport: DESKTOP });
-    pages.push(watched);
+    const watched = await app.open(DESKTOP);
     const { page, foreignRequests, pageErrors } = watched;
     await createAccount(page, 'rater@example.com');
-    await upload(page);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Ask' }).click();
+    await uploadAndWait(page, [ESPRESSO_CARE]);
+    await openFromMainNav(page, 'Ask');
     await ask(page, 'How do I descale the espresso machine?');
 
     const answer = page.getByRole('region', { name: 'Answer' });

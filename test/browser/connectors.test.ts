@@ -1,35 +1,22 @@
-import type { AddressInfo } from 'node:net';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeConfluenceServer } from '../fakes/fake-confluence-server.js';
+import { browserTestsEnabled, DESKTOP, PHONE } from '../helpers/browser.js';
 import {
-  browserTestsEnabled,
-  DESKTOP,
-  launchChromium,
-  openPage,
-  PHONE,
-  type WatchedPage,
-} from '../helpers/browser.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+  type BrowserService,
+  createAccount,
+  openFromMainNav,
+  startBrowserService,
+} from '../helpers/browser-service.js';
 
 const SPACE_PAGES = ['Onboarding guide', 'Deployment checklist', 'Incident response'];
 
 const pageBody = (title: string) =>
   `<h1>${title}</h1><p>How the team handles ${title.toLowerCase()}.</p><p>Ask the owners for details.</p>`;
 
-async function createAccount(page: Page, email: string): Promise<void> {
-  await page.goto('/');
-  await page.getByLabel('Email', { exact: true }).fill(email);
-  await page.getByLabel('Password', { exact: true }).fill('correct horse battery');
-  await page.getByLabel('Name', { exact: true }).fill('Ada');
-  await page.getByRole('button', { name: 'Create account', exact: true }).click();
-  await page.getByRole('navigation', { name: 'Main' }).waitFor();
-}
-
 async function openConnectors(page: Page): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Connectors' }).click();
-  await page.getByRole('heading', { name: 'Connectors', level: 1 }).waitFor();
+  await openFromMainNav(page, 'Connectors');
   await page.getByRole('button', { name: /^(Connect Confluence|Save)$/ }).waitFor();
 }
 
@@ -43,17 +30,14 @@ function fact(page: Page, term: string) {
 
 describe.skipIf(!browserTestsEnabled())('the Connectors page in Chromium', () => {
   let confluence: FakeConfluenceServer;
-  let service: TestApp;
-  let origin: string;
-  let browser: Browser;
-  const pages: WatchedPage[] = [];
+  let app: BrowserService;
 
   beforeAll(async () => {
     confluence = await FakeConfluenceServer.start({ flavour: 'cloud', username: 'ann@acme.com' });
     confluence.addSpace('ENG', 'Engineering');
     for (const title of SPACE_PAGES) confluence.putPage('ENG', { title, storageBody: pageBody(title) });
     // The service talks to the fake Confluence (on 127.0.0.1) as the wiki route tests wire it.
-    service = await startTestApp({
+    app = await startBrowserService({
       env: {
         WIKI_BASE_URL: confluence.baseUrl,
         WIKI_ALLOWED_HOSTS: '127.0.0.1',
@@ -61,22 +45,13 @@ describe.skipIf(!browserTestsEnabled())('the Connectors page in Chromium', () =>
       },
       worker: true,
     });
-    await service.app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
   });
   afterAll(async () => {
-    for (const page of pages) await page.close().catch(() => {});
-    await browser?.close();
-    await service?.close();
+    await app?.close();
     await confluence?.close();
   });
 
-  async function open(viewport: { width: number; height: number } = DESKTOP): Promise<WatchedPage> {
-    const watched = await openPage(browser, origin, { viewport });
-    pages.push(watched);
-    return watched;
-  }
+  const open = (viewport: { width: number; height: number } = DESKTOP) => app.open(viewport);
 
   for (const [size, viewport] of [
     ['desktop', DESKTOP],
@@ -205,7 +180,7 @@ describe.skipIf(!browserTestsEnabled())('the Connectors page in Chromium', () =>
       const response = await fetch('/v1/users/me');
       return ((await response.json()) as { team_id: number }).team_id;
     });
-    await service.runtime.deps.sql.executeSql(
+    await app.service.runtime.deps.sql.executeSql(
       `INSERT INTO connectors (team_id, slug, name, status, config, secrets_sealed, external_id)
        VALUES ($1, 'chatapp', 'Slack: Acme workspace', 'active', '{}'::jsonb, 'sealed', $2)`,
       [teamId, `T-axe-${teamId}`],

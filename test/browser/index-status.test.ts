@@ -1,18 +1,15 @@
-import type { AddressInfo } from 'node:net';
 import { AxeBuilder } from '@axe-core/playwright';
 import pino from 'pino';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker } from '../../src/worker.js';
+import { browserTestsEnabled, DESKTOP, PHONE } from '../helpers/browser.js';
 import {
-  browserTestsEnabled,
-  DESKTOP,
-  launchChromium,
-  openPage,
-  PHONE,
-  type WatchedPage,
-} from '../helpers/browser.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+  type BrowserService,
+  createAccount,
+  openFromMainNav,
+  startBrowserService,
+} from '../helpers/browser-service.js';
 
 const NOTES = `# Boiler maintenance
 
@@ -29,19 +26,9 @@ const FILES = [
   },
 ];
 
-async function createAccount(page: Page, email: string): Promise<void> {
-  await page.goto('/');
-  await page.getByLabel('Email', { exact: true }).fill(email);
-  await page.getByLabel('Password', { exact: true }).fill('correct horse battery');
-  await page.getByLabel('Name', { exact: true }).fill('Ada');
-  await page.getByRole('button', { name: 'Create account', exact: true }).click();
-  await page.getByRole('navigation', { name: 'Main' }).waitFor();
-}
-
 /** Uploads FILES on the Documents page (one job each) and waits until both are stored. */
 async function uploadBoth(page: Page): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Documents' }).click();
-  await page.getByRole('heading', { name: 'Documents', level: 1 }).waitFor();
+  await openFromMainNav(page, 'Documents');
   await page.getByLabel('Upload files').setInputFiles(FILES);
   const uploads = page.getByRole('list', { name: 'Uploads' });
   // Each file's row says "pending" once its upload is stored and its job queued (or later, its outcome).
@@ -58,8 +45,7 @@ async function uploadBoth(page: Page): Promise<void> {
 }
 
 async function openIndexStatus(page: Page): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Index status' }).click();
-  await page.getByRole('heading', { name: 'Index status', level: 1 }).waitFor();
+  await openFromMainNav(page, 'Index status');
 }
 
 /** The finished job named `name` (its heading starts so) with its outcome and failures. */
@@ -96,34 +82,22 @@ async function auditAccessibility(page: Page, label: string): Promise<void> {
 }
 
 describe.skipIf(!browserTestsEnabled())('the index status page in Chromium', () => {
-  let service: TestApp;
-  let origin: string;
-  let browser: Browser;
+  let app: BrowserService;
   let stopWorker: (() => void) | undefined;
-  const pages: WatchedPage[] = [];
 
   // The worker starts later, in the test: until then the uploads' jobs wait in the queue.
   beforeAll(async () => {
-    service = await startTestApp();
-    await service.app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
+    app = await startBrowserService({});
   });
   afterAll(async () => {
-    for (const page of pages) await page.close().catch(() => {});
-    await browser?.close();
     stopWorker?.();
-    await service?.close();
+    await app?.close();
   });
 
-  async function open(viewport: { width: number; height: number }): Promise<WatchedPage> {
-    const watched = await openPage(browser, origin, { viewport });
-    pages.push(watched);
-    return watched;
-  }
+  const open = (viewport: { width: number; height: number }) => app.open(viewport);
 
   async function ensureWorker(): Promise<void> {
-    stopWorker ??= await startWorker(service.runtime, service.config, pino({ level: 'silent' }));
+    stopWorker ??= await startWorker(app.service.runtime, app.service.config, pino({ level: 'silent' }));
   }
 
   it('shows queued uploads with progress bars, refreshed live until one is indexed and the other failed with its reason (desktop)', async () => {

@@ -1,28 +1,17 @@
-import type { AddressInfo } from 'node:net';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserTestsEnabled, DESKTOP, PHONE } from '../helpers/browser.js';
 import {
-  browserTestsEnabled,
-  DESKTOP,
-  launchChromium,
-  openPage,
-  PHONE,
-  type WatchedPage,
-} from '../helpers/browser.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
-
-const ESPRESSO = `# Espresso machine care
-
-Descale the espresso machine every two months with citric acid: fill the tank, run half of it
-through the steam wand, wait twenty minutes, then run the rest and rinse twice with clean water.
-
-\`\`\`sh
-descale --acid citric --wait 20m
-\`\`\`
-
-Clean the portafilter basket daily with hot water and a brush.
-`;
+  ask,
+  type BrowserService,
+  createAccount,
+  ESPRESSO_CARE,
+  openFromMainNav,
+  startBrowserService,
+  TEST_PASSWORD,
+  uploadAndWait,
+} from '../helpers/browser-service.js';
 
 /** A document that tries what answer engines have leaked data with (EchoLeak): all must stay text. */
 const INJECTION = [
@@ -50,61 +39,17 @@ async function submitSignIn(
   await page.getByRole('button', { name: button, exact: true }).click();
 }
 
-async function createAccount(page: Page, email: string): Promise<void> {
-  await page.goto('/');
-  await submitSignIn(page, { email, password: 'correct horse battery', name: 'Ada' }, 'Create account');
-  await page.getByRole('navigation', { name: 'Main' }).waitFor();
-}
-
-/** Uploads files through the Documents page and waits until each row (by its title) says `indexed`. */
-async function uploadAndWait(
-  page: Page,
-  files: { name: string; mimeType: string; text: string; title: string }[],
-) {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Documents' }).click();
-  await page.getByRole('heading', { name: 'Documents', level: 1 }).waitFor();
-  await page
-    .getByLabel('Upload files')
-    .setInputFiles(
-      files.map((file) => ({ name: file.name, mimeType: file.mimeType, buffer: Buffer.from(file.text) })),
-    );
-  for (const file of files) {
-    const row = page.getByRole('row').filter({ hasText: file.title });
-    await row.filter({ hasText: 'indexed' }).first().waitFor({ timeout: 30_000 });
-  }
-}
-
-async function ask(page: Page, question: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Ask' }).click();
-  await page.getByLabel('Ask a question').fill(question);
-  await page.getByRole('button', { name: 'Ask', exact: true }).click();
-  // The turn is over once the Ask button is back (Stop while streaming).
-  await page.getByRole('button', { name: 'Ask', exact: true }).waitFor({ timeout: 20_000 });
-}
-
 describe.skipIf(!browserTestsEnabled())('the web app in Chromium', () => {
-  let service: TestApp;
+  let app: BrowserService;
   let origin: string;
-  let browser: Browser;
-  const pages: WatchedPage[] = [];
 
   beforeAll(async () => {
-    service = await startTestApp({ worker: true });
-    await service.app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
+    app = await startBrowserService();
+    origin = app.origin;
   });
-  afterAll(async () => {
-    for (const page of pages) await page.close().catch(() => {});
-    await browser?.close();
-    await service?.close();
-  });
+  afterAll(() => app?.close());
 
-  async function open(viewport: { width: number; height: number } = DESKTOP): Promise<WatchedPage> {
-    const watched = await openPage(browser, origin, { viewport });
-    pages.push(watched);
-    return watched;
-  }
+  const open = (viewport?: { width: number; height: number }) => app.open(viewport);
 
   for (const [size, viewport] of [
     ['desktop', DESKTOP],
@@ -124,20 +69,14 @@ describe.skipIf(!browserTestsEnabled())('the web app in Chromium', () => {
       const passwordError = await page.locator(`[id="${describedBy.split(' ')[0]}"]`).textContent();
       expect(passwordError).toMatch(/8/);
 
-      await submitSignIn(page, { email, password: 'correct horse battery', name: 'Ada' }, 'Create account');
+      await submitSignIn(page, { email, password: TEST_PASSWORD, name: 'Ada' }, 'Create account');
       const mainNav = page.getByRole('navigation', { name: 'Main' });
       await mainNav.waitFor();
       expect(await mainNav.getByRole('link', { name: 'Ask' }).count()).toBe(1);
       expect(await mainNav.getByRole('link', { name: 'Documents' }).count()).toBe(1);
 
-      await uploadAndWait(page, [
-        {
-          name: 'espresso-care.md',
-          mimeType: 'text/markdown',
-          text: ESPRESSO,
-          title: 'Espresso machine care',
-        },
-      ]);
+      await uploadAndWait(page, [ESPRESSO_CARE]);
+      await openFromMainNav(page, 'Ask');
       await ask(page, 'How do I descale the espresso machine?');
 
       const answer = page.getByRole('region', { name: 'Answer' }).last();
@@ -169,7 +108,7 @@ describe.skipIf(!browserTestsEnabled())('the web app in Chromium', () => {
       await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
       await submitSignIn(page, { email, password: 'wrong password!' }, 'Sign in');
       await page.getByRole('alert').or(page.locator('[aria-invalid="true"]')).first().waitFor();
-      await submitSignIn(page, { email, password: 'correct horse battery' }, 'Sign in');
+      await submitSignIn(page, { email, password: TEST_PASSWORD }, 'Sign in');
       await page.getByRole('navigation', { name: 'Main' }).waitFor();
 
       expect(foreignRequests).toEqual([]);
@@ -183,6 +122,7 @@ describe.skipIf(!browserTestsEnabled())('the web app in Chromium', () => {
     await uploadAndWait(page, [
       { name: 'vault-policy.txt', mimeType: 'text/plain', text: INJECTION, title: 'vault-policy' },
     ]);
+    await openFromMainNav(page, 'Ask');
     await ask(page, 'How is the vault code rotated and shared?');
 
     const answer = page.getByRole('region', { name: 'Answer' }).last();
@@ -253,10 +193,9 @@ describe.skipIf(!browserTestsEnabled())('the web app in Chromium', () => {
     await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
     await audit('sign in');
     await createAccount(page, 'axe@example.com');
-    await uploadAndWait(page, [
-      { name: 'espresso-care.md', mimeType: 'text/markdown', text: ESPRESSO, title: 'Espresso machine care' },
-    ]);
+    await uploadAndWait(page, [ESPRESSO_CARE]);
     await audit('documents');
+    await openFromMainNav(page, 'Ask');
     await ask(page, 'How do I descale the espresso machine?');
     await audit('ask, with an answer');
     await page.getByRole('list', { name: 'Sources' }).last().getByRole('link').first().click();
