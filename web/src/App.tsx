@@ -8,7 +8,6 @@ import { ChatsSidebar } from './components/ChatsSidebar';
 import { ChatListProvider } from './components/chat-list';
 import { ErrorAlert } from './components/ErrorAlert';
 import { focusPageHeading } from './hooks/focus';
-import { preloadAnswerRenderer } from './markdown/AnswerMarkdown';
 import { AskPage } from './pages/AskPage';
 import { ConnectorsPage } from './pages/ConnectorsPage';
 import { DocumentPage } from './pages/DocumentPage';
@@ -116,7 +115,6 @@ function SignedInApp({
   onSignOut: () => Promise<void>;
 }) {
   useFocusOnPageChange(location.pathname);
-  useEffect(preloadAnswerRenderer, []);
   const route = matchRoute(location.pathname);
 
   if (route.page === 'ask' || route.page === 'chat') {

@@ -7,6 +7,7 @@ import { useChatList } from '../components/chat-list';
 import { ErrorAlert, Loading } from '../components/ErrorAlert';
 import { QuestionForm } from '../components/QuestionForm';
 import { useDocumentTitle } from '../hooks/useDocumentTitle';
+import { preloadAnswerRenderer } from '../markdown/AnswerMarkdown';
 import { navigate } from '../router/history';
 import { Link } from '../router/Link';
 import { chatPath } from '../router/routes';
@@ -20,6 +21,8 @@ type ChatLoad = { state: 'idle' } | { state: 'loading' } | { state: 'failed'; me
  * without reloading anything.
  */
 export function AskPage({ chatId }: { chatId: string | undefined }) {
+  // Only the pages with answers fetch the Markdown renderer (the other pages never need it).
+  useEffect(preloadAnswerRenderer, []);
   const { chats, refresh: refreshChats } = useChatList();
   const [turns, setTurns] = useState<Turn[]>([]);
   const [loadedTitle, setLoadedTitle] = useState<string | undefined>(undefined);

@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useDeferredValue, useState } from 'react';
 import { DOCUMENTS_PAGE_SIZE, deleteDocument, listDocuments } from '../api/documents';
 import { DocumentSearch } from '../components/DocumentSearch';
 import { DocumentsTable } from '../components/DocumentsTable';
@@ -18,7 +18,9 @@ export function DocumentsPage() {
   const loaded = useLoader(`${source}|${offset}|${version}`, (signal) =>
     listDocuments({ source, offset, signal }),
   );
-  const page = shownValue(loaded);
+  // The 50 rows are rendered in the background, in slices that leave the main thread free between
+  // them, instead of in one long task the moment the list arrives (the page's heaviest render).
+  const page = useDeferredValue(shownValue(loaded));
 
   async function remove(documentId: number) {
     await deleteDocument(documentId);
@@ -67,7 +69,7 @@ export function DocumentsPage() {
             </button>
           </ErrorAlert>
         ) : null}
-        {loaded.state === 'loading' && page === undefined ? <Loading label="Loading the documents…" /> : null}
+        {loaded.state !== 'failed' && page === undefined ? <Loading label="Loading the documents…" /> : null}
         {page === undefined ? null : page.documents.length === 0 ? (
           <p className="muted">
             {filterName === undefined
