@@ -3,6 +3,7 @@ import { DOCUMENTS_PAGE_SIZE, deleteDocument, listDocuments } from '../api/docum
 import { DocumentSearch } from '../components/DocumentSearch';
 import { DocumentsTable } from '../components/DocumentsTable';
 import { ErrorAlert, Loading } from '../components/ErrorAlert';
+import { Pager } from '../components/Pager';
 import { UploadPanel } from '../components/UploadPanel';
 import { SOURCES, sourceName } from '../format/status-words';
 import { useDocumentTitle } from '../hooks/useDocumentTitle';
@@ -84,24 +85,14 @@ export function DocumentsPage() {
               onDelete={(document) => remove(document.id)}
             />
             {page.total > DOCUMENTS_PAGE_SIZE ? (
-              <div className="pager">
-                <button
-                  type="button"
-                  className="button-secondary"
-                  disabled={offset === 0}
-                  onClick={() => setOffset(Math.max(0, offset - DOCUMENTS_PAGE_SIZE))}
-                >
-                  Previous page
-                </button>
-                <button
-                  type="button"
-                  className="button-secondary"
-                  disabled={last >= page.total}
-                  onClick={() => setOffset(offset + DOCUMENTS_PAGE_SIZE)}
-                >
-                  Next page
-                </button>
-              </div>
+              <Pager
+                offset={offset}
+                pageSize={DOCUMENTS_PAGE_SIZE}
+                hasNext={last < page.total}
+                previousLabel="Previous page"
+                nextLabel="Next page"
+                onOffsetChange={setOffset}
+              />
             ) : null}
           </>
         )}

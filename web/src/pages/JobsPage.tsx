@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { JOBS_LIMIT_MAX, listJobs } from '../api/jobs';
 import { ErrorAlert, Loading } from '../components/ErrorAlert';
 import { FinishedJob, RunningJob } from '../components/IndexJobs';
+import { Pager } from '../components/Pager';
 import { useDocumentTitle } from '../hooks/useDocumentTitle';
 import { usePolling } from '../hooks/usePolling';
 import { Link } from '../router/Link';
@@ -104,24 +105,14 @@ export function JobsPage() {
               </ul>
             )}
             {offset === 0 && status.finished.length < FINISHED_PAGE_SIZE ? null : (
-              <div className="pager">
-                <button
-                  type="button"
-                  className="button-secondary"
-                  disabled={offset === 0}
-                  onClick={() => setOffset(Math.max(0, offset - FINISHED_PAGE_SIZE))}
-                >
-                  Newer jobs
-                </button>
-                <button
-                  type="button"
-                  className="button-secondary"
-                  disabled={status.finished.length < FINISHED_PAGE_SIZE}
-                  onClick={() => setOffset(offset + FINISHED_PAGE_SIZE)}
-                >
-                  Older jobs
-                </button>
-              </div>
+              <Pager
+                offset={offset}
+                pageSize={FINISHED_PAGE_SIZE}
+                hasNext={status.finished.length >= FINISHED_PAGE_SIZE}
+                previousLabel="Newer jobs"
+                nextLabel="Older jobs"
+                onOffsetChange={setOffset}
+              />
             )}
           </section>
         </>
