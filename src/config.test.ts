@@ -105,6 +105,35 @@ describe('parseConfig', () => {
     expect(config.oauthProxy.clientCredentials.chatapp?.clientId).toBe('slack-id');
   });
 
+  it('offers the web app Google Drive and "Add to Slack" only with their client ids and secrets', () => {
+    const none = parseConfig({});
+    expect(none.googleDrive.oauth).toBeUndefined();
+    expect(none.slack.authorizeUrl).toBe('https://slack.com/oauth/v2/authorize');
+    expect(() => parseConfig({ GOOGLE_CLIENT_ID: 'only-the-id' })).toThrow(
+      'GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET must be set together',
+    );
+    const google = parseConfig({
+      PUBLIC_URL: 'https://answers.acme.example/',
+      GOOGLE_CLIENT_ID: 'web-id',
+      GOOGLE_CLIENT_SECRET: 'web-secret',
+      GOOGLE_TOKEN_URL: 'https://oauth.internal.example/token',
+    });
+    expect(google.googleDrive.oauth).toEqual({
+      clientId: 'web-id',
+      authorizeUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
+      tokenUrl: 'https://oauth.internal.example/token',
+      redirectUri: 'https://answers.acme.example/connectors/google-drive/callback',
+      scope: 'https://www.googleapis.com/auth/drive.readonly',
+    });
+    // The configured token endpoint is one the proxy may call, with these credentials only.
+    expect(google.oauthProxy.allowlist).toContain('https://oauth.internal.example/token');
+    expect(google.oauthProxy.clientCredentials.googledrive).toEqual({
+      clientId: 'web-id',
+      clientSecret: 'web-secret',
+      tokenUrls: ['https://oauth.internal.example/token'],
+    });
+  });
+
   it('defaults to one process doing everything, lexical only, and reads the role from --role or ROLE', () => {
     const config = parseConfig({});
     expect(config.role).toBe('all');

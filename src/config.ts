@@ -65,6 +65,10 @@ export interface Config {
     readonly redirectUri: string | undefined;
     readonly signingSecret: string | undefined;
     readonly apiUrl: string;
+    /** Where "Add to Slack" sends the browser (OAuth v2 install). */
+    readonly authorizeUrl: string;
+    /** The bot scopes an installation asks for. */
+    readonly botScopes: string;
   };
   readonly wikiBaseUrl: string | undefined;
   readonly oauthProxy: {
@@ -101,6 +105,8 @@ export interface Config {
   };
   readonly googleDrive: {
     readonly apiUrl: string;
+    /** What the web app needs to run Google's authorization-code flow; undefined without client credentials. */
+    readonly oauth: GoogleDriveOAuth | undefined;
   };
   readonly wiki: {
     /** Host names (or `*.suffix` patterns) a user-given wiki address may have; WIKI_BASE_URL's host is always allowed. */
@@ -162,6 +168,23 @@ export interface OAuthClientCredentials {
   /** The only token endpoints these credentials may be sent to. */
   readonly tokenUrls: readonly string[];
 }
+
+/** Google's OAuth authorization-code flow with PKCE, as the web app runs it for Drive. */
+export interface GoogleDriveOAuth {
+  /** Public: sent to the browser. The secret stays in `oauthProxy.clientCredentials.googledrive`. */
+  readonly clientId: string;
+  readonly authorizeUrl: string;
+  /** Where the code is exchanged, through `/v1/oauth-proxy/token` (so it is on the allowlist). */
+  readonly tokenUrl: string;
+  readonly redirectUri: string;
+  readonly scope: string;
+}
+
+/** Read-only: the service indexes Drive, it never changes it. */
+export const GOOGLE_DRIVE_SCOPE = 'https://www.googleapis.com/auth/drive.readonly';
+
+/** What the bot needs: mentions, its replies, and direct messages. */
+const DEFAULT_SLACK_BOT_SCOPES = 'app_mentions:read,chat:write,im:history';
 
 export const DEFAULT_OAUTH_PROXY_ALLOWLIST: readonly string[] = [
   'https://oauth2.googleapis.com/token',
@@ -245,7 +268,25 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
   if ((slackClientId === undefined) !== (slackClientSecret === undefined)) {
     problems.push('SLACK_CLIENT_ID and SLACK_CLIENT_SECRET must be set together');
   }
-  const allowlist = read.urlList('OAUTH_PROXY_ALLOWLIST', DEFAULT_OAUTH_PROXY_ALLOWLIST);
+  const googleClientId = read.optionalString('GOOGLE_CLIENT_ID');
+  const googleClientSecret = read.optionalString('GOOGLE_CLIENT_SECRET');
+  if ((googleClientId === undefined) !== (googleClientSecret === undefined)) {
+    problems.push('GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET must be set together');
+  }
+  const googleTokenUrl = normaliseUrl(read.url('GOOGLE_TOKEN_URL', 'https://oauth2.googleapis.com/token'));
+  const clientCredentials = read.clientCredentials('OAUTH_PROXY_CLIENT_CREDENTIALS', {
+    slack: { clientId: slackClientId, clientSecret: slackClientSecret },
+    google: { clientId: googleClientId, clientSecret: googleClientSecret, tokenUrl: googleTokenUrl },
+  });
+  const driveCredentials = clientCredentials.googledrive;
+  const driveTokenUrl = driveCredentials?.tokenUrls[0];
+  // The token endpoint the operator configured for Drive is one the proxy may call.
+  const allowlist = [
+    ...new Set([
+      ...read.urlList('OAUTH_PROXY_ALLOWLIST', DEFAULT_OAUTH_PROXY_ALLOWLIST),
+      ...(driveTokenUrl === undefined ? [] : [driveTokenUrl]),
+    ]),
+  ];
   const host = read.string('HOST', '127.0.0.1');
   const port = read.integer('PORT', 8000, 0, 65535);
   const publicUrl = withoutTrailingSlash(read.url('PUBLIC_URL', `http://${urlHost(host)}:${port}`));
@@ -292,6 +333,8 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
       redirectUri: read.optionalUrl('SLACK_REDIRECT_URI'),
       signingSecret: read.optionalString('SLACK_SIGNING_SECRET'),
       apiUrl: withTrailingSlash(read.url('SLACK_API_URL', 'https://slack.com/api/')),
+      authorizeUrl: read.url('SLACK_AUTHORIZE_URL', 'https://slack.com/oauth/v2/authorize'),
+      botScopes: read.string('SLACK_BOT_SCOPES', DEFAULT_SLACK_BOT_SCOPES),
     },
     wikiBaseUrl,
     oauthProxy: {
@@ -300,11 +343,7 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
       timeoutMs: read.integer('OAUTH_PROXY_TIMEOUT_MS', 10_000, 100, 120_000),
       maxResponseBytes: read.integer('OAUTH_PROXY_MAX_RESPONSE_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
       caFile: read.optionalString('OAUTH_PROXY_CA_FILE'),
-      clientCredentials: read.clientCredentials(
-        'OAUTH_PROXY_CLIENT_CREDENTIALS',
-        slackClientId,
-        slackClientSecret,
-      ),
+      clientCredentials,
     },
     chats: {
       maxMessages: read.integer('CHAT_MAX_MESSAGES', 1000, 1, 100_000),
@@ -334,6 +373,16 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
     },
     googleDrive: {
       apiUrl: withTrailingSlash(read.url('GOOGLE_DRIVE_API_URL', 'https://www.googleapis.com/')),
+      oauth:
+        driveCredentials === undefined || driveTokenUrl === undefined
+          ? undefined
+          : {
+              clientId: driveCredentials.clientId,
+              authorizeUrl: read.url('GOOGLE_AUTH_URL', 'https://accounts.google.com/o/oauth2/v2/auth'),
+              tokenUrl: driveTokenUrl,
+              redirectUri: read.url('GOOGLE_REDIRECT_URI', `${publicUrl}/connectors/google-drive/callback`),
+              scope: GOOGLE_DRIVE_SCOPE,
+            },
     },
     wiki: {
       allowedHosts: read.hostList('WIKI_ALLOWED_HOSTS', ['*.atlassian.net']),
@@ -516,17 +565,30 @@ class SettingReader {
     return key;
   }
 
+  /**
+   * Server-side client credentials by connector: Slack's and Google's own settings first, then
+   * the JSON setting, whose entries win.
+   */
   clientCredentials(
     name: string,
-    slackClientId: string | undefined,
-    slackClientSecret: string | undefined,
+    own: {
+      slack: { clientId: string | undefined; clientSecret: string | undefined };
+      google: { clientId: string | undefined; clientSecret: string | undefined; tokenUrl: string };
+    },
   ): Record<string, OAuthClientCredentials> {
     const credentials: Record<string, OAuthClientCredentials> = {};
-    if (slackClientId !== undefined && slackClientSecret !== undefined) {
+    if (own.slack.clientId !== undefined && own.slack.clientSecret !== undefined) {
       credentials.chatapp = {
-        clientId: slackClientId,
-        clientSecret: slackClientSecret,
+        clientId: own.slack.clientId,
+        clientSecret: own.slack.clientSecret,
         tokenUrls: (DEFAULT_TOKEN_URLS.chatapp ?? []).map(normaliseUrl),
+      };
+    }
+    if (own.google.clientId !== undefined && own.google.clientSecret !== undefined) {
+      credentials.googledrive = {
+        clientId: own.google.clientId,
+        clientSecret: own.google.clientSecret,
+        tokenUrls: [own.google.tokenUrl],
       };
     }
     const value = this.raw(name);

@@ -216,6 +216,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       uploads,
       jobs: queue,
       wiki,
+      drive: indexing.drive,
       secrets,
       slackOAuth,
       slackMessenger: overrides.slackMessenger ?? new WebApiSlackMessenger(slack.apiUrl),

@@ -1,3 +1,4 @@
+import type { GoogleDrive } from '../adapters/google-drive/google-drive.js';
 import type { Mailer } from '../adapters/mail/mailer.js';
 import type { SlackMessenger } from '../adapters/slack/slack-messenger.js';
 import type { SlackOAuth } from '../adapters/slack/slack-oauth.js';
@@ -34,6 +35,8 @@ export interface ServiceDependencies {
   readonly jobs: JobQueue;
   /** Checks wiki credentials before a configuration is saved. */
   readonly wiki: WikiClient;
+  /** Lists a Drive folder with the caller's own Google token, for the web app's file chooser. */
+  readonly drive: GoogleDrive;
   readonly secrets: SecretBox;
   /** Undefined when Slack's client id and secret are not configured. */
   readonly slackOAuth: SlackOAuth | undefined;

@@ -1,5 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
-import type { SlackInstallation } from '../adapters/slack/slack-oauth.js';
+import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { violatedUniqueIndex } from '../db/errors.js';
 import {
@@ -14,11 +13,17 @@ import {
   findVectorStore,
   type UserRow,
 } from '../db/repositories/users.js';
-import { accounts, connectors, teams, users, vectorStores } from '../db/schema.js';
+import { accounts, teams, users, vectorStores } from '../db/schema.js';
 import { ServiceError, type ValidationIssue } from '../errors.js';
 import { hashAccessToken, secretsEqual } from '../security/access-tokens.js';
 import { normalizeEmail } from '../security/email-address.js';
 import type { ServiceDependencies } from './dependencies.js';
+import {
+  exchangeSlackCode,
+  SLACK_WORKSPACE_TAKEN,
+  type SlackInstallOutcome,
+  saveSlackInstallation,
+} from './install-slack-app.js';
 import { issueAccessToken } from './issue-access-token.js';
 import { assertNewPasswordLength } from './new-password.js';
 import { accountKey, checkPassword, countRegistration, hashNewPassword } from './password-attempts.js';
@@ -64,15 +69,12 @@ export interface RegistrationResult {
   };
 }
 
-type ChatappOutcome =
-  | { status: 'installed'; connector_id: number; slack_team_id: string; slack_team_name: string | null }
-  | { status: 'not_configured'; detail: string };
+type ChatappOutcome = SlackInstallOutcome | { status: 'not_configured'; detail: string };
 
 export const VECTOR_STORE_PROVIDER = 'pgvector';
 export const VECTOR_INDEX_NAME = 'chunks';
 
 const USERNAME_TAKEN = 'This username is taken';
-const SLACK_WORKSPACE_TAKEN = 'This Slack workspace is already connected to another team';
 
 const ALREADY_REGISTERED =
   "A user with this e-mail or provider account is already registered. Register again with that user's bearer token, its password, or the front end's registration secret to update it.";
@@ -139,7 +141,7 @@ export async function registerUser(
   if (plan.kind === 'create' && !trusted) await countRegistration(deps, context.clientAddress);
 
   // Outside calls and slow hashing happen before the transaction, so it stays short.
-  const installation = await exchangeChatappCode(deps, input.chatappCode);
+  const installation = await exchangeSlackCode(deps, input.chatappCode);
   const storesPassword = plan.kind !== 'refresh' || plan.changePassword;
   const passwordHash =
     newPassword !== undefined && storesPassword ? await hashNewPassword(deps, newPassword) : undefined;
@@ -357,14 +359,6 @@ async function findExistingUser(
   return { user, account };
 }
 
-async function exchangeChatappCode(
-  deps: ServiceDependencies,
-  code: string | null | undefined,
-): Promise<SlackInstallation | undefined> {
-  if (code === undefined || code === null || code === '' || deps.slackOAuth === undefined) return undefined;
-  return deps.slackOAuth.exchangeCode(code);
-}
-
 function chatappNotConfigured(code: string | null | undefined): ChatappOutcome | undefined {
   if (code === undefined || code === null || code === '') return undefined;
   return {
@@ -459,58 +453,6 @@ async function upsertAccount(
     .update(accounts)
     .set({ ...kept, updatedAt: sql`now()` })
     .where(eq(accounts.id, existing.id));
-}
-
-async function saveSlackInstallation(
-  deps: ServiceDependencies,
-  tx: Database,
-  teamId: number,
-  installation: SlackInstallation,
-): Promise<ChatappOutcome> {
-  const config = {
-    slack_team_id: installation.slackTeamId,
-    slack_team_name: installation.slackTeamName,
-    enterprise_id: installation.enterpriseId,
-    app_id: installation.appId,
-    bot_user_id: installation.botUserId,
-    scope: installation.scope,
-  };
-  const secretsSealed = deps.secrets.sealJson({ bot_token: installation.botToken });
-  const [current] = await tx
-    .select({ id: connectors.id, teamId: connectors.teamId })
-    .from(connectors)
-    .where(and(eq(connectors.slug, 'chatapp'), eq(connectors.externalId, installation.slackTeamId)))
-    .limit(1);
-  if (current !== undefined && current.teamId !== teamId) {
-    throw new ServiceError('conflict', SLACK_WORKSPACE_TAKEN);
-  }
-  let connectorId: number;
-  if (current === undefined) {
-    const [created] = await tx
-      .insert(connectors)
-      .values({
-        teamId,
-        slug: 'chatapp',
-        name: `Slack: ${installation.slackTeamName ?? installation.slackTeamId}`,
-        externalId: installation.slackTeamId,
-        config,
-        secretsSealed,
-      })
-      .returning({ id: connectors.id });
-    connectorId = created?.id ?? 0;
-  } else {
-    await tx
-      .update(connectors)
-      .set({ config, secretsSealed, status: 'active', updatedAt: sql`now()` })
-      .where(eq(connectors.id, current.id));
-    connectorId = current.id;
-  }
-  return {
-    status: 'installed',
-    connector_id: connectorId,
-    slack_team_id: installation.slackTeamId,
-    slack_team_name: installation.slackTeamName,
-  };
 }
 
 function failMissingTeam(userId: number): never {

@@ -74,6 +74,10 @@ export class FakeSlackServer {
   private readonly tokens = new Map<string, FakeSlackInstallation>();
   private readonly scripted = new Map<string, ScriptedFailure[]>();
   private tsCounter = 0;
+  /** What the next visit to the authorize page installs, per client id. */
+  private readonly pendingInstalls = new Map<string, Partial<FakeSlackInstallation>>();
+  /** The authorize page's visits (query parameters), in order. */
+  readonly authorizations: Record<string, string>[] = [];
 
   private constructor(
     private readonly server: Server,
@@ -126,6 +130,21 @@ export class FakeSlackServer {
     };
     this.codes.set(code, { clientId, installation: full });
     return full;
+  }
+
+  /**
+   * `GET /oauth/v2/authorize` on this server, as Slack's "Add to Slack" page: a visit for a
+   * registered app (see `approveNextInstall`) redirects at once to `redirect_uri` (or the app's own)
+   * with a fresh `code` and the `state`, as a user who clicks "Allow" would; otherwise
+   * `error=access_denied`.
+   */
+  get authorizeUrl(): string {
+    return new URL('../oauth/v2/authorize', this.url).href;
+  }
+
+  /** The next authorize visit for `clientId` installs the app into this workspace. */
+  approveNextInstall(clientId: string, installation: Partial<FakeSlackInstallation> = {}): void {
+    this.pendingInstalls.set(clientId, installation);
   }
 
   /** Answers the next `times` calls to `method` with 429 and `Retry-After`. */
@@ -181,6 +200,7 @@ export class FakeSlackServer {
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname === '/oauth/v2/authorize') return this.authorize(url, response);
     const match = /^\/api\/([\w.]+)$/.exec(url.pathname);
     if (match?.[1] === undefined) {
       return send(response, { status: 404, body: { ok: false, error: 'unknown_method' } });
@@ -212,6 +232,30 @@ export class FakeSlackServer {
           body: { ok: false, error: 'unknown_method', req_method: method },
         });
     }
+  }
+
+  private authorize(url: URL, response: ServerResponse): void {
+    const query = Object.fromEntries(url.searchParams);
+    this.authorizations.push(query);
+    const clientId = query.client_id ?? '';
+    const app = this.apps.get(clientId);
+    const redirectUri = query.redirect_uri ?? app?.redirectUri;
+    if (app === undefined || redirectUri === undefined || !query.scope) {
+      response.writeHead(400, { 'content-type': 'text/html' }).end('<h1>Something went wrong</h1>');
+      return;
+    }
+    const redirect = new URL(redirectUri);
+    const installation = this.pendingInstalls.get(clientId);
+    if (installation === undefined) {
+      redirect.searchParams.set('error', 'access_denied');
+    } else {
+      this.pendingInstalls.delete(clientId);
+      const code = `${digits(12)}.${digits(13)}.${randomBytes(16).toString('hex')}`;
+      this.issueCode(code, clientId, installation);
+      redirect.searchParams.set('code', code);
+    }
+    if (query.state !== undefined) redirect.searchParams.set('state', query.state);
+    response.writeHead(302, { location: redirect.href }).end();
   }
 
   private oauthV2Access(

@@ -5,6 +5,7 @@ import { sessionRoutes } from './auth/session.route.js';
 import { verifyEmailRoutes } from './auth/verify-email.route.js';
 import { webChatRoutes } from './chat/chat.route.js';
 import { chatappRoutes } from './chatapp/chatapp.route.js';
+import { chatappInstallRoutes } from './chatapp/chatapp-install.route.js';
 import { chatRoutes } from './chats/chats.route.js';
 import { connectorRoutes } from './connectors/connectors.route.js';
 import { documentRoutes } from './documents/documents.route.js';
@@ -30,6 +31,7 @@ export async function registerRoutes(app: FastifyInstance, options: AppOptions):
   await app.register(documentRoutes, options);
   await app.register(jobRoutes, options);
   await app.register(chatappRoutes, options);
+  await app.register(chatappInstallRoutes, options);
   await app.register(searchRoutes, options);
   await app.register(webChatRoutes, options);
 }

@@ -1,0 +1,111 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { SlackInstallation } from '../adapters/slack/slack-oauth.js';
+import type { Database } from '../db/client.js';
+import { violatedUniqueIndex } from '../db/errors.js';
+import type { Caller } from '../db/repositories/users.js';
+import { connectors } from '../db/schema.js';
+import { ServiceError } from '../errors.js';
+import type { ServiceDependencies } from './dependencies.js';
+
+export const SLACK_WORKSPACE_TAKEN = 'This Slack workspace is already connected to another team';
+
+/** What installing the bot into a workspace made: the team's Slack connector. */
+export interface SlackInstallOutcome {
+  readonly status: 'installed';
+  readonly connector_id: number;
+  readonly slack_team_id: string;
+  readonly slack_team_name: string | null;
+}
+
+/**
+ * "Add to Slack" for a signed-in user: the OAuth v2 `code` Slack's redirect brought back is
+ * exchanged (the client secret stays here) and the workspace's bot installed for the caller's
+ * team, as registration's `chatappCode` does. One workspace belongs to one team.
+ */
+export async function installSlackApp(
+  deps: ServiceDependencies,
+  caller: Caller,
+  code: string,
+): Promise<SlackInstallOutcome> {
+  const installation = await exchangeSlackCode(deps, code);
+  if (installation === undefined) {
+    throw new ServiceError(
+      'unavailable',
+      'Slack is not configured on this server (set SLACK_CLIENT_ID and SLACK_CLIENT_SECRET)',
+    );
+  }
+  try {
+    return await deps.db.transaction((tx) => saveSlackInstallation(deps, tx, caller.teamId, installation));
+  } catch (error) {
+    // Two teams installing the same workspace at once: the loser hits the unique index.
+    if (violatedUniqueIndex(error) === 'connectors_slug_external_unique') {
+      throw new ServiceError('conflict', SLACK_WORKSPACE_TAKEN);
+    }
+    throw error;
+  }
+}
+
+/** The installation a code stands for; undefined without a code or when Slack is not configured. */
+export async function exchangeSlackCode(
+  deps: ServiceDependencies,
+  code: string | null | undefined,
+): Promise<SlackInstallation | undefined> {
+  if (code === undefined || code === null || code === '' || deps.slackOAuth === undefined) return undefined;
+  return deps.slackOAuth.exchangeCode(code);
+}
+
+/**
+ * Stores the workspace's installation as the team's Slack connector (its bot token sealed), or
+ * refreshes it when the team installs again; another team's workspace is a conflict.
+ */
+export async function saveSlackInstallation(
+  deps: ServiceDependencies,
+  tx: Database,
+  teamId: number,
+  installation: SlackInstallation,
+): Promise<SlackInstallOutcome> {
+  const config = {
+    slack_team_id: installation.slackTeamId,
+    slack_team_name: installation.slackTeamName,
+    enterprise_id: installation.enterpriseId,
+    app_id: installation.appId,
+    bot_user_id: installation.botUserId,
+    scope: installation.scope,
+  };
+  const secretsSealed = deps.secrets.sealJson({ bot_token: installation.botToken });
+  const [current] = await tx
+    .select({ id: connectors.id, teamId: connectors.teamId })
+    .from(connectors)
+    .where(and(eq(connectors.slug, 'chatapp'), eq(connectors.externalId, installation.slackTeamId)))
+    .limit(1);
+  if (current !== undefined && current.teamId !== teamId) {
+    throw new ServiceError('conflict', SLACK_WORKSPACE_TAKEN);
+  }
+  let connectorId: number;
+  if (current === undefined) {
+    const [created] = await tx
+      .insert(connectors)
+      .values({
+        teamId,
+        slug: 'chatapp',
+        name: `Slack: ${installation.slackTeamName ?? installation.slackTeamId}`,
+        externalId: installation.slackTeamId,
+        config,
+        secretsSealed,
+      })
+      .returning({ id: connectors.id });
+    connectorId = created?.id ?? 0;
+  } else {
+    await tx
+      .update(connectors)
+      .set({ config, secretsSealed, status: 'active', updatedAt: sql`now()` })
+      .where(eq(connectors.id, current.id));
+    connectorId = current.id;
+  }
+  return {
+    status: 'installed',
+    connector_id: connectorId,
+    slack_team_id: installation.slackTeamId,
+    slack_team_name: installation.slackTeamName,
+  };
+}
