@@ -62,7 +62,7 @@ describe.skipIf(!browserTestsEnabled())('the Connectors page in Chromium', () =>
       const keyboard = viewport === PHONE;
       await createAccount(page, `connector-${viewport.width}@example.com`);
       await openConnectors(page);
-      // Google Drive and Slack are connected in a later step: nothing here pretends to.
+      // This server has no Google or Slack OAuth client: nothing offers to connect them.
       expect(await page.getByRole('button', { name: /google|drive|slack/i }).count()).toBe(0);
       expect(await page.getByRole('link', { name: /google|drive|slack/i }).count()).toBe(0);
       expect(await page.getByLabel('API token').getAttribute('type')).toBe('password');
@@ -158,7 +158,7 @@ describe.skipIf(!browserTestsEnabled())('the Connectors page in Chromium', () =>
     }, 120_000);
   }
 
-  it("shows the team's other connectors read-only, a saved connector's settings without its token, and passes axe", async () => {
+  it("shows the team's Slack workspace (nothing to press on a server without Slack's client), a saved connector's settings without its token, and passes axe", async () => {
     const { page, pageErrors } = await open();
     const audit = async (label: string) => {
       const results = await new AxeBuilder({ page }).analyze();
@@ -169,20 +169,20 @@ describe.skipIf(!browserTestsEnabled())('the Connectors page in Chromium', () =>
     };
     await createAccount(page, 'connector-axe@example.com');
     await openConnectors(page);
-    expect(await page.getByRole('heading', { name: 'Other connectors' }).count()).toBe(0);
+    expect(await page.getByRole('region', { name: 'Slack' }).getByText('Not installed.').count()).toBe(1);
     // A refusal shown, then audited.
     await page.getByRole('button', { name: 'Connect Confluence' }).click();
     await expect.poll(() => page.getByLabel('API token').getAttribute('aria-invalid')).toBe('true');
     await audit('connectors, empty fields refused');
 
-    // A Slack installation the team already has (from a sign-in with Slack): listed, nothing to press.
+    // A Slack installation the team already has (from a sign-in with Slack): named, nothing to press.
     const teamId = await page.evaluate(async () => {
       const response = await fetch('/v1/users/me');
       return ((await response.json()) as { team_id: number }).team_id;
     });
     await app.service.runtime.deps.sql.executeSql(
       `INSERT INTO connectors (team_id, slug, name, status, config, secrets_sealed, external_id)
-       VALUES ($1, 'chatapp', 'Slack: Acme workspace', 'active', '{}'::jsonb, 'sealed', $2)`,
+       VALUES ($1, 'chatapp', 'Slack: Acme workspace', 'active', '{"slack_team_name": "Acme workspace"}'::jsonb, 'sealed', $2)`,
       [teamId, `T-axe-${teamId}`],
     );
     await page.getByLabel('Site').fill(confluence.baseUrl);
@@ -194,11 +194,10 @@ describe.skipIf(!browserTestsEnabled())('the Connectors page in Chromium', () =>
       .getByRole('status')
       .filter({ hasText: /^Sync finished:/ })
       .waitFor({ timeout: 30_000 });
-    const others = page.getByRole('list', { name: 'Other connectors' });
-    await others.waitFor();
-    expect(await others.getByText('Slack: Acme workspace').count()).toBe(1);
-    expect(await others.getByText('Slack', { exact: true }).count()).toBe(1);
-    expect(await page.getByRole('region', { name: 'Other connectors' }).getByRole('button').count()).toBe(0);
+    const slack = page.getByRole('region', { name: 'Slack' });
+    await slack.getByText('The bot answers in the workspace Acme workspace').waitFor();
+    expect(await slack.getByRole('button').count()).toBe(0);
+    expect(await page.getByRole('region', { name: 'Google Drive' }).getByRole('button').count()).toBe(0);
     await audit('connectors, connected and synced');
 
     // Opened afresh: the saved settings fill the form, the token never does.

@@ -33,6 +33,8 @@ interface IssuedCode {
 export class FakeGoogleOAuthServer {
   /** The authorization requests the browser made (query parameters). */
   readonly authorizations: Record<string, string>[] = [];
+  /** Every access token handed out, oldest first. */
+  readonly issuedTokens: string[] = [];
   private readonly codes = new Map<string, IssuedCode>();
   private denyNextAuthorization = false;
 
@@ -161,6 +163,7 @@ export class FakeGoogleOAuthServer {
       .digest('base64url');
     if (challenge !== issued.challenge) return refuse(400, 'invalid_grant', 'Invalid code verifier.');
     const accessToken = `ya29.a0${randomBytes(30).toString('base64url')}`;
+    this.issuedTokens.push(accessToken);
     this.onAccessToken(accessToken);
     return {
       body: { access_token: accessToken, expires_in: 3599, scope: issued.scope, token_type: 'Bearer' },

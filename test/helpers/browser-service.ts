@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { DESKTOP, launchChromium, openPage, type WatchedPage } from './browser.js';
 import { startTestApp, type TestApp } from './test-app.js';
@@ -9,16 +9,25 @@ export interface BrowserService {
   readonly origin: string;
   readonly browser: Browser;
   /** A new page with its own cookies (see `openPage`), closed with the service. */
-  open(viewport?: { width: number; height: number }): Promise<WatchedPage>;
+  open(viewport?: { width: number; height: number }, allowOrigins?: readonly string[]): Promise<WatchedPage>;
   close(): Promise<void>;
 }
 
-/** Starts the service (with its worker unless told otherwise) and Chromium. */
+/** A port of 127.0.0.1 that was free a moment ago: for a service whose PUBLIC_URL must be known before it starts. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Starts the service (with its worker unless told otherwise) and Chromium; on `port` when given. */
 export async function startBrowserService(
-  options: Parameters<typeof startTestApp>[0] = { worker: true },
+  options: Parameters<typeof startTestApp>[0] & { port?: number } = { worker: true },
 ): Promise<BrowserService> {
   const service = await startTestApp(options);
-  await service.app.listen({ host: '127.0.0.1', port: 0 });
+  await service.app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const origin = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;
   const browser = await launchChromium();
   const pages: WatchedPage[] = [];
@@ -26,8 +35,8 @@ export async function startBrowserService(
     service,
     origin,
     browser,
-    open: async (viewport = DESKTOP) => {
-      const watched = await openPage(browser, origin, { viewport });
+    open: async (viewport = DESKTOP, allowOrigins = []) => {
+      const watched = await openPage(browser, origin, { viewport, allowOrigins });
       pages.push(watched);
       return watched;
     },

@@ -44,6 +44,8 @@ export interface WatchedPage {
   readonly page: Page;
   /** Every request to another origin (refused, so nothing leaves the machine). */
   readonly foreignRequests: string[];
+  /** Requests to the origins a test allowed (fake OAuth providers the page is sent to), as `METHOD type url`. */
+  readonly allowedForeignRequests: string[];
   /** Every alert, confirm or prompt that opened (accepted or dismissed by the test). */
   readonly dialogs: string[];
   /** Uncaught errors in the page. */
@@ -53,21 +55,33 @@ export interface WatchedPage {
 
 /**
  * A new browser context (its own cookies) at `viewport`, watching every request: those to
- * `origin` go through, anything else is recorded and refused. `confirmDialogs` accepts
+ * `origin` (and `allowOrigins`: fake sign-in pages) go through, anything else is recorded and
+ * refused. `confirmDialogs` accepts
  * confirmations (a delete's "are you sure"); every dialog is recorded either way.
  */
 export async function openPage(
   browser: Browser,
   origin: string,
-  options: { viewport?: { width: number; height: number }; confirmDialogs?: boolean } = {},
+  options: {
+    viewport?: { width: number; height: number };
+    confirmDialogs?: boolean;
+    allowOrigins?: readonly string[];
+  } = {},
 ): Promise<WatchedPage> {
   const context = await browser.newContext({ viewport: options.viewport ?? DESKTOP, baseURL: origin });
   const foreignRequests: string[] = [];
+  const allowedForeignRequests: string[] = [];
   const dialogs: string[] = [];
   const pageErrors: string[] = [];
   await context.route('**/*', async (route) => {
     const url = route.request().url();
     if (url.startsWith(`${origin}/`) || url === origin || url.startsWith('data:')) {
+      await route.continue();
+      return;
+    }
+    if (options.allowOrigins?.some((allowed) => url.startsWith(`${allowed}/`)) === true) {
+      const request = route.request();
+      allowedForeignRequests.push(`${request.method()} ${request.resourceType()} ${url}`);
       await route.continue();
       return;
     }
@@ -82,5 +96,5 @@ export async function openPage(
       : dialog.dismiss());
   });
   page.on('pageerror', (error) => pageErrors.push(error.message));
-  return { page, foreignRequests, dialogs, pageErrors, close: () => context.close() };
+  return { page, foreignRequests, allowedForeignRequests, dialogs, pageErrors, close: () => context.close() };
 }

@@ -149,7 +149,7 @@ function SignedInApp({
   if (route.page === 'connectors') {
     return (
       <AppShell user={user} section={undefined} onSignOut={onSignOut}>
-        <ConnectorsPage />
+        <ConnectorsPage callback={route.callback} query={location.searchParams} />
       </AppShell>
     );
   }

@@ -1,13 +1,10 @@
 import type { Connector } from '../api/connectors';
 import { connectorKindName, connectorStatusWords, lastSyncWords } from '../format/connectors';
 
-/**
- * The team's other connectors (Google Drive, Slack), read-only: connecting them from the app comes
- * later, so nothing here acts on them.
- */
-export function ConnectorList({ connectors }: { connectors: readonly Connector[] }) {
+/** Connectors with their kind, status, last sync and document count (read-only facts). */
+export function ConnectorList({ connectors, label }: { connectors: readonly Connector[]; label: string }) {
   return (
-    <ul className="connector-list" aria-label="Other connectors">
+    <ul className="connector-list" aria-label={label}>
       {connectors.map((connector) => (
         <li key={connector.id} className="connector-item">
           <span className="connector-name">{connector.name}</span>

@@ -4,6 +4,7 @@ import type { IndexJob } from '../api/types';
 import {
   connectorKindName,
   connectorStatusWords,
+  driveKindWords,
   firstInvalidField,
   lastSyncWords,
   missingWikiFields,
@@ -36,6 +37,15 @@ describe('connector words', () => {
     expect(connectorStatusWords('configured')).toBe('connected, not synced yet');
     expect(connectorStatusWords('active')).toBe('active');
     expect(connectorStatusWords('needs_reauth')).toBe('needs reauth');
+  });
+
+  it("names Drive entries by what they are, Google's own kinds included", () => {
+    expect(driveKindWords('application/vnd.google-apps.folder')).toBe('Folder');
+    expect(driveKindWords('application/vnd.google-apps.document')).toBe('Google Doc');
+    expect(driveKindWords('application/vnd.google-apps.form')).toBe('Google file');
+    expect(driveKindWords('application/pdf')).toBe('PDF');
+    expect(driveKindWords('application/json; charset=utf-8')).toBe('JSON');
+    expect(driveKindWords('weird')).toBe('File');
   });
 
   it('says "never" for a connector never synced, and the time otherwise', () => {

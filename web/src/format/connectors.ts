@@ -15,6 +15,29 @@ export function connectorKindName(slug: string): string {
   return KIND_NAMES[slug] ?? slug;
 }
 
+/** Drive's MIME types a person knows by another name. */
+const DRIVE_KINDS: Readonly<Record<string, string>> = {
+  'application/vnd.google-apps.folder': 'Folder',
+  'application/vnd.google-apps.document': 'Google Doc',
+  'application/vnd.google-apps.spreadsheet': 'Google Sheet',
+  'application/vnd.google-apps.presentation': 'Google Slides',
+  'application/pdf': 'PDF',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'Word document',
+  'text/markdown': 'Markdown',
+  'text/plain': 'Text',
+  'text/csv': 'CSV',
+  'text/html': 'HTML',
+};
+
+/** What a Drive entry is, in a word or two; other types by their subtype ("json", "zip"). */
+export function driveKindWords(mimeType: string): string {
+  const known = DRIVE_KINDS[mimeType];
+  if (known !== undefined) return known;
+  if (mimeType.startsWith('application/vnd.google-apps.')) return 'Google file';
+  const subtype = mimeType.split('/')[1]?.split(';')[0]?.trim();
+  return subtype === undefined || subtype === '' ? 'File' : subtype.toUpperCase();
+}
+
 /** A connector's status in words: `configured` is saved but never synced. */
 export function connectorStatusWords(status: string): string {
   if (status === 'configured') return 'connected, not synced yet';

@@ -1,29 +1,45 @@
 import { useCallback, useState } from 'react';
 import { type Connector, listConnectors } from '../api/connectors';
+import { getOAuthProviders } from '../api/oauth';
 import type { SavedWikiConnector } from '../api/wiki';
-import { ConnectorList } from '../components/ConnectorList';
 import { ErrorAlert, Loading } from '../components/ErrorAlert';
+import { GoogleDriveSection } from '../components/GoogleDriveSection';
+import { SlackSection } from '../components/SlackSection';
 import { WikiConnectorForm } from '../components/WikiConnectorForm';
 import { WikiSyncPanel } from '../components/WikiSyncPanel';
 import { useDocumentTitle } from '../hooks/useDocumentTitle';
 import { shownValue, useLoader } from '../hooks/useLoader';
 
+interface ConnectorsPageProps {
+  /** The provider whose OAuth redirect brought the browser back here, with its query. */
+  callback: 'google-drive' | 'slack' | undefined;
+  query: URLSearchParams;
+}
+
 /**
- * The team's connectors: Confluence to connect (a form the service checks against the wiki), its
- * sync status and "Sync now"; the other kinds the team already has, read-only.
+ * The team's connectors: Confluence (a form the service checks against the wiki, its sync status
+ * and "Sync now"), Google Drive (connect, choose, index) and Slack (add the bot), each offered
+ * only when the server is set up for it.
  */
-export function ConnectorsPage() {
+export function ConnectorsPage({ callback, query }: ConnectorsPageProps) {
   useDocumentTitle('Connectors');
   const [version, setVersion] = useState(0);
   const reload = useCallback(() => setVersion((current) => current + 1), []);
-  const loaded = useLoader(String(version), (signal) => listConnectors(signal));
-  const connectors = shownValue(loaded);
+  const loaded = useLoader(String(version), async (signal) => {
+    const [connectors, providers] = await Promise.all([listConnectors(signal), getOAuthProviders(signal)]);
+    return { connectors, providers };
+  });
+  const value = shownValue(loaded);
+  const connectors = value?.connectors;
+  // The redirect's query as it arrived: a section replaces the address once it has read it.
+  const [callbackQuery] = useState(() => (callback === undefined ? undefined : { callback, query }));
   // What the last save answered: shown until the list, reloaded, has it too.
   const [saved, setSaved] = useState<SavedWikiConnector | undefined>(undefined);
 
   const listedWiki = connectors?.find((connector) => connector.slug === 'wiki');
   const wiki: Connector | undefined = listedWiki ?? saved;
-  const others = connectors?.filter((connector) => connector.slug !== 'wiki') ?? [];
+  const drive = connectors?.find((connector) => connector.slug === 'googledrive');
+  const slackInstallations = connectors?.filter((connector) => connector.slug === 'chatapp') ?? [];
 
   function onSaved(answer: SavedWikiConnector) {
     setSaved(answer);
@@ -47,7 +63,7 @@ export function ConnectorsPage() {
       {loaded.state === 'loading' && connectors === undefined ? (
         <Loading label="Loading the connectors…" />
       ) : null}
-      {connectors === undefined ? null : (
+      {value === undefined ? null : (
         <>
           <section className="panel" aria-labelledby="confluence-heading">
             <h2 id="confluence-heading">Confluence</h2>
@@ -62,13 +78,18 @@ export function ConnectorsPage() {
             <h3>{wiki === undefined ? 'Connect a space' : 'Settings'}</h3>
             <WikiConnectorForm connector={wiki} onSaved={onSaved} />
           </section>
-          {others.length === 0 ? null : (
-            <section className="panel" aria-labelledby="other-connectors-heading">
-              <h2 id="other-connectors-heading">Other connectors</h2>
-              <p className="muted">Your team’s other sources, as they are now.</p>
-              <ConnectorList connectors={others} />
-            </section>
-          )}
+          <GoogleDriveSection
+            google={value.providers.google_drive}
+            connector={drive}
+            callbackQuery={callbackQuery?.callback === 'google-drive' ? callbackQuery.query : undefined}
+            onIndexed={reload}
+          />
+          <SlackSection
+            slack={value.providers.slack}
+            installations={slackInstallations}
+            callbackQuery={callbackQuery?.callback === 'slack' ? callbackQuery.query : undefined}
+            onInstalled={reload}
+          />
         </>
       )}
     </>

@@ -69,8 +69,11 @@ export function jobDescription(job: ListedJob): string {
   return `${jobName(job)}, ${formatJobTime(job.created_at)}`;
 }
 
+/** A job's counts; a single job's view (GET /v1/jobs/{id}) has no `pending`. */
+type CountedProgress = Omit<JobProgress, 'pending'> & { pending?: number };
+
 /** The files done so far, by outcome: "1 indexed, 1 failed"; "no files" for none. */
-export function countsWords(progress: JobProgress): string {
+export function countsWords(progress: CountedProgress): string {
   const parts: string[] = [];
   if (progress.indexed > 0) parts.push(`${progress.indexed} indexed`);
   if (progress.skipped > 0) parts.push(`${progress.skipped} skipped`);
@@ -79,8 +82,11 @@ export function countsWords(progress: JobProgress): string {
   return progress.total === 0 ? 'no files' : 'none done yet';
 }
 
+/** What the words of a job's progress need: any job view (listed or single) has it. */
+type JobOutline = { status: string; progress: CountedProgress };
+
 /** A job under way, in words: how far it is, beside its progress bar. */
-export function progressWords(job: ListedJob): string {
+export function progressWords(job: JobOutline): string {
   const { done, total } = job.progress;
   if (job.status === 'queued')
     return total === 0 ? 'waiting to start' : `waiting to start: ${plural(total, 'file', 'files')}`;
@@ -90,7 +96,7 @@ export function progressWords(job: ListedJob): string {
 }
 
 /** A finished job's outcome in words: "completed: 1 indexed, 1 failed". */
-export function finishedWords(job: ListedJob): string {
+export function finishedWords(job: JobOutline): string {
   return `${job.status}: ${countsWords(job.progress)}`;
 }
 

@@ -20,6 +20,13 @@ describe('matchRoute', () => {
     expect(matchRoute('/chats')).toEqual({ page: 'not-found' });
     expect(matchRoute('/documents/1/2')).toEqual({ page: 'not-found' });
     expect(matchRoute('/connectors/wiki')).toEqual({ page: 'not-found' });
+    expect(matchRoute('/connectors/google-drive/callback')).toEqual({
+      page: 'connectors',
+      callback: 'google-drive',
+    });
+    expect(matchRoute('/connectors/slack/callback')).toEqual({ page: 'connectors', callback: 'slack' });
+    expect(matchRoute('/connectors/wiki/callback')).toEqual({ page: 'not-found' });
+    expect(matchRoute('/connectors/slack/callback/x')).toEqual({ page: 'not-found' });
     expect(matchRoute('/chats/%E0%A4%A')).toEqual({ page: 'not-found' });
   });
 });

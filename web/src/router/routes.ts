@@ -5,7 +5,8 @@ export type Route =
   | { page: 'documents' }
   | { page: 'document'; documentId: string }
   | { page: 'jobs' }
-  | { page: 'connectors' }
+  /** With `callback`: a provider's OAuth redirect back (`/connectors/{provider}/callback`). */
+  | { page: 'connectors'; callback?: 'google-drive' | 'slack' }
   | { page: 'not-found' };
 
 function decodeSegment(segment: string): string | undefined {
@@ -22,6 +23,14 @@ export function matchRoute(pathname: string): Route {
   const segments = pathname.split('/').filter((segment) => segment !== '');
   const [first, second, ...rest] = segments;
   if (first === undefined) return { page: 'ask' };
+  if (
+    first === 'connectors' &&
+    (second === 'google-drive' || second === 'slack') &&
+    rest.length === 1 &&
+    rest[0] === 'callback'
+  ) {
+    return { page: 'connectors', callback: second };
+  }
   if (rest.length > 0) return { page: 'not-found' };
   if (first === 'chats' && second !== undefined) {
     const chatId = decodeSegment(second);

@@ -1,0 +1,230 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DRIVE_MIME_TYPES, FakeDriveServer } from '../fakes/fake-drive-server.js';
+import { FakeGoogleOAuthServer } from '../fakes/fake-google-oauth-server.js';
+import { FakeSlackServer } from '../fakes/fake-slack-server.js';
+import { browserTestsEnabled, DESKTOP, PHONE, type WatchedPage } from '../helpers/browser.js';
+import {
+  type BrowserService,
+  createAccount,
+  freePort,
+  openFromMainNav,
+  startBrowserService,
+} from '../helpers/browser-service.js';
+
+const GOOGLE_CLIENT_ID = 'web-app-client.apps.googleusercontent.example';
+const GOOGLE_CLIENT_SECRET = 'GOCSPX-browser-test-secret';
+const SLACK_CLIENT_ID = '5555555555.6666666666';
+const SLACK_CLIENT_SECRET = 'slack-browser-test-secret';
+
+async function openConnectors(page: Page): Promise<void> {
+  await openFromMainNav(page, 'Connectors');
+  await page.getByRole('heading', { name: 'Google Drive', level: 2 }).waitFor();
+}
+
+/** Only page loads went to the fake providers (the sign-in trips); every request of the app's own went to the service. */
+function expectOnlyNavigationsOutside(watched: WatchedPage): void {
+  expect(watched.foreignRequests).toEqual([]);
+  for (const request of watched.allowedForeignRequests) expect(request).toMatch(/^GET document /);
+  expect(watched.pageErrors).toEqual([]);
+}
+
+describe.skipIf(!browserTestsEnabled())('connecting Google Drive and Slack in Chromium', () => {
+  let drive: FakeDriveServer;
+  let google: FakeGoogleOAuthServer;
+  let slack: FakeSlackServer;
+  let caDirectory: string;
+  let app: BrowserService;
+  let providerOrigins: string[];
+
+  beforeAll(async () => {
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    drive = await FakeDriveServer.start();
+    const handbook = drive.addFolder({ name: 'Handbook', parents: ['root'] });
+    drive.addFile({
+      name: 'Onboarding',
+      mimeType: DRIVE_MIME_TYPES.document,
+      content: '# Onboarding\n\nNew engineers pair with a buddy for their first two weeks.',
+      parents: [handbook],
+    });
+    drive.addFile({
+      name: 'Roadmap.md',
+      mimeType: 'text/markdown',
+      content: '# Roadmap\n\nThe mobile app ships offline mode in the spring release.',
+      parents: ['root'],
+    });
+    drive.addFile({
+      name: 'Old notes.txt',
+      mimeType: 'text/plain',
+      content: 'not picked',
+      parents: ['root'],
+    });
+    google = await FakeGoogleOAuthServer.start(
+      {
+        clientId: GOOGLE_CLIENT_ID,
+        clientSecret: GOOGLE_CLIENT_SECRET,
+        redirectUri: `${origin}/connectors/google-drive/callback`,
+      },
+      (token) => drive.addAccessToken(token),
+    );
+    slack = await FakeSlackServer.start();
+    // No SLACK_REDIRECT_URI: Slack sends the browser to the app's configured redirect URL.
+    slack.registerApp({
+      clientId: SLACK_CLIENT_ID,
+      clientSecret: SLACK_CLIENT_SECRET,
+      redirectUri: `${origin}/connectors/slack/callback`,
+    });
+    caDirectory = mkdtempSync(path.join(tmpdir(), 'connect-sources-browser-'));
+    const caFile = path.join(caDirectory, 'ca.pem');
+    writeFileSync(caFile, google.ca);
+    app = await startBrowserService({
+      port,
+      worker: true,
+      env: {
+        PUBLIC_URL: origin,
+        GOOGLE_CLIENT_ID,
+        GOOGLE_CLIENT_SECRET,
+        GOOGLE_AUTH_URL: google.authorizeUrl,
+        GOOGLE_TOKEN_URL: google.tokenUrl,
+        GOOGLE_DRIVE_API_URL: drive.url,
+        OAUTH_PROXY_ALLOW_PRIVATE_NETWORK: 'true',
+        OAUTH_PROXY_CA_FILE: caFile,
+        SLACK_CLIENT_ID,
+        SLACK_CLIENT_SECRET,
+        SLACK_API_URL: slack.url,
+        SLACK_AUTHORIZE_URL: slack.authorizeUrl,
+      },
+    });
+    providerOrigins = [new URL(google.authorizeUrl).origin, new URL(slack.authorizeUrl).origin];
+  });
+  afterAll(async () => {
+    await app?.close();
+    await Promise.all([drive?.close(), google?.close(), slack?.close()]);
+    if (caDirectory !== undefined) rmSync(caDirectory, { recursive: true, force: true });
+  });
+
+  it('connects Google Drive with PKCE, picks a file in a folder and one at the top, indexes them, then adds the Slack bot (desktop)', async () => {
+    const watched = await app.open(DESKTOP, providerOrigins);
+    const { page } = watched;
+    await createAccount(page, 'drive-desktop@example.com');
+    await openConnectors(page);
+
+    await page.getByRole('button', { name: 'Connect Google Drive', exact: true }).click();
+    await page.getByRole('heading', { name: 'Choose from Google Drive' }).waitFor();
+    // Back on the app with the code spent and gone from the address.
+    expect(new URL(page.url()).pathname).toBe('/connectors');
+    expect(page.url()).not.toContain('code=');
+    const authorization = google.authorizations.at(-1);
+    expect(authorization).toMatchObject({ code_challenge_method: 'S256', access_type: 'online' });
+    expect(google.tokenRequests.at(-1)).toMatchObject({
+      grant_type: 'authorization_code',
+      client_secret: GOOGLE_CLIENT_SECRET,
+      code_verifier: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+    });
+
+    const list = page.getByRole('list', { name: 'In My Drive' });
+    await list.getByText('Roadmap.md').waitFor();
+    // Folders first, then files by name.
+    expect(await list.getByRole('listitem').allInnerTexts()).toEqual([
+      expect.stringMatching(/^Handbook/),
+      expect.stringMatching(/^Old notes\.txt/),
+      expect.stringMatching(/^Roadmap\.md/),
+    ]);
+    await page.getByRole('button', { name: 'Open Handbook' }).click();
+    await page.getByLabel('Onboarding', { exact: true }).check();
+    await page
+      .getByRole('navigation', { name: 'Drive folders' })
+      .getByRole('button', { name: 'My Drive' })
+      .click();
+    await page.getByLabel('Roadmap.md', { exact: true }).check();
+    await page.getByText('2 selected').waitFor();
+
+    const results = await new AxeBuilder({ page }).analyze();
+    const severe = results.violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map((violation) => `${violation.id} (${violation.nodes.length})`);
+    expect(severe).toEqual([]);
+
+    await page.getByRole('button', { name: 'Index selected', exact: true }).click();
+    await page.getByText('Indexing completed: 2 indexed.').waitFor({ timeout: 30_000 });
+    expect(await page.getByRole('progressbar', { name: 'Indexing progress' }).getAttribute('value')).toBe(
+      '2',
+    );
+    // Only what was picked was read from Drive.
+    expect(
+      drive.requests.filter((request) => request.route === 'export' || request.route === 'media'),
+    ).toHaveLength(2);
+    await page
+      .getByRole('list', { name: 'Google Drive connector' })
+      .getByText('2', { exact: true })
+      .waitFor();
+
+    slack.approveNextInstall(SLACK_CLIENT_ID, { teamId: 'T0BROWSER', teamName: 'Acme Robotics' });
+    await page.getByRole('button', { name: 'Add to Slack', exact: true }).click();
+    await page.getByText('Installed in Acme Robotics.').waitFor();
+    await page.getByText('The bot answers in the workspace Acme Robotics').waitFor();
+    expect(slack.authorizations.at(-1)).toMatchObject({
+      client_id: SLACK_CLIENT_ID,
+      scope: 'app_mentions:read,chat:write,im:history',
+    });
+
+    await openFromMainNav(page, 'Documents');
+    for (const title of ['Onboarding', 'Roadmap']) {
+      await page.getByRole('row').filter({ hasText: title }).filter({ hasText: 'indexed' }).first().waitFor();
+    }
+    expect(await page.getByRole('row').filter({ hasText: 'Old notes' }).count()).toBe(0);
+    expectOnlyNavigationsOutside(watched);
+    expect(watched.allowedForeignRequests).toHaveLength(2);
+  });
+
+  it('says so when access is refused, when the answer is not for this tab and when Google stops taking the token (375 px, by keyboard)', async () => {
+    const watched = await app.open(PHONE, providerOrigins);
+    const { page } = watched;
+    await createAccount(page, 'drive-phone@example.com');
+    await openConnectors(page);
+
+    google.denyNext();
+    await page.getByRole('button', { name: 'Connect Google Drive', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('Google Drive was not connected: access was not allowed.').waitFor();
+
+    // A callback this tab did not ask for (a link from someone else) connects nothing.
+    const exchangesBefore = slack.callsTo('oauth.v2.access').length;
+    await page.goto('/connectors/slack/callback?code=someone-elses-code&state=forged');
+    await page
+      .getByText(
+        'Slack was not connected: this answer does not belong to a request from this tab. Connect again.',
+      )
+      .waitFor();
+    expect(slack.callsTo('oauth.v2.access')).toHaveLength(exchangesBefore);
+
+    await page.getByRole('button', { name: 'Add to Slack', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('Slack was not connected: access was not allowed.').waitFor();
+
+    await page.getByRole('button', { name: 'Connect Google Drive', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Choose from Google Drive' }).waitFor();
+    await page.getByLabel('Roadmap.md', { exact: true }).focus();
+    await page.keyboard.press('Space');
+    await page.getByText('1 selected').waitFor();
+    // Google revokes the token (the person signed out of Google, an admin ended it).
+    for (const token of google.issuedTokens) drive.revokeAccessToken(token);
+    await page.getByRole('button', { name: 'Open Handbook' }).focus();
+    await page.keyboard.press('Enter');
+    await page
+      .getByText(
+        'Google Drive did not accept the access token in x-drive-authorization (expired or revoked): connect Google Drive again',
+      )
+      .waitFor();
+    await page.getByRole('button', { name: 'Connect Google Drive', exact: true }).waitFor();
+    const width = await page.evaluate<number>('document.documentElement.scrollWidth');
+    expect(width).toBeLessThanOrEqual(PHONE.width);
+    expectOnlyNavigationsOutside(watched);
+  });
+});
