@@ -167,23 +167,6 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     limits: { maxFileBytes: config.indexing.maxFileBytes, fileConcurrency: config.indexing.fileConcurrency },
     logger,
   };
-  await queue.define(indexDocumentsJob(indexing, config.indexing.jobConcurrency));
-  await queue.define(embedStaleChunksJob(indexing));
-  // The Slack bot's answers run a use case over the service dependencies, built last (below).
-  let services: ServiceDependencies | undefined;
-  await queue.define(
-    answerChatappEventJob((payload, context) => {
-      if (services === undefined) throw new Error('the service dependencies are not built yet');
-      return answerChatappEvent(services, payload, context);
-    }),
-  );
-  await queue.define(
-    sendAccountEmailJob((payload) => {
-      if (services === undefined) throw new Error('the service dependencies are not built yet');
-      return sendAccountEmail(services, payload);
-    }),
-  );
-  await queue.start();
   const mailer =
     overrides.mailer ??
     (config.smtp === undefined
@@ -193,6 +176,53 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     ...config.search,
     sessionEfSearch: config.search.efSearch,
   });
+  const services: ServiceDependencies = {
+    config,
+    db,
+    databaseKind: database.kind,
+    sql: database.sql,
+    storage,
+    uploads,
+    jobs: queue,
+    wiki,
+    drive: indexing.drive,
+    secrets,
+    slackOAuth,
+    slackMessenger: overrides.slackMessenger ?? new WebApiSlackMessenger(slack.apiUrl),
+    tokenEndpoint,
+    mailer,
+    passwords: new PasswordHasher({
+      logN: config.passwordScryptLogN,
+      concurrency: config.authLimits.passwordHashConcurrency,
+      maxQueued: config.authLimits.passwordHashQueue,
+    }),
+    now,
+    callers: new CallerDirectory(db, config.authCacheTtlSeconds * 1000, now),
+    search,
+    answerer: answererFrom(config, search, overrides.chatModel),
+    // PGlite has one connection. On PostgreSQL two batches in flight keep the pipe full while
+    // one commits; more only make each batch smaller (measured in bench/http).
+    chatWrites: new Batcher((writes) => upsertChats(db, writes), {
+      maxBatchSize: 100,
+      maxConcurrentRuns: database.kind === 'postgres' ? 2 : 1,
+    }),
+    // Slack waits for these before its acknowledgement (p99 100 ms under bursts): group commit.
+    chatappQuestions: new Batcher(
+      (questions) => recordChatappQuestions({ sql: database.sql, jobs: queue }, questions),
+      {
+        maxBatchSize: 100,
+        maxConcurrentRuns: database.kind === 'postgres' ? 2 : 1,
+      },
+    ),
+  };
+  await queue.define(indexDocumentsJob(indexing, config.indexing.jobConcurrency));
+  await queue.define(embedStaleChunksJob(indexing));
+  // Jobs whose handlers are use cases: they run over the same service dependencies as requests.
+  await queue.define(
+    answerChatappEventJob((payload, context) => answerChatappEvent(services, payload, context)),
+  );
+  await queue.define(sendAccountEmailJob((payload) => sendAccountEmail(services, payload)));
+  await queue.start();
   let closed = false;
   const runtime: Runtime = {
     database,
@@ -207,47 +237,8 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       mailer?.close?.();
       await database.close();
     },
-    deps: {
-      config,
-      db,
-      databaseKind: database.kind,
-      sql: database.sql,
-      storage,
-      uploads,
-      jobs: queue,
-      wiki,
-      drive: indexing.drive,
-      secrets,
-      slackOAuth,
-      slackMessenger: overrides.slackMessenger ?? new WebApiSlackMessenger(slack.apiUrl),
-      tokenEndpoint,
-      mailer,
-      passwords: new PasswordHasher({
-        logN: config.passwordScryptLogN,
-        concurrency: config.authLimits.passwordHashConcurrency,
-        maxQueued: config.authLimits.passwordHashQueue,
-      }),
-      now,
-      callers: new CallerDirectory(db, config.authCacheTtlSeconds * 1000, now),
-      search,
-      answerer: answererFrom(config, search, overrides.chatModel),
-      // PGlite has one connection. On PostgreSQL two batches in flight keep the pipe full while
-      // one commits; more only make each batch smaller (measured in bench/http).
-      chatWrites: new Batcher((writes) => upsertChats(db, writes), {
-        maxBatchSize: 100,
-        maxConcurrentRuns: database.kind === 'postgres' ? 2 : 1,
-      }),
-      // Slack waits for these before its acknowledgement (p99 100 ms under bursts): group commit.
-      chatappQuestions: new Batcher(
-        (questions) => recordChatappQuestions({ sql: database.sql, jobs: queue }, questions),
-        {
-          maxBatchSize: 100,
-          maxConcurrentRuns: database.kind === 'postgres' ? 2 : 1,
-        },
-      ),
-    },
+    deps: services,
   };
-  services = runtime.deps;
   return runtime;
 }
 

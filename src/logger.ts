@@ -1,5 +1,4 @@
 import type { LoggerOptions } from 'pino';
-import { REDACTED_LOG_PATHS } from './http/app.js';
 
 /** Query parameters that carry secrets (the code in a mailed verification link). */
 const SECRET_QUERY_PARAMETERS = new Set(['code', 'token', 'access_token']);
@@ -58,3 +57,20 @@ function decodeURIComponentSafely(text: string): string {
     return text;
   }
 }
+
+/** Header names and body fields that must never reach a log line. */
+export const REDACTED_LOG_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-drive-authorization"]',
+  'req.headers.cookie',
+  'req.headers["x-slack-signature"]',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.new_password',
+  '*.current_password',
+  '*.access_token',
+  '*.refresh_token',
+  '*.id_token',
+  '*.wikiApiToken',
+  '*.token',
+];

@@ -9,7 +9,7 @@ import { HashingEmbeddingModel } from '../../src/adapters/embeddings/hashing-emb
 import { OpenAiEmbeddingModel } from '../../src/adapters/embeddings/openai-embedding-model.js';
 import { parseConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
-import { indexedVectorType } from '../../src/indexing/embed-stale-chunks.js';
+import { indexedVectorType } from '../../src/db/vector-index.js';
 import { FakeSlackServer } from '../../test/fakes/fake-slack-server.js';
 import { deferCleanup, installCleanupHandlers, runBenchmark, runCleanups } from '../lib/children.js';
 import { forgetKeptData } from '../lib/data-cache.js';

@@ -1,4 +1,4 @@
-import { splitSentences } from '../indexing/chunk.js';
+import { splitSentences } from '../sentence-splitting.js';
 
 /** A line that ends a thought: a wrapped line of prose does not end in one of these. */
 const LINE_END = /[.!?:;\u2026]["'\u2019\u201D)\]]*$/;

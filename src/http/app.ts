@@ -9,8 +9,9 @@ import type { ServiceDependencies } from '../services/dependencies.js';
 import { registerAuthentication } from './auth.js';
 import { handleClientError, handleError } from './errors.js';
 import { STRING_FORMATS } from './formats.js';
-import { parseJsonBody } from './json-body.js';
+import { invalidJson, parseJsonBody } from './json-body.js';
 import { registerRoutes } from './routes/index.js';
+import { ALSO_MULTIPART } from './schema-types.js';
 import { registerSecurityHeaders } from './security-headers.js';
 import { SESSION_COOKIE } from './session-cookie.js';
 import { unstorableTextIssues } from './storable-text.js';
@@ -26,29 +27,6 @@ export interface AppOptions {
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
-
-/**
- * Marks a JSON body schema of a route that also takes multipart uploads: its validator lets an
- * absent body (a multipart request) through to the handler.
- */
-export const ALSO_MULTIPART = 'x-also-multipart';
-
-/** Header names and body fields that must never reach a log line. */
-export const REDACTED_LOG_PATHS = [
-  'req.headers.authorization',
-  'req.headers["x-drive-authorization"]',
-  'req.headers.cookie',
-  'req.headers["x-slack-signature"]',
-  'res.headers["set-cookie"]',
-  '*.password',
-  '*.new_password',
-  '*.current_password',
-  '*.access_token',
-  '*.refresh_token',
-  '*.id_token',
-  '*.wikiApiToken',
-  '*.token',
-];
 
 /** Builds the HTTP application; it does not listen. */
 export async function buildApp(options: AppOptions): Promise<App> {
@@ -174,19 +152,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
 /** How often Node looks for requests past their time-out: a tenth of it, between 0.25 and 5 s. */
 function connectionsCheckingInterval(requestTimeoutMs: number): number {
   return Math.min(5000, Math.max(250, Math.round(requestTimeoutMs / 10)));
-}
-
-/** A 422 for a body that is not JSON, at the byte where it stops being JSON (as FastAPI reports it). */
-export function invalidJson(offset: number): ServiceError {
-  return ServiceError.validation([
-    {
-      type: 'json_invalid',
-      loc: ['body', offset],
-      msg: 'JSON decode error',
-      input: {},
-      ctx: { error: 'Invalid JSON' },
-    },
-  ]);
 }
 
 function newAjv(options: AjvOptions): Ajv {

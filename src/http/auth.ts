@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Caller } from '../db/repositories/users.js';
+import type { Caller } from '../caller.js';
 import { ServiceError } from '../errors.js';
 import type { CallerDirectory } from '../services/caller-directory.js';
 import { sessionTokenOf } from './session-cookie.js';

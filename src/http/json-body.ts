@@ -1,3 +1,4 @@
+import { ServiceError } from '../errors.js';
 /**
  * Parses a JSON request body. On failure it reports the byte offset where the text stops being
  * JSON, as FastAPI does (`loc: ["body", <offset>]`), which `JSON.parse` of Node 20 does not give.
@@ -126,4 +127,17 @@ export function findSyntaxErrorIndex(text: string): number {
   } catch (thrown) {
     return typeof thrown === 'number' ? thrown : 0;
   }
+}
+
+/** A 422 for a body that is not JSON, at the byte where it stops being JSON (as FastAPI reports it). */
+export function invalidJson(offset: number): ServiceError {
+  return ServiceError.validation([
+    {
+      type: 'json_invalid',
+      loc: ['body', offset],
+      msg: 'JSON decode error',
+      input: {},
+      ctx: { error: 'Invalid JSON' },
+    },
+  ]);
 }

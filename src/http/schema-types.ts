@@ -42,3 +42,9 @@ export function withErrors<T extends Record<number, TSchema>>(responses: T) {
 
 /** Either credential: a bearer token, or a browser's session cookie. */
 export const bearerSecurity: Record<string, string[]>[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
+
+/**
+ * Marks a JSON body schema of a route that also takes multipart uploads: its validator lets an
+ * absent body (a multipart request) through to the handler.
+ */
+export const ALSO_MULTIPART = 'x-also-multipart';

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateMarkdown, generatePdf, HANDBOOK_BLOCKS } from '../../test/fixtures/documents.js';
-import {
-  type ChunkOptions,
-  chunkDocument,
-  countWords,
-  DEFAULT_CHUNK_OPTIONS,
-  splitSentences,
-} from './chunk.js';
+import { splitSentences } from '../sentence-splitting.js';
+import { type ChunkOptions, chunkDocument, countWords, DEFAULT_CHUNK_OPTIONS } from './chunk.js';
 import { contentHash } from './content-hash.js';
 import type { Block, Chunk, ParsedDocument } from './document.js';
 import { parseDocument } from './parse/parse-document.js';

@@ -1,4 +1,4 @@
-import { isWhitespace } from '../text-scanning.js';
+import { splitSentences } from '../sentence-splitting.js';
 import type { Block, Chunk, ParsedDocument } from './document.js';
 
 /** Sizes are in whitespace-separated words, the unit `Chunk.tokenCount` counts, and in characters. */
@@ -324,83 +324,3 @@ export function countWords(text: string): number {
   }
   return count;
 }
-
-// Words that end in a period without ending a sentence.
-const ABBREVIATIONS: ReadonlySet<string> = new Set([
-  'al',
-  'approx',
-  'ca',
-  'cf',
-  'dept',
-  'dr',
-  'e.g',
-  'eg',
-  'etc',
-  'fig',
-  'figs',
-  'i.e',
-  'ie',
-  'inc',
-  'jr',
-  'ltd',
-  'mr',
-  'mrs',
-  'ms',
-  'no',
-  'nos',
-  'prof',
-  'ref',
-  'sr',
-  'st',
-  'vs',
-]);
-
-/**
- * Sentences of prose, lines of code: a block with line breaks (code, addresses) is cut at its
- * lines; prose after `.`, `!` or `?` unless an abbreviation, an initial, or a lower-case
- * continuation says the sentence goes on.
- */
-export function splitSentences(text: string): { text: string; separator: ' ' | '\n' }[] {
-  if (text.includes('\n')) {
-    return text
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .map((line) => ({ text: line, separator: '\n' as const }));
-  }
-  const sentences: { text: string; separator: ' ' | '\n' }[] = [];
-  let start = 0;
-  for (let index = 0; index < text.length; ) {
-    if (!isEndMark(text[index])) {
-      index += 1;
-      continue;
-    }
-    // A sentence end: end marks, closing quotes or brackets, then spaces. With no space, no mark
-    // of the run ends a sentence (what `/[.!?\u2026]+["'\u2019\u201D)\]]*\s+/g` found, scanned
-    // by hand: that expression backtracked over every run of marks, quadratically).
-    let end = index;
-    while (isEndMark(text[end])) end += 1;
-    while (isCloser(text[end])) end += 1;
-    if (!isWhitespace(text.charCodeAt(end))) {
-      index = end;
-      continue;
-    }
-    while (isWhitespace(text.charCodeAt(end))) end += 1;
-    const next = text[end] ?? '';
-    // Only the word before the mark matters; a bounded window keeps long runs of skipped marks linear.
-    const before = text.slice(Math.max(start, index - 32), index);
-    const lastWord = (before.split(/\s+/).at(-1) ?? '').replace(/^["'([\u2018\u201C]+/, '').toLowerCase();
-    const abbreviated = text[index] === '.' && (ABBREVIATIONS.has(lastWord) || /^\p{L}$/u.test(lastWord));
-    index = end;
-    if (abbreviated || /\p{Ll}/u.test(next)) continue;
-    sentences.push({ text: text.slice(start, end).trimEnd(), separator: ' ' });
-    start = end;
-  }
-  const rest = text.slice(start).trim();
-  if (rest !== '') sentences.push({ text: rest, separator: ' ' });
-  return sentences;
-}
-
-const isEndMark = (char: string | undefined) =>
-  char === '.' || char === '!' || char === '?' || char === '\u2026';
-const isCloser = (char: string | undefined) =>
-  char === '"' || char === "'" || char === '\u2019' || char === '\u201D' || char === ')' || char === ']';

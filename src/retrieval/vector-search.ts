@@ -1,5 +1,5 @@
 import type { SqlConnection } from '../db/sql-connection.js';
-import { indexedVectorType } from '../indexing/embed-stale-chunks.js';
+import { indexedVectorType } from '../db/vector-index.js';
 import type { DocumentSource } from './search-types.js';
 
 /**

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ConversationTurn } from '../answering/answerer.js';
 import type { CitedSource } from '../answering/citations.js';
+import type { Caller } from '../caller.js';
 import { appendChatMessages, recentChatMessages } from '../db/repositories/chats.js';
-import type { Caller } from '../db/repositories/users.js';
 import type { StoredChatMessage } from '../db/schema.js';
 import { type AnswerEvent, answerQuestion } from './answer-question.js';
 import type { ServiceDependencies } from './dependencies.js';

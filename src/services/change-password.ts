@@ -1,9 +1,5 @@
-import {
-  type Caller,
-  deleteUserAccessTokens,
-  findUserById,
-  updatePasswordHash,
-} from '../db/repositories/users.js';
+import type { Caller } from '../caller.js';
+import { deleteUserAccessTokens, findUserById, updatePasswordHash } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { assertNewPasswordLength } from './new-password.js';

@@ -1,5 +1,5 @@
+import type { Caller } from '../caller.js';
 import { deleteTeamDocument } from '../db/repositories/documents.js';
-import type { Caller } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { parseSerialId } from './serial-id.js';

@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import type { Caller } from '../db/repositories/users.js';
+import type { Caller } from '../caller.js';
 import { chats } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
 import { chatView } from './chat-views.js';

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
-import type { Caller } from '../db/repositories/users.js';
+import type { Caller } from '../caller.js';
 import { connectors, documents, indexJobItems, indexJobs } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';

@@ -1,5 +1,5 @@
+import type { Caller } from '../caller.js';
 import { findTeamDocument, listDocumentChunks } from '../db/repositories/documents.js';
-import type { Caller } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { documentView } from './document-view.js';

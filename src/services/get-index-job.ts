@@ -1,3 +1,4 @@
+import type { Caller } from '../caller.js';
 import {
   findIndexJob,
   finishJob,
@@ -6,7 +7,6 @@ import {
   listItems,
   setItemOutcome,
 } from '../db/repositories/index-jobs.js';
-import type { Caller } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import { INDEX_DOCUMENTS_JOB } from '../jobs/definitions/index-documents.js';
 import type { ServiceDependencies } from './dependencies.js';

@@ -1,5 +1,6 @@
 import { asc, eq } from 'drizzle-orm';
-import { type Caller, findUserById, findVectorStore } from '../db/repositories/users.js';
+import type { Caller } from '../caller.js';
+import { findUserById, findVectorStore } from '../db/repositories/users.js';
 import { connectors } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';

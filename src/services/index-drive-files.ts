@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { type Caller, findVectorStore } from '../db/repositories/users.js';
+import type { Caller } from '../caller.js';
+import { findVectorStore } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import { sameEmailAddress } from '../security/email-address.js';
 import type { ServiceDependencies } from './dependencies.js';

@@ -1,8 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { SlackInstallation } from '../adapters/slack/slack-oauth.js';
+import type { Caller } from '../caller.js';
 import type { Database } from '../db/client.js';
 import { violatedUniqueIndex } from '../db/errors.js';
-import type { Caller } from '../db/repositories/users.js';
 import { connectors } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';

@@ -1,5 +1,5 @@
 import { count, desc, eq } from 'drizzle-orm';
-import type { Caller } from '../db/repositories/users.js';
+import type { Caller } from '../caller.js';
 import { chats } from '../db/schema.js';
 import type { ServiceDependencies } from './dependencies.js';
 

@@ -1,5 +1,5 @@
+import type { Caller } from '../caller.js';
 import { listTeamConnectorRefs } from '../db/repositories/connectors.js';
-import type { Caller } from '../db/repositories/users.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { canonicalSlug, type connectorView, findConnectorView } from './get-connector.js';
 

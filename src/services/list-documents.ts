@@ -1,4 +1,4 @@
-import type { Caller } from '../db/repositories/users.js';
+import type { Caller } from '../caller.js';
 import type { ServiceDependencies } from './dependencies.js';
 
 /** The caller's team's documents, newest first, one page at a time. */

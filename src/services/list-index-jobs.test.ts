@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { registerUser, startTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import type { Caller } from '../caller.js';
 import { finishJob, insertIndexJob, markJobRunning, setItemOutcome } from '../db/repositories/index-jobs.js';
-import type { Caller } from '../db/repositories/users.js';
 import { LISTED_FAILURES_PER_JOB, listIndexJobs } from './list-index-jobs.js';
 
 let testApp: TestApp;

@@ -1,10 +1,10 @@
+import type { Caller } from '../caller.js';
 import {
   type IndexJobRow,
   type IndexJobStatusFilter,
   listTeamJobs,
   summarizeJobs,
 } from '../db/repositories/index-jobs.js';
-import type { Caller } from '../db/repositories/users.js';
 import { INDEX_DOCUMENTS_JOB } from '../jobs/definitions/index-documents.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { getIndexJob } from './get-index-job.js';

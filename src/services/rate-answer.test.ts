@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerUser, startTestApp, type TestApp } from '../../test/helpers/test-app.js';
-import type { Caller } from '../db/repositories/users.js';
+import type { Caller } from '../caller.js';
 import { ServiceError } from '../errors.js';
 import { getChat } from './get-chat.js';
 import { rateAnswer } from './rate-answer.js';

@@ -1,5 +1,5 @@
+import type { Caller } from '../caller.js';
 import { rateChatMessage } from '../db/repositories/chats.js';
-import type { Caller } from '../db/repositories/users.js';
 import type { AnswerRating } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';

@@ -1,4 +1,5 @@
-import { type Caller, findUserById } from '../db/repositories/users.js';
+import type { Caller } from '../caller.js';
+import { findUserById } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { countHourlyAction } from './password-attempts.js';

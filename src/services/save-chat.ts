@@ -1,4 +1,4 @@
-import type { Caller } from '../db/repositories/users.js';
+import type { Caller } from '../caller.js';
 import type { StoredChatMessage } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
 import { chatView } from './chat-views.js';

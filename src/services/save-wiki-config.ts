@@ -1,6 +1,6 @@
 import { SourceError } from '../adapters/source-error.js';
 import type { WikiSite } from '../adapters/wiki/wiki-client.js';
-import type { Caller } from '../db/repositories/users.js';
+import type { Caller } from '../caller.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { type connectorView, findConnectorView } from './get-connector.js';

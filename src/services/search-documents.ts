@@ -1,4 +1,4 @@
-import type { Caller } from '../db/repositories/users.js';
+import type { Caller } from '../caller.js';
 import type { DocumentSource, SearchMode } from '../retrieval/search-types.js';
 import type { ServiceDependencies } from './dependencies.js';
 

@@ -1,4 +1,4 @@
-import type { Caller } from '../db/repositories/users.js';
+import type { Caller } from '../caller.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { canonicalSlug } from './get-connector.js';

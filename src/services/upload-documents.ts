@@ -1,5 +1,5 @@
 import type { StoredUpload } from '../adapters/upload-store/upload-store.js';
-import type { Caller } from '../db/repositories/users.js';
+import type { Caller } from '../caller.js';
 import { ServiceError } from '../errors.js';
 import { titleFromText } from '../indexing/parse/document-title.js';
 import { resolveMimeType } from '../indexing/parse/parse-document.js';

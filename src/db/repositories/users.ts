@@ -1,4 +1,5 @@
 import { and, eq, gt, inArray, isNull, ne, sql } from 'drizzle-orm';
+import type { Caller } from '../../caller.js';
 import type { Database } from '../client.js';
 import { accessTokens, accounts, connectors, emailCodes, teams, users, vectorStores } from '../schema.js';
 
@@ -43,14 +44,6 @@ export async function findTeam(db: Database, id: number): Promise<TeamRow | unde
 export async function findVectorStore(db: Database, teamId: number): Promise<VectorStoreRow | undefined> {
   const [row] = await db.select().from(vectorStores).where(eq(vectorStores.teamId, teamId)).limit(1);
   return row;
-}
-
-/** The signed-in caller behind a bearer token, if the token is known, unexpired and the user active. */
-export interface Caller {
-  readonly userId: number;
-  readonly teamId: number;
-  readonly email: string;
-  readonly tokenHash: string;
 }
 
 /** The callers behind bearer-token hashes that are known, unexpired and of active users. */

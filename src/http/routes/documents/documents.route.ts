@@ -15,10 +15,10 @@ import {
   uploadFiles,
   uploadTextDocuments,
 } from '../../../services/upload-documents.js';
-import { ALSO_MULTIPART, type AppOptions } from '../../app.js';
+import type { AppOptions } from '../../app.js';
 import { callerOf } from '../../auth.js';
 import { describeByteLimit } from '../../errors.js';
-import { bearerSecurity, ErrorDetail, Nullable, withErrors } from '../../schema-types.js';
+import { ALSO_MULTIPART, bearerSecurity, ErrorDetail, Nullable, withErrors } from '../../schema-types.js';
 import { toValidationIssues } from '../../validation-errors.js';
 import { IndexJobView, JobParams, QueuedJobView } from '../shared-schemas.js';
 import { canonicalSource, SourceName } from '../source-filter.js';

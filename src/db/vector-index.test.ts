@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { indexedVectorType } from './embed-stale-chunks.js';
+import { indexedVectorType } from './vector-index.js';
 
 describe('indexedVectorType', () => {
   it('indexes up to 2,000 dimensions as vector and up to 4,000 as halfvec, refusing more', () => {
