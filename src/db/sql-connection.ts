@@ -5,11 +5,22 @@ import type pg from 'pg';
 /** The driver-level database: a PGlite instance (embedded) or a PostgreSQL pool. */
 export type RawDatabase = PGliteInterface | pg.Pool;
 
-/** Runs one SQL statement with positional parameters; pg-boss's `Db` contract. */
+/**
+ * Runs one SQL statement with positional parameters; pg-boss's `Db` contract. Repositories name
+ * the shape of their rows (`executeSql<JobRow>(…)`); the untyped default is pg-boss's, which reads
+ * arbitrary columns.
+ */
 export interface SqlExecutor {
-  // pg-boss's `Db` contract (types.d.ts): rows are untyped.
-  // biome-ignore lint/suspicious/noExplicitAny: pg-boss reads arbitrary columns from these rows
-  executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
+  // biome-ignore lint/suspicious/noExplicitAny: pg-boss's `Db` contract (types.d.ts) has untyped rows
+  executeSql<Row = any>(text: string, values?: unknown[]): Promise<{ rows: Row[] }>;
+}
+
+/**
+ * The driver's rows as the statement's author declares them: the one place a row type is taken
+ * on trust (the SQL text, beside it in its repository, is what makes it true).
+ */
+function rowsAs<Row>(result: { rows: unknown[] }): { rows: Row[] } {
+  return result as { rows: Row[] };
 }
 
 /** A connection that can also run work in one transaction. */
@@ -29,13 +40,13 @@ export interface SqlConnection extends SqlExecutor {
  */
 function pgliteExecutor(client: PGliteInterface | Transaction): SqlExecutor {
   return {
-    executeSql: async (text, values) => {
+    executeSql: async <Row>(text: string, values?: unknown[]) => {
       const result =
         values !== undefined && values.length > 0
           ? await client.query(text, values)
           : ((await client.exec(text)).at(-1) ?? { rows: [] });
       await yieldToEventLoop();
-      return result;
+      return rowsAs<Row>(result);
     },
   };
 }
@@ -103,12 +114,16 @@ export function sqlConnection(database: RawDatabase): SqlConnection {
   }
   return {
     runsOnMainThread: false,
-    executeSql: (text, values) => database.query(text, values),
+    executeSql: async <Row>(text: string, values?: unknown[]) =>
+      rowsAs<Row>(await database.query(text, values)),
     transaction: async (work) => {
       const client = await database.connect();
       try {
         await client.query('BEGIN');
-        const result = await work({ executeSql: (text, values) => client.query(text, values) });
+        const result = await work({
+          executeSql: async <Row>(text: string, values?: unknown[]) =>
+            rowsAs<Row>(await client.query(text, values)),
+        });
         await client.query('COMMIT');
         client.release();
         return result;
