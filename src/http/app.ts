@@ -3,9 +3,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type Options as AjvOptions } from 'ajv';
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { ServiceError } from '../errors.js';
-import type { ServiceDependencies } from '../services/dependencies.js';
+import type { AppOptions } from './app-options.js';
 import { registerAuthentication } from './auth.js';
 import { handleClientError, handleError } from './errors.js';
 import { STRING_FORMATS } from './formats.js';
@@ -18,13 +18,6 @@ import { unstorableTextIssues } from './storable-text.js';
 import { registerWebApp } from './web-app.js';
 
 export type App = FastifyInstance;
-
-export interface AppOptions {
-  readonly deps: ServiceDependencies;
-  /** Checks that the database answers, for `/readyz`. */
-  readonly ping: () => Promise<void>;
-  readonly logger: FastifyServerOptions['logger'];
-}
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 

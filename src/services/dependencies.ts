@@ -18,7 +18,9 @@ import type { TeamSearch } from '../retrieval/search-types.js';
 import type { PasswordHasher } from '../security/passwords.js';
 import type { SecretBox } from '../security/secret-box.js';
 import type { CallerDirectory } from './caller-directory.js';
-import type { RecordedQuestion } from './receive-chatapp-event.js';
+
+/** What became of a question handed to `recordChatappQuestions`. */
+export type RecordedQuestion = 'queued' | 'duplicate' | 'unknown_workspace' | 'from_the_bot';
 
 /** What use cases need from the outside world; built once in `deps.ts`. */
 export interface ServiceDependencies {

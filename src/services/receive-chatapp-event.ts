@@ -4,7 +4,7 @@ import {
   ANSWER_CHATAPP_EVENT_JOB,
   type AnswerChatappEventPayload,
 } from '../jobs/definitions/answer-chatapp-event.js';
-import type { ServiceDependencies } from './dependencies.js';
+import type { RecordedQuestion, ServiceDependencies } from './dependencies.js';
 
 /** The `event` of a Slack Events API delivery; fields beyond these are kept but not read. */
 export interface ChatappEvent {
@@ -99,9 +99,6 @@ export async function receiveChatappEvent(
   if (outcome === 'from_the_bot') return ignored('the bot itself');
   return { kind: outcome };
 }
-
-/** What became of a question handed to `recordChatappQuestions`. */
-export type RecordedQuestion = 'queued' | 'duplicate' | 'unknown_workspace' | 'from_the_bot';
 
 /**
  * Records questions to the bot and queues their answers: for each question of a workspace

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppOptions } from '../app.js';
+import type { AppOptions } from '../app-options.js';
 import { authRoutes } from './auth/auth.route.js';
 import { sessionRoutes } from './auth/session.route.js';
 import { verifyEmailRoutes } from './auth/verify-email.route.js';

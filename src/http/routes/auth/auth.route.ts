@@ -6,7 +6,7 @@ import { resetPassword } from '../../../services/reset-password.js';
 import { signIn } from '../../../services/sign-in.js';
 import { signOut } from '../../../services/sign-out.js';
 import { signOutEverywhere } from '../../../services/sign-out-everywhere.js';
-import type { AppOptions } from '../../app.js';
+import type { AppOptions } from '../../app-options.js';
 import { callerOf } from '../../auth.js';
 import {
   bearerSecurity,

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { signInSession } from '../../../services/sign-in-session.js';
 import { signOutSession } from '../../../services/sign-out-session.js';
-import type { AppOptions } from '../../app.js';
+import type { AppOptions } from '../../app-options.js';
 import { credentialOf, refuseCrossOrigin, refuseOtherOrigin } from '../../auth.js';
 import { ErrorDetail, ValidationErrorBody } from '../../schema-types.js';
 import { clearedSessionCookie, SESSION_COOKIE, sessionCookie } from '../../session-cookie.js';

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { ServiceError } from '../../../errors.js';
 import { verifyEmail } from '../../../services/verify-email.js';
-import type { AppOptions } from '../../app.js';
+import type { AppOptions } from '../../app-options.js';
 import { ErrorDetail, ValidationErrorBody } from '../../schema-types.js';
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { startWebChat } from '../../../services/answer-web-chat.js';
-import type { AppOptions } from '../../app.js';
+import type { AppOptions } from '../../app-options.js';
 import { callerOf } from '../../auth.js';
 import { bearerSecurity, ErrorDetail, withErrors } from '../../schema-types.js';
 import { MAX_QUESTION_CHARS, WebChatLine, webChatBody } from './chat.schema.js';

@@ -4,7 +4,7 @@ import { ServiceError } from '../../../errors.js';
 import { SLACK_SIGNATURE_MESSAGES, slackSignatureProblem } from '../../../security/slack-signature.js';
 import type { ServiceDependencies } from '../../../services/dependencies.js';
 import { receiveChatappEvent } from '../../../services/receive-chatapp-event.js';
-import type { AppOptions } from '../../app.js';
+import type { AppOptions } from '../../app-options.js';
 import { invalidJson, parseJsonBody } from '../../json-body.js';
 import { ErrorDetail, ValidationErrorBody } from '../../schema-types.js';
 import { ChallengeResponse, ChatappEnvelopeBody, EventAcknowledgement } from './chatapp.schema.js';

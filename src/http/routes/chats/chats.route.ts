@@ -5,7 +5,7 @@ import { getChat } from '../../../services/get-chat.js';
 import { listChats } from '../../../services/list-chats.js';
 import { rateAnswer } from '../../../services/rate-answer.js';
 import { saveChat } from '../../../services/save-chat.js';
-import type { AppOptions } from '../../app.js';
+import type { AppOptions } from '../../app-options.js';
 import { callerOf } from '../../auth.js';
 import { bearerSecurity, ErrorDetail, withErrors } from '../../schema-types.js';
 import {

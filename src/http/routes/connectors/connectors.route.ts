@@ -4,7 +4,7 @@ import { deleteConnector } from '../../../services/delete-connector.js';
 import { getConnector } from '../../../services/get-connector.js';
 import { listConnectors } from '../../../services/list-connectors.js';
 import { syncWikiConnector } from '../../../services/sync-wiki.js';
-import type { AppOptions } from '../../app.js';
+import type { AppOptions } from '../../app-options.js';
 import { callerOf } from '../../auth.js';
 import { bearerSecurity, ErrorDetail, withErrors } from '../../schema-types.js';
 import { QueuedJobView } from '../shared-schemas.js';

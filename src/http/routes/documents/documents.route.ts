@@ -15,7 +15,7 @@ import {
   uploadFiles,
   uploadTextDocuments,
 } from '../../../services/upload-documents.js';
-import type { AppOptions } from '../../app.js';
+import type { AppOptions } from '../../app-options.js';
 import { callerOf } from '../../auth.js';
 import { describeByteLimit } from '../../errors.js';
 import { ALSO_MULTIPART, bearerSecurity, ErrorDetail, Nullable, withErrors } from '../../schema-types.js';

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { browseDriveFolder, MY_DRIVE_FOLDER_ID } from '../../../services/browse-drive-folder.js';
 import { getIndexJob } from '../../../services/get-index-job.js';
 import { indexDriveFiles } from '../../../services/index-drive-files.js';
-import type { AppOptions } from '../../app.js';
+import type { AppOptions } from '../../app-options.js';
 import { callerOf } from '../../auth.js';
 import { bearerSecurity, ErrorDetail, Nullable, SAFE_INTEGER_RANGE, withErrors } from '../../schema-types.js';
 import { IndexJobView, JobParams, QueuedJobView, UserContextBody } from '../shared-schemas.js';

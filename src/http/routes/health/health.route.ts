@@ -4,7 +4,7 @@ import {
   DATABASE_RETRY_AFTER_SECONDS,
   DATABASE_UNAVAILABLE_MESSAGE,
 } from '../../../db/database-availability.js';
-import type { AppOptions } from '../../app.js';
+import type { AppOptions } from '../../app-options.js';
 
 const Status = Type.Object({ status: Type.String() });
 

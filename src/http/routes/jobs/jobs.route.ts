@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { getIndexJob } from '../../../services/get-index-job.js';
 import { LISTED_FAILURES_PER_JOB, listIndexJobs } from '../../../services/list-index-jobs.js';
-import type { AppOptions } from '../../app.js';
+import type { AppOptions } from '../../app-options.js';
 import { callerOf } from '../../auth.js';
 import { bearerSecurity, ErrorDetail, withErrors } from '../../schema-types.js';
 import { IndexJobView, JobParams } from '../shared-schemas.js';

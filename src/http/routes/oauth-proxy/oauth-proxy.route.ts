@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { getOAuthProviders } from '../../../services/get-oauth-providers.js';
 import { proxyTokenRequest } from '../../../services/proxy-token-request.js';
-import type { AppOptions } from '../../app.js';
+import type { AppOptions } from '../../app-options.js';
 import { bearerSecurity, ErrorDetail, Nullable, withErrors } from '../../schema-types.js';
 
 /** The token proxy request (spec 2.10). */

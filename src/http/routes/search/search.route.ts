@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { type DocumentSource, searchDocuments } from '../../../services/search-documents.js';
-import type { AppOptions } from '../../app.js';
+import type { AppOptions } from '../../app-options.js';
 import { callerOf } from '../../auth.js';
 import { bearerSecurity, ErrorDetail, SAFE_INTEGER_RANGE, withErrors } from '../../schema-types.js';
 import { canonicalSource, SourceName, SourceNames } from '../source-filter.js';

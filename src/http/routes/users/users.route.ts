@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { getUserContext } from '../../../services/get-user-context.js';
 import { registerUser } from '../../../services/register-user.js';
 import { requestEmailVerification } from '../../../services/request-email-verification.js';
-import type { AppOptions } from '../../app.js';
+import type { AppOptions } from '../../app-options.js';
 import { bearerTokenOf, callerOf } from '../../auth.js';
 import { bearerSecurity, ErrorDetail, ValidationErrorBody, withErrors } from '../../schema-types.js';
 import { RegistrationBody, RegistrationResponse, UserContextView } from './users.schema.js';
