@@ -4,23 +4,19 @@
 // Slack `app_mention` events (answered by the worker into a fake Slack server). Writes the answer
 // section of docs/benchmarks.md. `--help` lists the settings.
 
-import { OpenAiEmbeddingModel } from '../../src/adapters/embeddings/openai-embedding-model.js';
 import { parseConfig } from '../../src/config.js';
 import { signSlackRequest } from '../../src/security/slack-signature.js';
-import { FakeSlackServer } from '../../test/fakes/fake-slack-server.js';
-import { deferCleanup, installCleanupHandlers, runBenchmark, runCleanups } from '../lib/children.js';
+import type { FakeSlackServer } from '../../test/fakes/fake-slack-server.js';
+import { installCleanupHandlers, runBenchmark, runCleanups } from '../lib/children.js';
 import { forgetKeptData } from '../lib/data-cache.js';
 import {
   type AvailableDatabases,
   availableDatabases,
-  type BenchDatabase,
   DATABASE_LABEL,
   type DatabaseName,
-  databaseSizeMiB,
   postgresLine,
   verdictLines,
 } from '../lib/databases.js';
-import { startFakeOpenAiProcess } from '../lib/fake-openai-process.js';
 import { expectJson } from '../lib/http.js';
 import { type LatencyRun, timeRequests } from '../lib/latency.js';
 import { DEFAULT_BENCH_DATABASE_URL } from '../lib/postgres.js';
@@ -34,14 +30,12 @@ import {
 } from '../lib/report.js';
 import { DEFAULT_SCIFACT_DIR, loadScifact, type ScifactQuery } from '../lib/scifact.js';
 import { searchOnce } from '../lib/search-client.js';
-import { buildService, type RunningServer, startBaseline, startService } from '../lib/service.js';
+import { buildService, startBaseline } from '../lib/service.js';
 import { parseFlags, SERVICE_RUN_FLAGS, Settings } from '../lib/settings.js';
 import { type Percentiles, sleep, summarise } from '../lib/stats.js';
 import {
   BENCH_SLACK_APP,
-  prepareTeamData,
   readTeamDataSettings,
-  slackServiceEnv,
   storedDataLine,
   TEAM_DATA_BOOLEAN_FLAGS,
   TEAM_DATA_FLAGS,
@@ -50,9 +44,9 @@ import {
   type TeamDataSettings,
   teamDataDescription,
 } from '../lib/team-fixture.js';
+import { withTeamService } from '../lib/team-service.js';
 
 const NAME = 'answer';
-const EMBEDDING_MODEL = 'bench-embedding';
 /** The issue's targets. */
 const TARGETS = { firstAnswerP50Ms: 150, slackAckP99Ms: 100 };
 
@@ -325,42 +319,8 @@ async function measureOn(
 ): Promise<DatabaseOutcome> {
   const label = DATABASE_LABEL[name];
   const log = (message: string) => progress(`${label}: ${message}`);
-  const fake = await startFakeOpenAiProcess(settings.data.dimensions);
-  const slack = await FakeSlackServer.start();
-  const closeSlack = deferCleanup(() => slack.close());
-  const model = new OpenAiEmbeddingModel({ baseUrl: fake.baseUrl, model: EMBEDDING_MODEL }).id;
-  let service: RunningServer | undefined;
-  let database: BenchDatabase | undefined;
-  try {
-    const teamData = await prepareTeamData({
-      name,
-      prefix: 'bench_answer',
-      adminUrl: available.adminUrl,
-      data: settings.data,
-      corpus: corpus.documents,
-      embeddingModel: model,
-      slack,
-      fromSource: settings.fromSource,
-      progress: log,
-    });
-    database = teamData.database;
-    const sizeMiB = await databaseSizeMiB(database);
-
-    log('starting the service with embeddings on and the Slack app configured');
-    service = await startService(
-      `service (${label})`,
-      {
-        LOG_LEVEL: 'warn',
-        ...database.env,
-        ...slackServiceEnv(slack),
-        EMBEDDING_PROVIDER: 'openai',
-        EMBEDDING_BASE_URL: fake.baseUrl,
-        EMBEDDING_MODEL,
-      },
-      [],
-      settings.fromSource,
-    );
-    await sleep(3_000);
+  const setup = { benchmark: NAME, database: name, available, settings, corpus: corpus.documents, log };
+  return withTeamService({ ...setup, slackApp: true }, async ({ teamData, sizeMiB, service, slack }) => {
     const url = service.url;
     const { big } = teamData.fixture;
     const userContext = (await expectJson(
@@ -447,12 +407,7 @@ async function measureOn(
     const wrongThread = messages.filter((message) => message.threadTs === undefined).length;
     if (wrongThread > 0) log(`${wrongThread} Slack answers were not posted in a thread`);
     return { database: name, teamData, sizeMiB, search, chat, slack: slackBursts, baseline, warmupAnswered };
-  } finally {
-    await service?.stop();
-    await fake.stop();
-    await closeSlack();
-    await database?.release();
-  }
+  });
 }
 
 function round(ms: number): number {

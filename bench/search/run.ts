@@ -6,24 +6,19 @@
 // the settings.
 import pg from 'pg';
 import { HashingEmbeddingModel } from '../../src/adapters/embeddings/hashing-embedding-model.js';
-import { OpenAiEmbeddingModel } from '../../src/adapters/embeddings/openai-embedding-model.js';
 import { parseConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
 import { indexedVectorType } from '../../src/db/vector-index.js';
-import { FakeSlackServer } from '../../test/fakes/fake-slack-server.js';
-import { deferCleanup, installCleanupHandlers, runBenchmark, runCleanups } from '../lib/children.js';
+import { installCleanupHandlers, runBenchmark, runCleanups } from '../lib/children.js';
 import { forgetKeptData } from '../lib/data-cache.js';
 import {
   type AvailableDatabases,
   availableDatabases,
-  type BenchDatabase,
   DATABASE_LABEL,
   type DatabaseName,
-  databaseSizeMiB,
   postgresLine,
   verdictLines,
 } from '../lib/databases.js';
-import { startFakeOpenAiProcess } from '../lib/fake-openai-process.js';
 import { type LatencyRun, timeRequests } from '../lib/latency.js';
 import { explainLexicalSearch } from '../lib/lexical-plan.js';
 import { DEFAULT_BENCH_DATABASE_URL } from '../lib/postgres.js';
@@ -37,11 +32,9 @@ import {
 } from '../lib/report.js';
 import { DEFAULT_SCIFACT_DIR, loadScifact, type ScifactQuery } from '../lib/scifact.js';
 import { type SearchMode, searchOnce } from '../lib/search-client.js';
-import { buildService, type RunningServer, startService } from '../lib/service.js';
+import { buildService } from '../lib/service.js';
 import { parseFlags, SERVICE_RUN_FLAGS, Settings } from '../lib/settings.js';
-import { sleep } from '../lib/stats.js';
 import {
-  prepareTeamData,
   readTeamDataSettings,
   storedDataLine,
   TEAM_DATA_BOOLEAN_FLAGS,
@@ -51,9 +44,9 @@ import {
   type TeamDataSettings,
   teamDataDescription,
 } from '../lib/team-fixture.js';
+import { withTeamService } from '../lib/team-service.js';
 
 const NAME = 'search';
-const EMBEDDING_MODEL = 'bench-embedding';
 const MODES: readonly SearchMode[] = ['lexical', 'dense', 'hybrid'];
 /** The issue's targets, on PostgreSQL. */
 const TARGETS = { p50Ms: 30, p99Ms: 150, vsRaw: 3 };
@@ -162,49 +155,14 @@ async function measureOn(
 ): Promise<DatabaseOutcome> {
   const label = DATABASE_LABEL[name];
   const log = (message: string) => progress(`${label}: ${message}`);
-  const fake = await startFakeOpenAiProcess(settings.data.dimensions);
-  const slack = await FakeSlackServer.start();
-  const closeSlack = deferCleanup(() => slack.close());
-  const model = new OpenAiEmbeddingModel({ baseUrl: fake.baseUrl, model: EMBEDDING_MODEL }).id;
   const efSearch = parseConfig({}).search.efSearch;
-  let service: RunningServer | undefined;
-  let database: BenchDatabase | undefined;
-  try {
-    const teamData = await prepareTeamData({
-      name,
-      prefix: 'bench_search',
-      adminUrl: available.adminUrl,
-      data: settings.data,
-      corpus: corpus.documents,
-      embeddingModel: model,
-      slack,
-      fromSource: settings.fromSource,
-      progress: log,
-    });
-    database = teamData.database;
+  const setup = { benchmark: NAME, database: name, available, settings, corpus: corpus.documents, log };
+  return withTeamService({ ...setup, slackApp: false }, async (team) => {
+    const { teamData, database, sizeMiB, service, embeddingModel } = team;
     const { fixture } = teamData;
-    const sizeMiB = await databaseSizeMiB(database);
-    log(`database size ${formatNumber(sizeMiB)} MiB`);
-
-    log('starting the service with embeddings on');
-    service = await startService(
-      `service (${label})`,
-      {
-        LOG_LEVEL: 'warn',
-        ...database.env,
-        EMBEDDING_PROVIDER: 'openai',
-        EMBEDDING_BASE_URL: fake.baseUrl,
-        EMBEDDING_MODEL,
-      },
-      [],
-      settings.fromSource,
-    );
-    // The worker probes the model and looks for chunks without vectors at start: let it finish.
-    await sleep(3_000);
-    const running = service;
     const rows: Row[] = [];
     const search = async (query: ScifactQuery, mode: SearchMode, user = fixture.big) => {
-      const { results, ms } = await searchOnce(running.url, user.headers, {
+      const { results, ms } = await searchOnce(service.url, user.headers, {
         query: query.text,
         top_k: settings.topK,
         mode,
@@ -213,7 +171,7 @@ async function measureOn(
     };
     const embedder = new HashingEmbeddingModel({ dimensions: settings.data.dimensions });
     const vectors = queries.map((query) => `[${embedder.vectorFor(query.text).join(',')}]`);
-    const rawSql = rawVectorSql(model, settings.data.dimensions, settings.topK);
+    const rawSql = rawVectorSql(embeddingModel, settings.data.dimensions, settings.topK);
 
     // PostgreSQL: the raw query from a pool of this process, around the service's passes.
     const rawPool =
@@ -303,8 +261,8 @@ async function measureOn(
       }
       await rawPass('raw pgvector HNSW query (after)', 1);
       if (settings.clients > 1) await rawPass('raw pgvector HNSW query', settings.clients);
+      // Stopped early (the end's stop is then a no-op): PGlite's database opens in one process only.
       await service.stop();
-      service = undefined;
 
       // The plan of the slowest lexical query; on PGlite, also the raw query, now that the
       // service has let go of the database.
@@ -362,12 +320,7 @@ async function measureOn(
     } finally {
       await rawPool?.end();
     }
-  } finally {
-    await service?.stop();
-    await fake.stop();
-    await closeSlack();
-    await database?.release();
-  }
+  });
 }
 
 interface Check {

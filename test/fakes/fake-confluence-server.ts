@@ -1,13 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import {
-  createServer,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { WikiSite } from '../../src/adapters/wiki/wiki-client.js';
+import { LocalHttpServer, sendBody } from './local-http-server.js';
 
 /**
  * A local stand-in for Confluence's REST API v1, in the wire format both flavours share, on
@@ -108,19 +102,20 @@ export class FakeConfluenceServer {
   private readonly spaces = new Map<string, StoredSpace>();
   private readonly pages = new Map<string, StoredPage>();
   private readonly failures: PendingFailure[] = [];
+  readonly port: number;
   private readonly basePath: string;
   private pageSize = 25;
   private nextPageId = 65_537;
   private nextSpaceId = 98_305;
 
   private constructor(
-    private readonly server: Server,
-    readonly port: number,
+    private readonly http: LocalHttpServer,
     readonly flavour: ConfluenceFlavour,
     options: FakeConfluenceOptions,
   ) {
+    this.port = http.port;
     this.basePath = flavour === 'cloud' ? '/wiki' : (options.contextPath ?? '').replace(/\/+$/, '');
-    this.baseUrl = `http://127.0.0.1:${port}${this.basePath}`;
+    this.baseUrl = http.url(this.basePath);
     this.username = options.username ?? 'indexer@example.com';
     this.apiToken =
       options.apiToken ??
@@ -129,17 +124,9 @@ export class FakeConfluenceServer {
 
   /** Listens on 127.0.0.1 at a free port. */
   static async start(options: FakeConfluenceOptions): Promise<FakeConfluenceServer> {
-    let fake: FakeConfluenceServer | undefined;
-    const server = createServer((request, response) => {
-      response.on('error', () => {});
-      if (fake === undefined) return void response.writeHead(503).end();
-      fake.handle(request, response);
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
-    fake = new FakeConfluenceServer(server, (server.address() as AddressInfo).port, options.flavour, options);
+    const http = await LocalHttpServer.start();
+    const fake = new FakeConfluenceServer(http, options.flavour, options);
+    http.serve((request, response) => fake.handle(request, response));
     return fake;
   }
 
@@ -210,9 +197,8 @@ export class FakeConfluenceServer {
     this.failures.push({ matches, failure, remaining: failure.times ?? 1 });
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  close(): Promise<void> {
+    return this.http.close();
   }
 
   private handle(request: IncomingMessage, response: ServerResponse): void {
@@ -237,12 +223,10 @@ export class FakeConfluenceServer {
       headers: request.headers,
       status: answer.status,
     });
-    response.writeHead(answer.status, {
+    sendBody(response, answer.status, answer.body, {
       'content-type': 'application/json;charset=UTF-8',
       ...answer.headers,
-      'content-length': String(Buffer.byteLength(answer.body)),
     });
-    response.end(answer.body);
   }
 
   private answer(request: IncomingMessage, apiPath: string, query: URLSearchParams): Answer {

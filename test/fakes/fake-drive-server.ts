@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LocalHttpServer, sendJson } from './local-http-server.js';
 
 /**
  * A local stand-in for the Google Drive v3 REST API, speaking the wire format `@googleapis/drive`
@@ -214,7 +214,7 @@ export class FakeDriveServer {
   private lastModifiedMs = 0;
 
   private constructor(
-    private readonly server: Server,
+    private readonly http: LocalHttpServer,
     /** Root URL ending in `/`, ready for `GOOGLE_DRIVE_API_URL` (the client appends `drive/v3/…`). */
     readonly url: string,
     /** A token the fake accepts from the start. */
@@ -226,24 +226,10 @@ export class FakeDriveServer {
 
   /** Listens on 127.0.0.1 at a free port. */
   static async start(options: { accessToken?: string } = {}): Promise<FakeDriveServer> {
-    let fake: FakeDriveServer | undefined;
-    const server = createServer((request, response) => {
-      if (fake === undefined) return void response.writeHead(503).end();
-      fake.handle(request, response).catch((error: unknown) => {
-        if (!response.headersSent) {
-          response.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
-        } else {
-          response.destroy();
-        }
-      });
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
-    const { port } = server.address() as AddressInfo;
+    const http = await LocalHttpServer.start();
     const token = options.accessToken ?? `ya29.fake-${randomBytes(24).toString('base64url')}`;
-    fake = new FakeDriveServer(server, `http://127.0.0.1:${port}/`, token);
+    const fake = new FakeDriveServer(http, http.url('/'), token);
+    http.serve((request, response) => fake.handle(request, response));
     return fake;
   }
 
@@ -362,9 +348,8 @@ export class FakeDriveServer {
     this.deliveries.length = 0;
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  close(): Promise<void> {
+    return this.http.close();
   }
 
   private store(item: StoredItem): string {
@@ -494,7 +479,7 @@ export class FakeDriveServer {
     const item = this.visibleItem(response, record, query);
     if (item === undefined) return;
     const mask = parseFieldMask(query.fields ?? 'kind,id,name,mimeType');
-    sendJson(response, record, 200, applyMask(resourceOf(item), mask));
+    sendRecordedJson(response, record, 200, applyMask(resourceOf(item), mask));
   }
 
   private async answerMedia(
@@ -625,11 +610,11 @@ export class FakeDriveServer {
     const mask = parseFieldMask(
       query.fields ?? 'kind,incompleteSearch,nextPageToken,files(kind,id,name,mimeType)',
     );
-    sendJson(response, record, 200, applyMask(body, mask));
+    sendRecordedJson(response, record, 200, applyMask(body, mask));
   }
 
   private sendError(response: ServerResponse, record: RecordedRequest, answer: GoogleErrorAnswer): void {
-    sendJson(response, record, answer.status, googleErrorBody(answer), answer.headers);
+    sendRecordedJson(response, record, answer.status, googleErrorBody(answer), answer.headers);
   }
 }
 
@@ -868,23 +853,20 @@ function googleErrorBody(answer: GoogleErrorAnswer): Record<string, unknown> {
   };
 }
 
-function sendJson(
+/** Sends JSON with the headers Google's API sends, and records the status and size. */
+function sendRecordedJson(
   response: ServerResponse,
   record: RecordedRequest,
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const bytes = Buffer.from(JSON.stringify(body));
   record.status = status;
-  response.writeHead(status, {
+  record.bytesSent = sendJson(response, status, body, {
     'content-type': 'application/json; charset=UTF-8',
-    'content-length': String(bytes.byteLength),
     vary: 'Origin, X-Origin',
     ...headers,
   });
-  record.bytesSent = bytes.byteLength;
-  response.end(bytes);
 }
 
 /** Writes the body in pieces, waiting for the socket to drain, and stops when the client goes away. */

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FakeHttpsServer, type FakeResponse, type RecordedRequest } from '../helpers/fake-https-server.js';
+import { LocalHttpServer } from './local-http-server.js';
 
 /**
  * A local stand-in for Google's OAuth 2.0 authorization-code flow with PKCE, speaking its wire
@@ -39,7 +39,7 @@ export class FakeGoogleOAuthServer {
   private denyNextAuthorization = false;
 
   private constructor(
-    private readonly authorizeServer: Server,
+    private readonly authorizeServer: LocalHttpServer,
     private readonly tokenServer: FakeHttpsServer,
     readonly authorizeUrl: string,
     private readonly client: FakeGoogleClient,
@@ -50,22 +50,17 @@ export class FakeGoogleOAuthServer {
     client: FakeGoogleClient,
     onAccessToken: (token: string) => void = () => {},
   ): Promise<FakeGoogleOAuthServer> {
-    let fake: FakeGoogleOAuthServer | undefined;
-    const authorizeServer = createServer((request, response) => fake?.authorize(request, response));
-    await new Promise<void>((resolve, reject) => {
-      authorizeServer.once('error', reject);
-      authorizeServer.listen(0, '127.0.0.1', () => resolve());
-    });
-    const { port } = authorizeServer.address() as AddressInfo;
+    const authorizeServer = await LocalHttpServer.start();
     const tokenServer = await FakeHttpsServer.start();
-    fake = new FakeGoogleOAuthServer(
+    const fake = new FakeGoogleOAuthServer(
       authorizeServer,
       tokenServer,
-      `http://127.0.0.1:${port}/o/oauth2/v2/auth`,
+      authorizeServer.url('/o/oauth2/v2/auth'),
       client,
       onAccessToken,
     );
-    tokenServer.respondWith((request) => (fake as FakeGoogleOAuthServer).token(request));
+    authorizeServer.serve((request, response) => fake.authorize(request, response));
+    tokenServer.respondWith((request) => fake.token(request));
     return fake;
   }
 
@@ -90,8 +85,7 @@ export class FakeGoogleOAuthServer {
   }
 
   async close(): Promise<void> {
-    this.authorizeServer.closeAllConnections();
-    await new Promise<void>((resolve) => this.authorizeServer.close(() => resolve()));
+    await this.authorizeServer.close();
     await this.tokenServer.close();
   }
 

@@ -1,7 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { HashingEmbeddingModel } from '../../src/adapters/embeddings/hashing-embedding-model.js';
+import { LocalHttpServer, readBody, sendJson } from './local-http-server.js';
 
 /**
  * A local stand-in for an OpenAI-compatible API (OpenAI, Ollama, TEI, vLLM) that speaks OpenAI's
@@ -167,7 +167,7 @@ export class FakeOpenAiServer {
   private busySince = 0;
 
   private constructor(
-    private readonly server: Server,
+    private readonly http: LocalHttpServer,
     /** Base URL ending in `/v1`, ready for `new OpenAI({ baseURL })`. */
     readonly baseUrl: string,
     private readonly options: FakeOpenAiServerOptions,
@@ -181,21 +181,9 @@ export class FakeOpenAiServer {
 
   /** Listens on 127.0.0.1 at a free port. */
   static async start(options: FakeOpenAiServerOptions = {}): Promise<FakeOpenAiServer> {
-    let fake: FakeOpenAiServer | undefined;
-    const server = createServer((request, response) => {
-      if (fake === undefined) return void response.writeHead(503).end();
-      fake.handle(request, response).catch((error: unknown) => {
-        if (!response.headersSent) {
-          response.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
-        }
-      });
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
-    const { port } = server.address() as AddressInfo;
-    fake = new FakeOpenAiServer(server, `http://127.0.0.1:${port}/v1`, options);
+    const http = await LocalHttpServer.start();
+    const fake = new FakeOpenAiServer(http, http.url('/v1'), options);
+    http.serve((request, response) => fake.handle(request, response));
     return fake;
   }
 
@@ -235,9 +223,8 @@ export class FakeOpenAiServer {
     this.peak = this.active;
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  close(): Promise<void> {
+    return this.http.close();
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -299,9 +286,7 @@ export class FakeOpenAiServer {
     record.status = answer.status;
     record.endedAt = performance.now();
     if (response.destroyed) return;
-    response
-      .writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers })
-      .end(JSON.stringify(answer.body));
+    sendJson(response, answer.status, answer.body, answer.headers);
   }
 
   private answer(
@@ -663,10 +648,4 @@ function countTokens(text: string): number {
 function maskKey(key: string): string {
   if (key.length <= 8) return '*'.repeat(key.length);
   return `${key.slice(0, 3)}${'*'.repeat(key.length - 7)}${key.slice(-4)}`;
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }

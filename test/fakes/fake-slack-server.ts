@@ -1,12 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import {
-  createServer,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { LocalHttpServer, readBody, sendJson } from './local-http-server.js';
 
 /**
  * A local stand-in for Slack's Web API that speaks its wire format: `POST /api/<method>` with a
@@ -80,26 +74,16 @@ export class FakeSlackServer {
   readonly authorizations: Record<string, string>[] = [];
 
   private constructor(
-    private readonly server: Server,
+    private readonly http: LocalHttpServer,
     /** Base URL ending in `/api/`, ready for `SLACK_API_URL`. */
     readonly url: string,
   ) {}
 
   /** Listens on 127.0.0.1 at a free port. */
   static async start(): Promise<FakeSlackServer> {
-    let fake: FakeSlackServer | undefined;
-    const server = createServer((request, response) => {
-      if (fake === undefined) return void response.writeHead(503).end();
-      fake.handle(request, response).catch((error: unknown) => {
-        response.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
-      });
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
-    const { port } = server.address() as AddressInfo;
-    fake = new FakeSlackServer(server, `http://127.0.0.1:${port}/api/`);
+    const http = await LocalHttpServer.start();
+    const fake = new FakeSlackServer(http, http.url('/api/'));
+    http.serve((request, response) => fake.handle(request, response));
     return fake;
   }
 
@@ -178,9 +162,8 @@ export class FakeSlackServer {
     this.scripted.clear();
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  close(): Promise<void> {
+    return this.http.close();
   }
 
   private script(method: string, times: number, answer: SlackAnswer): void {
@@ -380,15 +363,10 @@ function ok(body: Record<string, unknown>): SlackAnswer {
 }
 
 function send(response: ServerResponse, answer: SlackAnswer): void {
-  response
-    .writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', ...answer.headers })
-    .end(JSON.stringify(answer.body));
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  sendJson(response, answer.status, answer.body, {
+    'content-type': 'application/json; charset=utf-8',
+    ...answer.headers,
+  });
 }
 
 function parseBody(contentType: string | undefined, raw: string): Record<string, unknown> {

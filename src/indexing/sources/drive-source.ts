@@ -1,14 +1,11 @@
 import { DRIVE_FOLDER_MIME_TYPE, type DriveFile } from '../../adapters/google-drive/google-drive.js';
 import { SourceError } from '../../adapters/source-error.js';
 import type { DocumentFields, StoredDocumentState } from '../../db/repositories/documents.js';
-import { deleteDocumentsNotListed } from '../../db/repositories/documents.js';
 import {
   deleteItem,
   type IndexJobItemRow,
   type IndexJobRow,
-  insertItems,
   listItems,
-  nextItemPosition,
   setItemOutcome,
 } from '../../db/repositories/index-jobs.js';
 import { FileFailure } from '../document.js';
@@ -16,6 +13,7 @@ import { outcomeOfError } from '../file-outcome.js';
 import type { IndexingDependencies } from '../indexing-dependencies.js';
 import { isSupportedMimeType } from '../parse/parse-document.js';
 import type { FetchedItem, IndexSource } from './index-source.js';
+import { documentFieldsOf, recordListing } from './source-items.js';
 
 /** Google exports each native format as the text we index best ("markdown where available"). */
 const EXPORT_AS: Readonly<Record<string, string>> = {
@@ -85,27 +83,17 @@ export class DriveSource implements IndexSource {
         });
         continue;
       }
-      const position = await nextItemPosition(sql, job.id);
-      await insertItems(
+      await recordListing(
         sql,
-        job.id,
+        job,
+        'googledrive',
         files.map((file) => ({
           externalId: file.id,
           name: file.name,
           payload: { meta: file, origin: meta.id } satisfies DrivePayload,
         })),
-        position,
+        meta.id,
       );
-      if (job.connectorId !== null) {
-        await deleteDocumentsNotListed(
-          sql,
-          job.teamId,
-          'googledrive',
-          job.connectorId,
-          files.map((file) => file.id),
-          meta.id,
-        );
-      }
       // The folder itself is not a document: its files stand in for it.
       await deleteItem(sql, job.id, item.externalId);
     }
@@ -145,11 +133,7 @@ export class DriveSource implements IndexSource {
   fields(job: IndexJobRow, item: IndexJobItemRow): DocumentFields {
     const payload = item.payload as DrivePayload;
     const meta = payload.meta;
-    return {
-      teamId: job.teamId,
-      source: 'googledrive',
-      externalId: item.externalId,
-      connectorId: job.connectorId,
+    return documentFieldsOf(job, item, 'googledrive', {
       title: meta?.name ?? item.name,
       url: meta?.webViewLink ?? payload.requested?.url ?? null,
       mimeType: meta?.mimeType ?? null,
@@ -157,7 +141,7 @@ export class DriveSource implements IndexSource {
       sourceModifiedAt: meta?.modifiedTime === undefined ? null : new Date(meta.modifiedTime),
       originId: payload.origin ?? null,
       metadata: meta?.driveId === undefined ? {} : { drive_id: meta.driveId },
-    };
+    });
   }
 
   async fetch(

@@ -5,6 +5,7 @@ import { FileFailure } from '../document.js';
 import type { IndexingDependencies } from '../indexing-dependencies.js';
 import { resolveMimeType } from '../parse/parse-document.js';
 import type { FetchedItem, IndexSource } from './index-source.js';
+import { documentFieldsOf } from './source-items.js';
 
 /** What an upload item carries in its payload (the file's bytes, if any, are in `content`). */
 export type UploadPayload = {
@@ -41,19 +42,15 @@ export class UploadSource implements IndexSource {
 
   fields(job: IndexJobRow, item: IndexJobItemRow): DocumentFields {
     const payload = item.payload as unknown as UploadPayload;
-    return {
-      teamId: job.teamId,
-      source: 'upload',
-      externalId: item.externalId,
+    return documentFieldsOf(job, item, 'upload', {
+      // Uploads belong to the team, not to a connector.
       connectorId: null,
       title: titleOf(payload, item.externalId),
       url: payload.url ?? null,
       mimeType: payload.text === undefined ? fileMimeType(payload) : JSON_TEXT_MIME_TYPE,
       sourceVersion: uploadVersion(payload),
-      sourceModifiedAt: null,
-      originId: null,
       metadata: payload.metadata ?? {},
-    };
+    });
   }
 
   async release(item: IndexJobItemRow): Promise<void> {

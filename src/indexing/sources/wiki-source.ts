@@ -1,16 +1,11 @@
 import type { WikiPageSummary, WikiSite } from '../../adapters/wiki/wiki-client.js';
 import type { DocumentFields, StoredDocumentState } from '../../db/repositories/documents.js';
-import { deleteDocumentsNotListed } from '../../db/repositories/documents.js';
-import {
-  type IndexJobItemRow,
-  type IndexJobRow,
-  insertItems,
-  nextItemPosition,
-} from '../../db/repositories/index-jobs.js';
+import type { IndexJobItemRow, IndexJobRow } from '../../db/repositories/index-jobs.js';
 import { FileFailure } from '../document.js';
 import type { IndexingDependencies } from '../indexing-dependencies.js';
 import { CONFLUENCE_STORAGE_MIME_TYPE } from '../parse/parse-document.js';
 import type { FetchedItem, IndexSource } from './index-source.js';
+import { documentFieldsOf, recordListing } from './source-items.js';
 
 /** A wiki item's payload: the listing's view of the page. */
 interface WikiPayload {
@@ -63,42 +58,26 @@ export class WikiSource implements IndexSource {
       pages.push(...list.pages);
       cursor = list.next;
     } while (cursor !== undefined);
-    await insertItems(
+    await recordListing(
       sql,
-      job.id,
+      job,
+      'wiki',
       pages.map((page) => ({
         externalId: page.id,
         name: page.title,
         payload: { version: page.version, url: page.url } satisfies WikiPayload,
       })),
-      await nextItemPosition(sql, job.id),
     );
-    if (job.connectorId !== null) {
-      await deleteDocumentsNotListed(
-        sql,
-        job.teamId,
-        'wiki',
-        job.connectorId,
-        pages.map((page) => page.id),
-      );
-    }
   }
 
   fields(job: IndexJobRow, item: IndexJobItemRow): DocumentFields {
     const payload = item.payload as unknown as WikiPayload;
-    return {
-      teamId: job.teamId,
-      source: 'wiki',
-      externalId: item.externalId,
-      connectorId: job.connectorId,
+    return documentFieldsOf(job, item, 'wiki', {
       title: item.name,
       url: payload.url ?? null,
       mimeType: CONFLUENCE_STORAGE_MIME_TYPE,
       sourceVersion: payload.version === undefined ? null : String(payload.version),
-      sourceModifiedAt: null,
-      originId: null,
-      metadata: {},
-    };
+    });
   }
 
   async fetch(
