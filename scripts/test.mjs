@@ -1,4 +1,4 @@
-// `npm test`: lint, type-check (the service and the web app), then the whole suite (on PGlite,
+// `npm test`: lint (Biome, then the layer rules), type-check (the service and the web app), then the whole suite (on PGlite,
 // again on PostgreSQL when TEST_DATABASE_URL is set, and the web app in Chromium when installed). Ends with one summary line: "tests: N passed, N failed, N skipped".
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -9,6 +9,8 @@ const run = (command, args) => spawnSync(command, args, { stdio: 'inherit' }).st
 
 for (const [command, args] of [
   ['npx', ['biome', 'check', '.']],
+  // The layers of docs/ARCHITECTURE.md: a wrong-way import fails here.
+  ['npx', ['depcruise', 'src', 'web/src', '--config', '.dependency-cruiser.cjs']],
   ['npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']],
   ['npx', ['tsc', '-p', 'web/tsconfig.json']],
 ]) {

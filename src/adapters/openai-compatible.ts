@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { parseRetryAfter } from './http/headers.js';
 import type { SourceFailure } from './source-error.js';
 
 // What the clients of OpenAI-compatible servers (embeddings, chat completions) share.
@@ -44,16 +45,11 @@ export function normaliseBaseUrl(baseUrl: string): string {
   return url.toString().replace(/\/+$/, '');
 }
 
-/** `retry-after-ms` (OpenAI's, more precise) or `retry-after` (seconds or an HTTP date), in seconds. */
+/** `retry-after-ms` (OpenAI's, more precise) or `retry-after` (headers.ts reads it), in seconds. */
 export function retryAfterFrom(headers: Headers | undefined): number | undefined {
   const milliseconds = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
   if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds / 1000;
-  const value = headers?.get('retry-after')?.trim();
-  if (value === undefined || value === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
+  return parseRetryAfter(headers?.get('retry-after'));
 }
 
 /**

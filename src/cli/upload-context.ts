@@ -39,3 +39,32 @@ export function refusal(response: ApiResponse): { reason: string; message: strin
     message: `HTTP ${response.status}: ${detailOf(response.body)}`,
   };
 }
+
+/**
+ * A 413's lesson, the same for documents and files. A request of several items is sent again as
+ * two halves (each split further should it be refused too), and later requests are kept under half
+ * its size; a single item is one the service will not take: `refuseAlone` records it.
+ * False, doing nothing, for any other answer.
+ */
+export async function splitIfTooLarge<Item>(
+  response: ApiResponse,
+  request: { readonly items: readonly Item[]; readonly bytes: number },
+  limits: { bytes: number },
+  handlers: {
+    readonly sendPart: (part: readonly Item[]) => Promise<void>;
+    readonly refuseAlone: (item: Item, message: string) => void;
+  },
+): Promise<boolean> {
+  if (response.status !== 413) return false;
+  const { items, bytes } = request;
+  const [only] = items;
+  if (items.length > 1) {
+    limits.bytes = Math.max(1, Math.min(limits.bytes, Math.floor(bytes / 2)));
+    const half = Math.ceil(items.length / 2);
+    await handlers.sendPart(items.slice(0, half));
+    await handlers.sendPart(items.slice(half));
+  } else if (only !== undefined) {
+    handlers.refuseAlone(only, refusal(response).message);
+  }
+  return true;
+}

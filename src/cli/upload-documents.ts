@@ -4,6 +4,7 @@ import {
   acceptedJobId,
   DOCUMENTS_PATH,
   refusal,
+  splitIfTooLarge,
   stopIfRefused,
   type UploadContext,
 } from './upload-context.js';
@@ -77,15 +78,11 @@ export async function sendDocumentBatch(
   }
   stopIfRefused(response, context.client);
 
-  if (response.status === 413 && batch.length > 1) {
-    limits.bytes = Math.max(1, Math.min(limits.bytes, Math.floor(Buffer.byteLength(body) / 2)));
-    return sendInParts(batch, Math.ceil(batch.length / 2), limits, context);
-  }
-  if (response.status === 413) {
-    const [item] = batch;
-    if (item !== undefined) record(context, item, 'skipped', 'too_large', refusal(response).message);
-    return;
-  }
+  const tooLarge = await splitIfTooLarge(response, { items: batch, bytes: Buffer.byteLength(body) }, limits, {
+    sendPart: (part) => sendDocumentBatch(part, limits, context),
+    refuseAlone: (item, message) => record(context, item, 'skipped', 'too_large', message),
+  });
+  if (tooLarge) return;
 
   if (response.status === 422) {
     const issues = validationIssuesOf(response.body);

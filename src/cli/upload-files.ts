@@ -6,6 +6,7 @@ import {
   acceptedJobId,
   DOCUMENTS_PATH,
   refusal,
+  splitIfTooLarge,
   stopIfRefused,
   type UploadContext,
 } from './upload-context.js';
@@ -114,19 +115,15 @@ export async function sendFileRequest(
     return;
   }
   stopIfRefused(response, context.client);
-  if (response.status === 413 && uploads.length > 1) {
-    const size = uploads.reduce((total, upload) => total + upload.size, 0);
-    limits.bytes = Math.max(1, Math.min(limits.bytes, Math.floor(size / 2)));
-    const half = Math.ceil(uploads.length / 2);
-    await sendFileRequest(uploads.slice(0, half), limits, context);
-    await sendFileRequest(uploads.slice(half), limits, context);
-    return;
-  }
-  if (response.status === 413 && only !== undefined) {
-    limits.refusedFileBytes = Math.min(limits.refusedFileBytes, only.size);
-    record(context, only, 'skipped', 'too_large', refusal(response).message);
-    return;
-  }
+  const bytes = uploads.reduce((total, upload) => total + upload.size, 0);
+  const tooLarge = await splitIfTooLarge(response, { items: uploads, bytes }, limits, {
+    sendPart: (part) => sendFileRequest(part, limits, context),
+    refuseAlone: (upload, message) => {
+      limits.refusedFileBytes = Math.min(limits.refusedFileBytes, upload.size);
+      record(context, upload, 'skipped', 'too_large', message);
+    },
+  });
+  if (tooLarge) return;
   const { reason, message } = refusal(response);
   for (const upload of uploads) record(context, upload, 'failed', reason, message);
 }

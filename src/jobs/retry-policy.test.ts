@@ -4,26 +4,11 @@ import {
   JobError,
   jobErrorFromHttpStatus,
   MAX_RETRY_AFTER_SECONDS,
-  parseRetryAfter,
   type RetrySettings,
   retryDelaySeconds,
   shouldRetry,
   toJobError,
 } from './retry-policy.js';
-
-describe('parseRetryAfter', () => {
-  const now = Date.parse('2025-01-01T00:00:00Z');
-  it('reads delta-seconds and HTTP dates, and ignores what it cannot read', () => {
-    expect(parseRetryAfter('120', now)).toBe(120);
-    expect(parseRetryAfter(' 0 ', now)).toBe(0);
-    expect(parseRetryAfter('Wed, 01 Jan 2025 00:00:30 GMT', now)).toBe(30);
-    expect(parseRetryAfter('Tue, 31 Dec 2024 23:00:00 GMT', now)).toBe(0);
-    expect(parseRetryAfter('soon', now)).toBeUndefined();
-    expect(parseRetryAfter('-5', now)).toBeUndefined();
-    expect(parseRetryAfter(undefined, now)).toBeUndefined();
-    expect(parseRetryAfter(null, now)).toBeUndefined();
-  });
-});
 
 describe('jobErrorFromHttpStatus', () => {
   it('retries 429, 408 and 5xx with their Retry-After, and fails other 4xx at once', () => {

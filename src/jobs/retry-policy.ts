@@ -1,3 +1,4 @@
+import { type HeaderSource, headerValue, parseRetryAfter } from '../adapters/http/headers.js';
 import { SourceError } from '../adapters/source-error.js';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/database-availability.js';
 import { ServiceError } from '../errors.js';
@@ -133,33 +134,6 @@ export function assertRetrySettings(name: string, settings: RetrySettings): void
 }
 
 /**
- * `Retry-After` as seconds from now: delta-seconds or an HTTP date (RFC 9110 §10.2.3).
- * Undefined when absent or unreadable.
- */
-export function parseRetryAfter(
-  value: string | null | undefined,
-  now: number = Date.now(),
-): number | undefined {
-  if (value === null || value === undefined) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text);
-  // An HTTP date names its day and month; Date.parse alone would read "-5" as a year.
-  const date = /[a-z]{3}/i.test(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, Math.ceil((date - now) / 1000));
-}
-
-type HeaderSource = Headers | Readonly<Record<string, string | string[] | undefined>> | undefined;
-
-function headerValue(headers: HeaderSource, name: string): string | undefined {
-  if (headers === undefined) return undefined;
-  if (headers instanceof Headers) return headers.get(name) ?? undefined;
-  const entry = Object.entries(headers).find(([key]) => key.toLowerCase() === name);
-  const value = entry?.[1];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/**
  * The failure an HTTP status from a source means: 429, 408 and 5xx (but 501) are retryable, with
  * `Retry-After` honoured; other 4xx are permanent.
  */
@@ -268,7 +242,8 @@ export function toJobError(error: unknown): JobError {
     (value): value is number => typeof value === 'number' && value >= 400 && value <= 599,
   );
   if (status !== undefined) {
-    const headers = (record.headers ?? response?.headers) as HeaderSource;
+    // headerValue reads whatever headers the client attached, or nothing.
+    const headers = (record.headers ?? response?.headers) as HeaderSource | undefined;
     const classified = jobErrorFromHttpStatus(status, headers, message);
     return classified.retryable
       ? JobError.retryable(classified.reason as RetryableReason, message, {

@@ -1,4 +1,5 @@
 import { drive, type drive_v3 } from '@googleapis/drive';
+import { headerValue, parseRetryAfter } from '../http/headers.js';
 import { SourceError, type SourceFailure } from '../source-error.js';
 import type { DriveFile, DriveFolderPage, GoogleDrive } from './google-drive.js';
 
@@ -403,16 +404,6 @@ function rootCause(error: unknown): unknown {
   return current === error ? undefined : current;
 }
 
-/** `Retry-After` as seconds: a number of seconds, or an HTTP date from now. */
-function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text);
-  const date = Date.parse(text);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, Math.ceil((date - now) / 1000));
-}
-
 /** Google's daily quotas reset at midnight Pacific Time. */
 function secondsUntilPacificMidnight(now: Date): number {
   const parts = new Intl.DateTimeFormat('en-US', {
@@ -425,18 +416,6 @@ function secondsUntilPacificMidnight(now: Date): number {
   const part = (type: string) => Number(parts.find((entry) => entry.type === type)?.value ?? 0);
   const elapsed = part('hour') * 3600 + part('minute') * 60 + part('second');
   return Math.max(1, 86_400 - elapsed);
-}
-
-/** Headers as gaxios hands them over: a `Headers`-like object (node-fetch) or a plain record. */
-function headerValue(headers: unknown, name: string): string | undefined {
-  if (!isRecord(headers)) return undefined;
-  if (typeof headers.get === 'function') {
-    const value: unknown = (headers.get as (key: string) => unknown).call(headers, name);
-    return typeof value === 'string' ? value : undefined;
-  }
-  const value = headers[name.toLowerCase()];
-  if (typeof value === 'string') return value;
-  return Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined;
 }
 
 /** Never lets the token into a message, whatever a server echoes back. */

@@ -8,7 +8,7 @@ import {
   WebAPIRequestError,
   WebClient,
 } from '@slack/web-api';
-import { parseRetryAfter } from '../../jobs/retry-policy.js';
+import { headerValue, parseRetryAfter } from '../http/headers.js';
 import { SlackApiError, type SlackMessage, type SlackMessenger, slackFailureOf } from './slack-messenger.js';
 
 /** Block Kit blocks as the library types them (from @slack/types, not a dependency of ours). */
@@ -77,7 +77,7 @@ export function slackApiError(method: string, error: unknown): SlackApiError {
   if (error instanceof WebAPIHTTPError) {
     const status = error.statusCode;
     const failure = status === 429 ? 'rate_limited' : status >= 500 ? 'unavailable' : 'bad_response';
-    const retryAfterSeconds = parseRetryAfter(error.headers['retry-after']);
+    const retryAfterSeconds = parseRetryAfter(headerValue(error.headers, 'retry-after'));
     return new SlackApiError(failure, `http_${status}`, `Slack answered ${method} with HTTP ${status}`, {
       status,
       cause: error,

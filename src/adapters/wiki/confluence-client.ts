@@ -1,4 +1,5 @@
 import type { GuardedFetch, GuardedResponse } from '../http/guarded-fetch.js';
+import { headerValue, parseRetryAfter } from '../http/headers.js';
 import { SourceError } from '../source-error.js';
 import type {
   WikiClient,
@@ -256,7 +257,7 @@ function failureOf(response: GuardedResponse, site: WikiSite, subject: Subject):
     // Cloud answers 404, not 403, for a space the account cannot see.
     return new SourceError('not_found', `${what}, or the account cannot see it (HTTP ${status})`, { status });
   }
-  const retryAfterSeconds = retryAfter(response.headers['retry-after']);
+  const retryAfterSeconds = parseRetryAfter(headerValue(response.headers, 'retry-after'));
   const retry = retryAfterSeconds === undefined ? {} : { retryAfterSeconds };
   if (status === 429) {
     return new SourceError('rate_limited', `The wiki is rate limiting requests (HTTP 429)`, {
@@ -323,15 +324,6 @@ function safeText(text: string, site: WikiSite): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
   safe = safe.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
   return safe.length > 200 ? `${safe.slice(0, 200)}…` : safe;
-}
-
-/** `Retry-After` as seconds: delta-seconds or an HTTP date. */
-function retryAfter(header: string | undefined): number | undefined {
-  if (header === undefined) return undefined;
-  const trimmed = header.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
 function unreadable(subject: Subject, why: string): SourceError {

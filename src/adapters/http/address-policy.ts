@@ -1,5 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 
+// The outbound address policy every SSRF-guarded client applies (guarded-http-client.ts).
+
 /**
  * Addresses an outbound request must never reach unless private networks are allowed: loopback,
  * private ranges, link-local (cloud metadata at 169.254.169.254), carrier-grade NAT, multicast,
@@ -57,4 +59,22 @@ export function isRefusedAddress(address: string): boolean {
   // whose BlockList does not parse it.
   if (/^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) || IPV4_MAPPED.check(address, 'ipv6')) return true;
   return REFUSED.check(address, 'ipv6');
+}
+
+/** True when the host is listed, or under a listed `*.suffix` (not the bare suffix), or the list is empty. */
+export function isHostAllowed(hostname: string, allowedHosts: readonly string[]): boolean {
+  if (allowedHosts.length === 0) return true;
+  const host = normalHostname(hostname);
+  return allowedHosts.some((pattern) => {
+    const normal = pattern.trim().toLowerCase();
+    return normal.startsWith('*.') ? host.endsWith(normal.slice(1)) : host === normalHostname(normal);
+  });
+}
+
+/** Lower case, without IPv6 brackets or the root's trailing dot (`a.example.` is `a.example`). */
+export function normalHostname(hostname: string): string {
+  return hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isRefusedAddress } from './address-policy.js';
+import { isHostAllowed, isRefusedAddress } from './address-policy.js';
 
 describe('isRefusedAddress', () => {
   it.each([
@@ -74,5 +74,21 @@ describe('isRefusedAddress', () => {
     ['garbage', 'not an address'],
   ])('refuses what is not an IP address: %s (%j)', (_label, address) => {
     expect(isRefusedAddress(address)).toBe(true);
+  });
+});
+
+describe('isHostAllowed', () => {
+  it.each([
+    ['acme.atlassian.net', ['*.atlassian.net'], true],
+    ['ACME.Atlassian.NET.', ['*.atlassian.net'], true],
+    ['deep.acme.atlassian.net', ['*.atlassian.net'], true],
+    ['atlassian.net', ['*.atlassian.net'], false],
+    ['evilatlassian.net', ['*.atlassian.net'], false],
+    ['atlassian.net.evil.com', ['*.atlassian.net'], false],
+    ['wiki.corp.example', ['wiki.corp.example'], true],
+    ['other.corp.example', ['wiki.corp.example'], false],
+    ['anything.example', [], true],
+  ] as const)('%s with %j: %s', (host, allowed, expected) => {
+    expect(isHostAllowed(host, allowed)).toBe(expected);
   });
 });
