@@ -30,6 +30,7 @@ import { type DatabaseHandle, type DatabaseLocation, openDatabase } from './db/c
 import type { OutageLogger } from './db/database-availability.js';
 import { upsertChats } from './db/repositories/chats.js';
 import { EmbeddedStorageMaintenance, selfMaintainedStorage } from './db/storage-maintenance.js';
+import { vectorSessionSettings } from './db/vector-index.js';
 import type {
   DocumentParser,
   IndexingDependencies,
@@ -43,7 +44,7 @@ import { sendAccountEmailJob } from './jobs/definitions/send-account-email.js';
 import { PgBossJobQueue } from './jobs/pg-boss-queue.js';
 import type { TeamSearch } from './retrieval/search-types.js';
 import { PostgresTeamSearch } from './retrieval/team-search.js';
-import { vectorSessionSettings } from './retrieval/vector-search.js';
+
 import { loadOrCreateEmbeddedKey } from './security/encryption-key.js';
 import { PasswordHasher } from './security/passwords.js';
 import { SecretBox } from './security/secret-box.js';

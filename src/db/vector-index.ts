@@ -19,3 +19,19 @@ export function indexedVectorType(dimensions: number): { cast: string; operators
     ? { cast: `vector(${dimensions})`, operators: 'vector_cosine_ops' }
     : { cast: `halfvec(${dimensions})`, operators: 'halfvec_cosine_ops' };
 }
+
+/** How many graph tuples an iterative HNSW scan may visit looking for the team's rows. */
+const MAX_SCAN_TUPLES = 100_000;
+
+/**
+ * The HNSW settings a filtered vector query needs, for every database connection to start with
+ * (`openDatabase`): a query then runs alone, without a transaction around `SET LOCAL`s, which
+ * cost three round trips a search. Only HNSW index scans read them.
+ */
+export function vectorSessionSettings(efSearch: number): Readonly<Record<string, string>> {
+  return {
+    'hnsw.iterative_scan': 'strict_order',
+    'hnsw.ef_search': String(efSearch),
+    'hnsw.max_scan_tuples': String(MAX_SCAN_TUPLES),
+  };
+}

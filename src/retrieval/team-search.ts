@@ -1,13 +1,14 @@
 import type { EmbeddingModel } from '../adapters/embeddings/embedding-model.js';
+import { analyzeTexts, type ChunkHitRow, readChunkHits } from '../db/repositories/search.js';
 import type { SqlConnection } from '../db/sql-connection.js';
 import { ServiceError } from '../errors.js';
 import { fuseRankings } from './fusion.js';
-import { rankLexical, searchLexical } from './lexical-search.js';
+import { searchLexical, searchLexicalHits } from './lexical-search.js';
 import { parseQuery } from './query-text.js';
 import type { SearchHit, SearchRequest, TeamSearch } from './search-types.js';
 import { TeamStatisticsCache } from './team-statistics.js';
 import { TermFrequencyCache } from './term-frequency-cache.js';
-import { rankVectors, searchVectors, type VectorQuery } from './vector-search.js';
+import { searchVectorHits, searchVectors, type VectorQuery } from './vector-search.js';
 
 export interface TeamSearchSettings {
   /** RRF weight of the vector ranking (lexical weighs 1); 0 leaves vectors out of hybrid search. */
@@ -69,13 +70,11 @@ export class PostgresTeamSearch implements TeamSearch {
     // One ranking alone is read with its documents in the same statement.
     if (mode === 'dense') {
       const query = await this.vectorQuery(request, statistics.chunks, request.topK);
-      return (await rankVectors(this.sql, query, withDocuments('similarity'))).map(toHit);
+      return (await searchVectorHits(this.sql, query)).map(toHit);
     }
     if (!useVectors) {
       const ranking = lexicalQuery(request.topK);
-      const hits = (
-        await rankLexical(this.sql, statistics, ranking, withDocuments('score', ['counted_frequencies']))
-      ).map(toHit);
+      const hits = (await searchLexicalHits(this.sql, statistics, ranking)).map(toHit);
       request.signal?.throwIfAborted();
       if (!vectorsMayHelp || hits.length >= request.topK) return hits;
       // Vectors out of the fusion still fill in where BM25 runs out (no shared words at all):
@@ -104,17 +103,8 @@ export class PostgresTeamSearch implements TeamSearch {
     return this.hydrate(request.teamId, ranked.slice(0, request.topK));
   }
 
-  async analyze(texts: readonly string[]): Promise<ReadonlyArray<ReadonlyMap<string, number>>> {
-    if (texts.length === 0) return [];
-    const { rows } = await this.sql.executeSql(
-      `SELECT t.position, l.lexeme, coalesce(array_length(l.positions, 1), 1) AS count
-       FROM unnest($1::text[]) WITH ORDINALITY AS t(text, position)
-       CROSS JOIN LATERAL unnest(to_tsvector('english', t.text)) AS l`,
-      [texts],
-    );
-    const analysed = texts.map(() => new Map<string, number>());
-    for (const row of rows) analysed[Number(row.position) - 1]?.set(String(row.lexeme), Number(row.count));
-    return analysed;
+  analyze(texts: readonly string[]): Promise<ReadonlyArray<ReadonlyMap<string, number>>> {
+    return analyzeTexts(this.sql, texts);
   }
 
   /** The query's vector search: embeds the question with the configured model. */
@@ -148,43 +138,11 @@ export class PostgresTeamSearch implements TeamSearch {
     teamId: number,
     ranked: readonly { chunkId: number; score: number }[],
   ): Promise<SearchHit[]> {
-    if (ranked.length === 0) return [];
-    const { rows } = await this.sql.executeSql(
-      `SELECT ${HIT_COLUMNS} FROM chunks AS c JOIN documents AS d ON d.id = c.document_id
-       WHERE c.id = ANY($1::bigint[]) AND c.team_id = $2`,
-      [ranked.map((match) => match.chunkId), teamId],
-    );
-    const byId = new Map(rows.map((row) => [Number(row.id), row]));
-    // A chunk replaced between ranking and reading is left out rather than shown stale.
-    return ranked.flatMap(({ chunkId, score }) => {
-      const row = byId.get(chunkId);
-      return row === undefined ? [] : [toHit({ ...row, score })];
-    });
+    return (await readChunkHits(this.sql, teamId, ranked)).map(toHit);
   }
 }
 
-/** What a hit shows of its chunk (`c`) and document (`d`). */
-const HIT_COLUMNS = `c.id, c.text, c.heading_path, c.page_labels, c.source, c.connector_id,
-  d.id AS document_id, d.external_id, d.title, d.url, d.mime_type, d.created_at, d.source_modified_at`;
-
-/**
- * Wraps a ranking query (`chunk_id` and a score column, `$1` the team) so that the same
- * statement reads each ranked chunk with its document, best first; the team is checked once more.
- */
-function withDocuments(
-  score: 'score' | 'similarity',
-  passedOn: readonly string[] = [],
-): (ranking: string) => string {
-  const columns = [`r.${score} AS score`, ...passedOn.map((column) => `r.${column}`), HIT_COLUMNS];
-  return (ranking) => `SELECT ${columns.join(', ')}
-    FROM (${ranking}) AS r
-    JOIN chunks AS c ON c.id = r.chunk_id AND c.team_id = $1
-    JOIN documents AS d ON d.id = c.document_id
-    ORDER BY r.${score} DESC, r.chunk_id`;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: a row of HIT_COLUMNS and a score
-function toHit(row: any): SearchHit {
+function toHit(row: ChunkHitRow): SearchHit {
   return {
     chunkId: Number(row.id),
     documentId: Number(row.document_id),

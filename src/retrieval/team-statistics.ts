@@ -1,3 +1,4 @@
+import { countTeamChunks } from '../db/repositories/search.js';
 import type { SqlExecutor } from '../db/sql-connection.js';
 
 /** What BM25 needs to know about a team's whole collection. */
@@ -45,13 +46,7 @@ export class TeamStatisticsCache {
     return value;
   }
 
-  private async load(teamId: number): Promise<TeamStatistics> {
-    const { rows } = await this.sql.executeSql(
-      `SELECT count(*)::int AS chunks, coalesce(avg(lexical_length), 0)::float8 AS average_length
-       FROM chunks WHERE team_id = $1`,
-      [teamId],
-    );
-    const row = rows[0] ?? {};
-    return { chunks: Number(row.chunks ?? 0), averageLength: Number(row.average_length ?? 0) };
+  private load(teamId: number): Promise<TeamStatistics> {
+    return countTeamChunks(this.sql, teamId);
   }
 }
