@@ -1,7 +1,7 @@
 import type { Caller } from '../caller.js';
 import { Batcher } from '../db/batcher.js';
 import type { Database } from '../db/client.js';
-import { findCallersByTokenHashes } from '../db/repositories/users.js';
+import { findCallersByTokenHashes } from '../db/repositories/access-tokens.js';
 import { hashAccessToken } from '../security/access-tokens.js';
 
 interface CachedCaller {

@@ -1,5 +1,6 @@
 import type { Caller } from '../caller.js';
-import { deleteUserAccessTokens, findUserById, updatePasswordHash } from '../db/repositories/users.js';
+import { deleteUserAccessTokens } from '../db/repositories/access-tokens.js';
+import { findUserById, updatePasswordHash } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { assertNewPasswordLength } from './new-password.js';

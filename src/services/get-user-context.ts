@@ -1,7 +1,6 @@
-import { asc, eq } from 'drizzle-orm';
 import type { Caller } from '../caller.js';
+import { listTeamConnectorRefs } from '../db/repositories/connectors.js';
 import { findUserById, findVectorStore } from '../db/repositories/users.js';
-import { connectors } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { vectorStoreView } from './views.js';
@@ -11,11 +10,7 @@ export async function getUserContext(deps: ServiceDependencies, caller: Caller) 
   const user = await findUserById(deps.db, caller.userId);
   const store = await findVectorStore(deps.db, caller.teamId);
   if (user === undefined || store === undefined) throw new ServiceError('not_found', 'User not found');
-  const rows = await deps.db
-    .select({ id: connectors.id, slug: connectors.slug })
-    .from(connectors)
-    .where(eq(connectors.teamId, caller.teamId))
-    .orderBy(asc(connectors.id));
+  const rows = await listTeamConnectorRefs(deps.sql, caller.teamId);
   const bySlug = new Map<string, number[]>();
   for (const row of rows) bySlug.set(row.slug, [...(bySlug.get(row.slug) ?? []), row.id]);
   return {

@@ -1,5 +1,5 @@
 import type { Database } from '../db/client.js';
-import { insertAccessToken } from '../db/repositories/users.js';
+import { insertAccessToken } from '../db/repositories/access-tokens.js';
 import { generateAccessToken, hashAccessToken } from '../security/access-tokens.js';
 
 /** Creates a bearer token for a user; the caller sees it once, the database keeps its hash. */

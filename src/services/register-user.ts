@@ -1,19 +1,27 @@
-import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { violatedUniqueIndex } from '../db/errors.js';
+import { deleteUserAccessTokens } from '../db/repositories/access-tokens.js';
 import {
   type AccountRow,
-  claimUnverifiedUser,
-  deleteUserAccessTokens,
+  type AccountTokens,
   findAccount,
+  insertAccount,
+  updateAccountTokens,
+} from '../db/repositories/accounts.js';
+import {
+  claimUnverifiedUser,
   findTeam,
   findUserByEmail,
   findUserById,
   findUserByUsername,
   findVectorStore,
+  insertTeam,
+  insertUser,
+  insertVectorStore,
+  setUserTeam,
   type UserRow,
+  updateUserProfile,
 } from '../db/repositories/users.js';
-import { accounts, teams, users, vectorStores } from '../db/schema.js';
 import { ServiceError, type ValidationIssue } from '../errors.js';
 import { hashAccessToken, secretsEqual } from '../security/access-tokens.js';
 import { normalizeEmail } from '../security/email-address.js';
@@ -375,31 +383,24 @@ async function createUserWithTeam(
   passwordHash: string | undefined,
   verified: boolean,
 ): Promise<UserRow> {
-  const [user] = await tx
-    .insert(users)
-    .values({
-      email: input.email,
-      name: input.name,
-      username: input.username,
-      passwordHash: passwordHash ?? null,
-      emailVerifiedAt: verified ? sql`now()` : null,
-    })
-    .returning();
+  const user = await insertUser(tx, {
+    email: input.email,
+    name: input.name,
+    username: input.username,
+    passwordHash: passwordHash ?? null,
+    emailVerified: verified,
+  });
   if (user === undefined) throw new Error('User insert returned nothing');
-  const [team] = await tx
-    .insert(teams)
-    .values({ name: `${input.name}'s team`, ownerUserId: user.id })
-    .returning();
+  const team = await insertTeam(tx, { name: `${input.name}'s team`, ownerUserId: user.id });
   if (team === undefined) throw new Error('Team insert returned nothing');
-  await tx.insert(vectorStores).values({
+  await insertVectorStore(tx, {
     teamId: team.id,
     provider: VECTOR_STORE_PROVIDER,
     indexName: VECTOR_INDEX_NAME,
     environment: deps.databaseKind,
     namespaces: [`team-${team.id}`],
   });
-  const [withTeam] = await tx.update(users).set({ teamId: team.id }).where(eq(users.id, user.id)).returning();
-  return withTeam ?? user;
+  return (await setUserTeam(tx, user.id, team.id)) ?? user;
 }
 
 async function refreshUser(
@@ -408,16 +409,11 @@ async function refreshUser(
   changes: { name: string | undefined; username: string | null },
   passwordHash: string | undefined,
 ): Promise<UserRow> {
-  const [updated] = await tx
-    .update(users)
-    .set({
-      ...(changes.name === undefined ? {} : { name: changes.name }),
-      ...(changes.username === null ? {} : { username: changes.username }),
-      ...(passwordHash === undefined ? {} : { passwordHash }),
-      updatedAt: sql`now()`,
-    })
-    .where(eq(users.id, user.id))
-    .returning();
+  const updated = await updateUserProfile(tx, user.id, {
+    ...(changes.name === undefined ? {} : { name: changes.name }),
+    ...(changes.username === null ? {} : { username: changes.username }),
+    ...(passwordHash === undefined ? {} : { passwordHash }),
+  });
   return updated ?? user;
 }
 
@@ -428,7 +424,7 @@ async function upsertAccount(
   existing: AccountRow | undefined,
   input: ResolvedRegistration,
 ): Promise<void> {
-  const sealed = {
+  const sealed: AccountTokens = {
     type: input.type,
     refreshTokenSealed: deps.secrets.sealOptional(input.refresh_token),
     accessTokenSealed: deps.secrets.sealOptional(input.access_token),
@@ -439,7 +435,7 @@ async function upsertAccount(
     tokenType: input.token_type ?? null,
   };
   if (existing === undefined) {
-    await tx.insert(accounts).values({
+    await insertAccount(tx, {
       userId,
       provider: input.provider,
       providerAccountId: input.provider_account_id,
@@ -448,11 +444,12 @@ async function upsertAccount(
     return;
   }
   // A sign-in that omits a token (providers send the refresh token only once) keeps the old one.
-  const kept = Object.fromEntries(Object.entries(sealed).filter(([, value]) => value !== null));
-  await tx
-    .update(accounts)
-    .set({ ...kept, updatedAt: sql`now()` })
-    .where(eq(accounts.id, existing.id));
+  await updateAccountTokens(tx, existing.id, withoutNulls(sealed));
+}
+
+/** The fields of `value` that are not null (dropping fields leaves a partial of the same type). */
+function withoutNulls<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null)) as Partial<T>;
 }
 
 function failMissingTeam(userId: number): never {

@@ -1,10 +1,6 @@
+import { deleteUserAccessTokens } from '../db/repositories/access-tokens.js';
 import { consumeEmailCode, deleteEmailCodes, findEmailCodeUser } from '../db/repositories/email-codes.js';
-import {
-  claimUnverifiedUser,
-  deleteUserAccessTokens,
-  findUserById,
-  updatePasswordHash,
-} from '../db/repositories/users.js';
+import { claimUnverifiedUser, findUserById, updatePasswordHash } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import { hashAccessToken } from '../security/access-tokens.js';
 import type { ServiceDependencies } from './dependencies.js';

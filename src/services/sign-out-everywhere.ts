@@ -1,5 +1,5 @@
 import type { Caller } from '../caller.js';
-import { deleteUserAccessTokens } from '../db/repositories/users.js';
+import { deleteUserAccessTokens } from '../db/repositories/access-tokens.js';
 import type { ServiceDependencies } from './dependencies.js';
 
 /** Revokes every bearer token of the caller's user, this one included ("sign out everywhere"). */

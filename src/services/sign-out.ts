@@ -1,5 +1,5 @@
 import type { Caller } from '../caller.js';
-import { deleteAccessToken } from '../db/repositories/users.js';
+import { deleteAccessToken } from '../db/repositories/access-tokens.js';
 import type { ServiceDependencies } from './dependencies.js';
 
 /** Revokes the bearer token the caller signed in with. */

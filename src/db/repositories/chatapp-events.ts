@@ -25,7 +25,13 @@ export async function findChatappInstallations(
   db: SqlExecutor,
   workspaceIds: readonly string[],
 ): Promise<Map<string, ChatappInstallation>> {
-  const { rows } = await db.executeSql(
+  const { rows } = await db.executeSql<{
+    external_id: string;
+    id: number;
+    team_id: number;
+    bot_user_id: string | null;
+    secrets_sealed: string | null;
+  }>(
     `SELECT external_id, id, team_id, config->>'bot_user_id' AS bot_user_id, secrets_sealed
        FROM connectors WHERE slug = 'chatapp' AND external_id = ANY($1::text[])`,
     [[...new Set(workspaceIds)]],
@@ -71,7 +77,7 @@ export async function recordChatappEvents(
     return { workspace_id: event.workspaceId, event_id: event.eventId, team_id: event.teamId };
   });
   // Rows are matched to inputs by position inside SQL, not by comparing returned text in JS.
-  const { rows } = await db.executeSql(
+  const { rows } = await db.executeSql<{ position: string | number }>(
     `WITH input AS (
        SELECT * FROM ROWS FROM (
          jsonb_to_recordset($1::jsonb) AS (workspace_id text, event_id text, team_id integer)
@@ -94,7 +100,7 @@ export async function chatappEventStatus(
   workspaceId: string,
   eventId: string,
 ): Promise<{ status: ChatappEventStatus; replyTs: string | null } | undefined> {
-  const { rows } = await db.executeSql(
+  const { rows } = await db.executeSql<{ status: ChatappEventStatus; reply_ts: string | null }>(
     'SELECT status, reply_ts FROM chatapp_events WHERE workspace_id = $1 AND event_id = $2',
     [workspaceId, eventId],
   );
@@ -126,7 +132,7 @@ export async function deleteSettledChatappEvents(
   cutoff: Date,
   limit: number,
 ): Promise<number> {
-  const { rows } = await db.executeSql(
+  const { rows } = await db.executeSql<{ '?column?': number }>(
     `WITH old AS (
        SELECT workspace_id, event_id FROM chatapp_events
         WHERE received_at < $1 AND status <> 'queued' ORDER BY received_at LIMIT $2

@@ -32,13 +32,22 @@ export async function consumeEmailCode(
   return row?.fresh === true ? row.user_id : undefined;
 }
 
-/** Drops a user's codes of one purpose (a newer one replaces them; a used reset ends the others). */
+/**
+ * Drops a user's codes of one purpose (a newer one replaces them; a used reset ends the others), or
+ * all of them without a purpose (an account handed over).
+ */
 export async function deleteEmailCodes(
   db: Database,
   userId: number,
-  purpose: EmailCodePurpose,
+  purpose?: EmailCodePurpose,
 ): Promise<void> {
-  await db.delete(emailCodes).where(and(eq(emailCodes.userId, userId), eq(emailCodes.purpose, purpose)));
+  await db
+    .delete(emailCodes)
+    .where(
+      purpose === undefined
+        ? eq(emailCodes.userId, userId)
+        : and(eq(emailCodes.userId, userId), eq(emailCodes.purpose, purpose)),
+    );
 }
 
 /** Drops codes that expired before `before` (the worker's hourly clean-up). */

@@ -11,9 +11,12 @@ export async function insertUploadBlobPart(
 
 /** A stored upload's bytes, its parts in order; undefined when none are stored. */
 export async function readUploadBlob(db: SqlExecutor, key: string): Promise<Uint8Array | undefined> {
-  const { rows } = await db.executeSql('SELECT bytes FROM upload_blobs WHERE key = $1 ORDER BY part', [key]);
+  const { rows } = await db.executeSql<{ bytes: Uint8Array }>(
+    'SELECT bytes FROM upload_blobs WHERE key = $1 ORDER BY part',
+    [key],
+  );
   if (rows.length === 0) return undefined;
-  return Buffer.concat(rows.map((row) => Buffer.from(row.bytes as Uint8Array)));
+  return Buffer.concat(rows.map((row) => Buffer.from(row.bytes)));
 }
 
 export async function deleteUploadBlobs(db: SqlExecutor, keys: readonly string[]): Promise<void> {
@@ -26,7 +29,7 @@ export async function sweepUploadBlobs(
   storedBefore: Date,
   keep: readonly string[],
 ): Promise<number> {
-  const { rows } = await db.executeSql(
+  const { rows } = await db.executeSql<{ removed: string | number }>(
     `WITH gone AS (
        DELETE FROM upload_blobs WHERE key IN (
          SELECT key FROM upload_blobs GROUP BY key HAVING max(created_at) < $1

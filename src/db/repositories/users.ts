@@ -1,11 +1,12 @@
-import { and, eq, gt, inArray, isNull, ne, sql } from 'drizzle-orm';
-import type { Caller } from '../../caller.js';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
-import { accessTokens, accounts, connectors, emailCodes, teams, users, vectorStores } from '../schema.js';
+import { connectors, teams, users, vectorStores } from '../schema.js';
+import { deleteUserAccessTokens } from './access-tokens.js';
+import { deleteUserAccounts } from './accounts.js';
+import { deleteEmailCodes } from './email-codes.js';
 
 export type UserRow = typeof users.$inferSelect;
 export type TeamRow = typeof teams.$inferSelect;
-export type AccountRow = typeof accounts.$inferSelect;
 export type VectorStoreRow = typeof vectorStores.$inferSelect;
 
 export async function findUserByEmail(db: Database, email: string): Promise<UserRow | undefined> {
@@ -23,19 +24,6 @@ export async function findUserById(db: Database, id: number): Promise<UserRow | 
   return row;
 }
 
-export async function findAccount(
-  db: Database,
-  provider: string,
-  providerAccountId: string,
-): Promise<AccountRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(accounts)
-    .where(and(eq(accounts.provider, provider), eq(accounts.providerAccountId, providerAccountId)))
-    .limit(1);
-  return row;
-}
-
 export async function findTeam(db: Database, id: number): Promise<TeamRow | undefined> {
   const [row] = await db.select().from(teams).where(eq(teams.id, id)).limit(1);
   return row;
@@ -46,57 +34,70 @@ export async function findVectorStore(db: Database, teamId: number): Promise<Vec
   return row;
 }
 
-/** The callers behind bearer-token hashes that are known, unexpired and of active users. */
-export async function findCallersByTokenHashes(
+/** A new user, without a team yet; `emailVerified` records the proof as made now. */
+export async function insertUser(
   db: Database,
-  tokenHashes: readonly string[],
-): Promise<(Caller & { expiresAt: Date })[]> {
-  const rows = await db
-    .select({
-      userId: users.id,
-      teamId: users.teamId,
-      email: users.email,
-      tokenHash: accessTokens.tokenHash,
-      expiresAt: accessTokens.expiresAt,
+  user: {
+    email: string;
+    name: string;
+    username: string | null;
+    passwordHash: string | null;
+    emailVerified: boolean;
+  },
+): Promise<UserRow | undefined> {
+  const [row] = await db
+    .insert(users)
+    .values({
+      email: user.email,
+      name: user.name,
+      username: user.username,
+      passwordHash: user.passwordHash,
+      emailVerifiedAt: user.emailVerified ? sql`now()` : null,
     })
-    .from(accessTokens)
-    .innerJoin(users, eq(users.id, accessTokens.userId))
-    .where(
-      and(
-        inArray(accessTokens.tokenHash, [...tokenHashes]),
-        gt(accessTokens.expiresAt, sql`now()`),
-        eq(users.isActive, true),
-      ),
-    );
-  return rows.flatMap((row) => (row.teamId === null ? [] : [{ ...row, teamId: row.teamId }]));
+    .returning();
+  return row;
 }
 
-export async function insertAccessToken(
+export async function insertTeam(
+  db: Database,
+  team: { name: string; ownerUserId: number },
+): Promise<TeamRow | undefined> {
+  const [row] = await db.insert(teams).values(team).returning();
+  return row;
+}
+
+export async function insertVectorStore(
+  db: Database,
+  store: Pick<
+    typeof vectorStores.$inferInsert,
+    'teamId' | 'provider' | 'indexName' | 'environment' | 'namespaces'
+  >,
+): Promise<void> {
+  await db.insert(vectorStores).values(store);
+}
+
+/** Puts a user in a team; answers the updated user. */
+export async function setUserTeam(
   db: Database,
   userId: number,
-  tokenHash: string,
-  expiresAt: Date,
-): Promise<void> {
-  await db.insert(accessTokens).values({ userId, tokenHash, expiresAt });
+  teamId: number,
+): Promise<UserRow | undefined> {
+  const [row] = await db.update(users).set({ teamId }).where(eq(users.id, userId)).returning();
+  return row;
 }
 
-export async function deleteAccessToken(db: Database, tokenHash: string): Promise<void> {
-  await db.delete(accessTokens).where(eq(accessTokens.tokenHash, tokenHash));
-}
-
-/** Revokes every bearer token of a user, or every one but `keepTokenHash` (the session that asked). */
-export async function deleteUserAccessTokens(
+/** Changes the fields given (absent ones keep their values); answers the updated user. */
+export async function updateUserProfile(
   db: Database,
   userId: number,
-  keepTokenHash?: string,
-): Promise<void> {
-  await db
-    .delete(accessTokens)
-    .where(
-      keepTokenHash === undefined
-        ? eq(accessTokens.userId, userId)
-        : and(eq(accessTokens.userId, userId), ne(accessTokens.tokenHash, keepTokenHash)),
-    );
+  changes: { name?: string; username?: string; passwordHash?: string },
+): Promise<UserRow | undefined> {
+  const [row] = await db
+    .update(users)
+    .set({ ...changes, updatedAt: sql`now()` })
+    .where(eq(users.id, userId))
+    .returning();
+  return row;
 }
 
 /** Sets (or clears, with null) a user's password hash. */
@@ -137,8 +138,8 @@ export async function claimUnverifiedUser(
     .returning();
   if (claimed === undefined) return undefined;
   await deleteUserAccessTokens(db, userId);
-  await db.delete(accounts).where(eq(accounts.userId, userId));
-  await db.delete(emailCodes).where(eq(emailCodes.userId, userId));
+  await deleteUserAccounts(db, userId);
+  await deleteEmailCodes(db, userId);
   const ownedTeams = db.select({ id: teams.id }).from(teams).where(eq(teams.ownerUserId, userId));
   await db
     .delete(connectors)
