@@ -5,6 +5,7 @@
 // them), straight into the database the service then opens. Far faster than the upload API for
 // hundreds of thousands of chunks, and the rows are the same.
 import { HashingEmbeddingModel } from '../../src/adapters/embeddings/hashing-embedding-model.js';
+import { ensureVectorIndex } from '../../src/db/repositories/chunk-embeddings.js';
 import {
   type ChunkToStore,
   type DocumentFields,
@@ -14,7 +15,6 @@ import type { SqlConnection, SqlExecutor } from '../../src/db/sql-connection.js'
 import { chunkDocument } from '../../src/indexing/chunk.js';
 import { contentHash } from '../../src/indexing/content-hash.js';
 import { contextualText } from '../../src/indexing/document.js';
-import { ensureVectorIndex } from '../../src/indexing/embed-stale-chunks.js';
 import { parseDocument } from '../../src/indexing/parse/parse-document.js';
 import type { ScifactDocument } from './scifact.js';
 
