@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { ConversationTurn } from '../answering/answerer.js';
 import type { CitedSource } from '../answering/citations.js';
 import type { Caller } from '../caller.js';
-import { appendChatMessages, recentChatMessages } from '../db/repositories/chats.js';
-import type { StoredChatMessage } from '../db/schema.js';
+import { appendChatMessages, recentChatMessages, type StoredChatMessage } from '../db/repositories/chats.js';
 import { type AnswerEvent, answerQuestion } from './answer-question.js';
+import { titleFrom } from './chat-titles.js';
 import type { ServiceDependencies } from './dependencies.js';
-import { assertOwnUserContext, type UserContextClaim } from './index-drive-files.js';
-import { titleFrom } from './save-chat.js';
+import { assertOwnUserContext, type UserContextClaim } from './user-context.js';
 
 /** A question from the web chat (spec 4.5). */
 export interface WebChatInput {

@@ -1,6 +1,4 @@
-import type { chats } from '../db/schema.js';
-
-export type ChatRow = typeof chats.$inferSelect;
+import type { ChatRow } from '../db/repositories/chats.js';
 
 /** The stored chat as the original service answered it. */
 export function chatView(row: ChatRow) {

@@ -1,4 +1,6 @@
 import type { Caller } from '../caller.js';
+import { deleteTeamConnector } from '../db/repositories/connectors.js';
+import { cancelConnectorJobs } from '../db/repositories/index-jobs.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { canonicalSlug } from './get-connector.js';
@@ -20,17 +22,8 @@ export async function deleteConnector(
     throw new ServiceError('not_found', 'Connector not found');
   }
   const deleted = await deps.sql.transaction(async (transaction) => {
-    await transaction.executeSql(
-      `UPDATE index_jobs SET status = 'failed', error = 'The connector was deleted', secrets_sealed = NULL,
-         finished_at = now(), updated_at = now()
-       WHERE connector_id = $1 AND team_id = $2 AND status IN ('queued', 'running')`,
-      [connectorId, caller.teamId],
-    );
-    const { rows } = await transaction.executeSql(
-      'DELETE FROM connectors WHERE id = $1 AND team_id = $2 AND slug = $3 RETURNING id',
-      [connectorId, caller.teamId, canonical],
-    );
-    return rows.length > 0;
+    await cancelConnectorJobs(transaction, caller.teamId, connectorId, 'The connector was deleted');
+    return deleteTeamConnector(transaction, caller.teamId, canonical, connectorId);
   });
   if (!deleted) throw new ServiceError('not_found', 'Connector not found');
 }

@@ -1,6 +1,11 @@
-import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Caller } from '../caller.js';
-import { connectors, documents, indexJobItems, indexJobs } from '../db/schema.js';
+import { type ConnectorRow, findTeamConnector } from '../db/repositories/connectors.js';
+import {
+  type ConnectorFile,
+  countConnectorDocuments,
+  listConnectorFiles,
+} from '../db/repositories/documents.js';
+import { listPendingConnectorFiles } from '../db/repositories/index-jobs.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { parseSerialId } from './serial-id.js';
@@ -22,17 +27,8 @@ export function canonicalSlug(slug: string): ConnectorSlug | undefined {
   return Object.hasOwn(SLUG_ALIASES, key) ? SLUG_ALIASES[key] : undefined;
 }
 
-export type ConnectorRow = typeof connectors.$inferSelect;
-
 /** One file of a Drive or wiki connector, with the outcome of its latest indexing. */
-export interface ConnectorFileView {
-  readonly id: string;
-  readonly name: string;
-  readonly status: string;
-  readonly reason: string | null;
-  readonly chunks: number;
-  readonly url: string | null;
-}
+export type ConnectorFileView = ConnectorFile;
 
 /** Most files a connector view lists; `document_count` has the whole number. */
 export const CONNECTOR_FILES_LISTED = 1000;
@@ -80,64 +76,13 @@ export async function findConnectorView(
   slug: ConnectorSlug,
   id: number,
 ): Promise<ReturnType<typeof connectorView> | undefined> {
-  const [row] = await deps.db
-    .select()
-    .from(connectors)
-    .where(and(eq(connectors.id, id), eq(connectors.slug, slug), eq(connectors.teamId, teamId)))
-    .limit(1);
+  const row = await findTeamConnector(deps.db, teamId, slug, id);
   if (row === undefined) return undefined;
-  const [counted] = await deps.db
-    .select({ value: count() })
-    .from(documents)
-    .where(and(eq(documents.connectorId, row.id), eq(documents.teamId, teamId)));
-  const stored =
-    row.slug === 'chatapp'
-      ? []
-      : await deps.db
-          .select({
-            id: documents.externalId,
-            name: documents.title,
-            status: documents.status,
-            reason: documents.reason,
-            chunks: documents.chunkCount,
-            url: documents.url,
-          })
-          .from(documents)
-          .where(and(eq(documents.connectorId, row.id), eq(documents.teamId, teamId)))
-          .orderBy(asc(documents.id))
-          .limit(CONNECTOR_FILES_LISTED);
-  const files =
-    row.slug === 'chatapp' ? [] : withPendingFiles(stored, await pendingFiles(deps, teamId, row.id));
-  return connectorView(row, counted?.value ?? 0, files);
-}
-
-/** The files a running (or queued) job of the connector has not settled yet, in the job's order. */
-async function pendingFiles(
-  deps: ServiceDependencies,
-  teamId: number,
-  connectorId: number,
-): Promise<ConnectorFileView[]> {
-  return deps.db
-    .select({
-      id: indexJobItems.externalId,
-      name: indexJobItems.name,
-      status: indexJobItems.status,
-      reason: indexJobItems.reason,
-      chunks: indexJobItems.chunks,
-      url: sql<string | null>`NULL`,
-    })
-    .from(indexJobItems)
-    .innerJoin(indexJobs, eq(indexJobs.id, indexJobItems.jobId))
-    .where(
-      and(
-        eq(indexJobs.connectorId, connectorId),
-        eq(indexJobs.teamId, teamId),
-        inArray(indexJobs.status, ['queued', 'running']),
-        inArray(indexJobItems.status, ['queued', 'indexing']),
-      ),
-    )
-    .orderBy(asc(indexJobs.createdAt), asc(indexJobItems.position))
-    .limit(CONNECTOR_FILES_LISTED);
+  const documentCount = await countConnectorDocuments(deps.db, teamId, row.id);
+  if (row.slug === 'chatapp') return connectorView(row, documentCount);
+  const stored = await listConnectorFiles(deps.db, teamId, row.id, CONNECTOR_FILES_LISTED);
+  const pending = await listPendingConnectorFiles(deps.db, teamId, row.id, CONNECTOR_FILES_LISTED);
+  return connectorView(row, documentCount, withPendingFiles(stored, pending));
 }
 
 /**

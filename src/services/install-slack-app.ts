@@ -1,9 +1,12 @@
-import { and, eq, sql } from 'drizzle-orm';
 import type { SlackInstallation } from '../adapters/slack/slack-oauth.js';
 import type { Caller } from '../caller.js';
 import type { Database } from '../db/client.js';
 import { violatedUniqueIndex } from '../db/errors.js';
-import { connectors } from '../db/schema.js';
+import {
+  findSlackConnector,
+  insertSlackConnector,
+  refreshSlackConnector,
+} from '../db/repositories/connectors.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 
@@ -73,33 +76,21 @@ export async function saveSlackInstallation(
     scope: installation.scope,
   };
   const secretsSealed = deps.secrets.sealJson({ bot_token: installation.botToken });
-  const [current] = await tx
-    .select({ id: connectors.id, teamId: connectors.teamId })
-    .from(connectors)
-    .where(and(eq(connectors.slug, 'chatapp'), eq(connectors.externalId, installation.slackTeamId)))
-    .limit(1);
+  const current = await findSlackConnector(tx, installation.slackTeamId);
   if (current !== undefined && current.teamId !== teamId) {
     throw new ServiceError('conflict', SLACK_WORKSPACE_TAKEN);
   }
   let connectorId: number;
   if (current === undefined) {
-    const [created] = await tx
-      .insert(connectors)
-      .values({
-        teamId,
-        slug: 'chatapp',
-        name: `Slack: ${installation.slackTeamName ?? installation.slackTeamId}`,
-        externalId: installation.slackTeamId,
-        config,
-        secretsSealed,
-      })
-      .returning({ id: connectors.id });
-    connectorId = created?.id ?? 0;
+    connectorId = await insertSlackConnector(tx, {
+      teamId,
+      name: `Slack: ${installation.slackTeamName ?? installation.slackTeamId}`,
+      slackTeamId: installation.slackTeamId,
+      config,
+      secretsSealed,
+    });
   } else {
-    await tx
-      .update(connectors)
-      .set({ config, secretsSealed, status: 'active', updatedAt: sql`now()` })
-      .where(eq(connectors.id, current.id));
+    await refreshSlackConnector(tx, current.id, { config, secretsSealed });
     connectorId = current.id;
   }
   return {

@@ -1,6 +1,5 @@
-import { count, desc, eq } from 'drizzle-orm';
 import type { Caller } from '../caller.js';
-import { chats } from '../db/schema.js';
+import { countUserChats, listUserChats } from '../db/repositories/chats.js';
 import type { ServiceDependencies } from './dependencies.js';
 
 /** The caller's chats, most recently updated first, one page at a time. */
@@ -9,16 +8,10 @@ export async function listChats(
   caller: Caller,
   page: { limit: number; offset: number },
 ) {
-  const rows = await deps.db
-    .select({ id: chats.id, chatId: chats.chatId, title: chats.title, updatedAt: chats.updatedAt })
-    .from(chats)
-    .where(eq(chats.userId, caller.userId))
-    .orderBy(desc(chats.updatedAt), desc(chats.id))
-    .limit(page.limit)
-    .offset(page.offset);
-  const [total] = await deps.db.select({ value: count() }).from(chats).where(eq(chats.userId, caller.userId));
+  const rows = await listUserChats(deps.db, caller.userId, page);
+  const total = await countUserChats(deps.db, caller.userId);
   return {
-    total: total?.value ?? 0,
+    total,
     chats: rows.map((row) => ({
       id: row.id,
       chat_id: row.chatId,

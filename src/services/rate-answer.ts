@@ -1,6 +1,5 @@
 import type { Caller } from '../caller.js';
-import { rateChatMessage } from '../db/repositories/chats.js';
-import type { AnswerRating } from '../db/schema.js';
+import { type AnswerRating, rateChatMessage } from '../db/repositories/chats.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 

@@ -1,6 +1,7 @@
 import type { Caller } from '../caller.js';
-import type { StoredChatMessage } from '../db/schema.js';
+import type { StoredChatMessage } from '../db/repositories/chats.js';
 import { ServiceError } from '../errors.js';
+import { titleFrom } from './chat-titles.js';
 import { chatView } from './chat-views.js';
 import type { ServiceDependencies } from './dependencies.js';
 
@@ -14,17 +15,6 @@ export interface ChatMessageInput {
 export interface SaveChatInput {
   chat_id: string;
   messages: ChatMessageInput[];
-}
-
-const TITLE_LENGTH = 80;
-
-/** A chat's title: its first message, on one line, cut at a word near 80 characters. */
-export function titleFrom(messages: readonly ChatMessageInput[]): string {
-  const text = (messages[0]?.content ?? '').replace(/\s+/g, ' ').trim();
-  if (text.length <= TITLE_LENGTH) return text;
-  const cut = text.slice(0, TITLE_LENGTH);
-  const lastSpace = cut.lastIndexOf(' ');
-  return `${(lastSpace > TITLE_LENGTH / 2 ? cut.slice(0, lastSpace) : cut).trimEnd()}…`;
 }
 
 /** Creates the caller's chat or replaces its messages. */

@@ -1,6 +1,7 @@
 import { SourceError } from '../adapters/source-error.js';
 import type { WikiSite } from '../adapters/wiki/wiki-client.js';
 import type { Caller } from '../caller.js';
+import { upsertWikiConnector } from '../db/repositories/connectors.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { type connectorView, findConnectorView } from './get-connector.js';
@@ -75,21 +76,16 @@ export async function saveWikiConfig(
     auth_scheme: site.authScheme,
   };
   const secretsSealed = deps.secrets.sealJson({ api_token: input.wikiApiToken });
-  const { rows } = await deps.sql.executeSql(
-    `INSERT INTO connectors (team_id, slug, name, status, config, secrets_sealed)
-     VALUES ($1, 'wiki', $2, 'configured', $3::jsonb, $4)
-     ON CONFLICT (team_id, slug) WHERE slug in ('wiki', 'googledrive') DO UPDATE SET
-       name = excluded.name, status = excluded.status, config = excluded.config,
-       secrets_sealed = excluded.secrets_sealed, updated_at = now()
-     RETURNING id, (xmax = 0) AS inserted`,
-    [caller.teamId, `Confluence space ${input.wikiSpaceKey}`, JSON.stringify(config), secretsSealed],
-  );
-  const row = rows[0];
-  if (row === undefined) throw new Error('Wiki connector upsert returned nothing');
-  const sync = await queueWikiSync(deps, caller, Number(row.id));
-  const connector = await findConnectorView(deps, caller.teamId, 'wiki', Number(row.id));
+  const saved = await upsertWikiConnector(deps.sql, {
+    teamId: caller.teamId,
+    name: `Confluence space ${input.wikiSpaceKey}`,
+    config,
+    secretsSealed,
+  });
+  const sync = await queueWikiSync(deps, caller, saved.id);
+  const connector = await findConnectorView(deps, caller.teamId, 'wiki', saved.id);
   if (connector === undefined) throw new Error('Wiki connector vanished after saving');
-  return { created: row.inserted === true, connector, sync };
+  return { created: saved.created, connector, sync };
 }
 
 /** Asks the wiki for the space with these credentials; every refusal becomes a clear 4xx. */

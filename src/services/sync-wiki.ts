@@ -1,4 +1,5 @@
 import type { Caller } from '../caller.js';
+import { listWikiConnectorsDueSync, teamWikiConnectorExists } from '../db/repositories/connectors.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { canonicalSlug } from './get-connector.js';
@@ -39,11 +40,8 @@ export async function syncWikiConnector(
   if (canonicalSlug(slug) !== 'wiki' || connectorId === undefined) {
     throw new ServiceError('not_found', 'Connector not found');
   }
-  const { rows } = await deps.sql.executeSql(
-    `SELECT id FROM connectors WHERE id = $1 AND team_id = $2 AND slug = 'wiki'`,
-    [connectorId, caller.teamId],
-  );
-  if (rows.length === 0) throw new ServiceError('not_found', 'Connector not found');
+  if (!(await teamWikiConnectorExists(deps.sql, caller.teamId, connectorId)))
+    throw new ServiceError('not_found', 'Connector not found');
   return queueWikiSync(deps, caller, connectorId);
 }
 
@@ -52,17 +50,9 @@ export async function syncWikiConnector(
  * worker role calls it every minute); answers how many were queued.
  */
 export async function queueDueWikiSyncs(deps: ServiceDependencies, intervalMinutes: number): Promise<number> {
-  const { rows } = await deps.sql.executeSql(
-    `SELECT c.id, c.team_id FROM connectors c
-     WHERE c.slug = 'wiki' AND c.secrets_sealed IS NOT NULL
-       AND COALESCE(c.last_synced_at, c.updated_at) < now() - $1::int * interval '1 minute'
-       AND NOT EXISTS (SELECT 1 FROM index_jobs j WHERE j.connector_id = c.id
-         AND (j.status IN ('queued', 'running') OR j.created_at > now() - $1::int * interval '1 minute'))
-     ORDER BY c.id LIMIT 100`,
-    [intervalMinutes],
-  );
-  for (const row of rows) {
-    await queueWikiSync(deps, { teamId: Number(row.team_id), userId: null }, Number(row.id));
+  const due = await listWikiConnectorsDueSync(deps.sql, intervalMinutes);
+  for (const connector of due) {
+    await queueWikiSync(deps, { teamId: connector.teamId, userId: null }, connector.id);
   }
-  return rows.length;
+  return due.length;
 }

@@ -1,6 +1,63 @@
-import { sql } from 'drizzle-orm';
+import { and, count, desc, eq, sql } from 'drizzle-orm';
 import { type Database, queryRows } from '../client.js';
 import { type AnswerRating, chats, type StoredChatMessage } from '../schema.js';
+
+export type { AnswerRating, StoredChatMessage };
+
+/** A stored chat, as drizzle reads it. */
+export type ChatRow = typeof chats.$inferSelect;
+
+/** A chat as the list of a user's chats shows it: no messages. */
+export interface ChatSummaryRow {
+  readonly id: number;
+  readonly chatId: string;
+  readonly title: string;
+  readonly updatedAt: Date;
+}
+
+/** One user's chat, or undefined when that user has no chat of this id. */
+export async function findUserChat(
+  db: Database,
+  userId: number,
+  chatId: string,
+): Promise<ChatRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(chats)
+    .where(and(eq(chats.userId, userId), eq(chats.chatId, chatId)))
+    .limit(1);
+  return row;
+}
+
+/** A page of one user's chats, most recently updated first. */
+export async function listUserChats(
+  db: Database,
+  userId: number,
+  page: { readonly limit: number; readonly offset: number },
+): Promise<ChatSummaryRow[]> {
+  return db
+    .select({ id: chats.id, chatId: chats.chatId, title: chats.title, updatedAt: chats.updatedAt })
+    .from(chats)
+    .where(eq(chats.userId, userId))
+    .orderBy(desc(chats.updatedAt), desc(chats.id))
+    .limit(page.limit)
+    .offset(page.offset);
+}
+
+/** How many chats one user has. */
+export async function countUserChats(db: Database, userId: number): Promise<number> {
+  const [total] = await db.select({ value: count() }).from(chats).where(eq(chats.userId, userId));
+  return total?.value ?? 0;
+}
+
+/** Deletes one user's chat; false when that user had no chat of this id. */
+export async function deleteUserChat(db: Database, userId: number, chatId: string): Promise<boolean> {
+  const deleted = await db
+    .delete(chats)
+    .where(and(eq(chats.userId, userId), eq(chats.chatId, chatId)))
+    .returning({ id: chats.id });
+  return deleted.length > 0;
+}
 
 export interface ChatWrite {
   readonly userId: number;

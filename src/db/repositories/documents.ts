@@ -1,5 +1,14 @@
+import { and, asc, count, eq } from 'drizzle-orm';
+import type { Database } from '../client.js';
+import { documents } from '../schema.js';
 import type { SqlConnection, SqlExecutor } from '../sql-connection.js';
 import { StatementSizer } from '../statement-sizer.js';
+
+/** A timestamp as either driver answers it. */
+type Timestamp = Date | string;
+
+/** An integer column that drivers may answer as text (bigint, count). */
+type Integer = number | string;
 
 /** What identifies a document: one per (team, source, external id). */
 export interface DocumentKey {
@@ -23,7 +32,15 @@ export async function findDocumentState(
   db: SqlExecutor,
   key: DocumentKey,
 ): Promise<StoredDocumentState | undefined> {
-  const { rows } = await db.executeSql(
+  const { rows } = await db.executeSql<{
+    id: Integer;
+    status: string;
+    reason: string | null;
+    message: string | null;
+    content_hash: string | null;
+    source_version: string | null;
+    chunk_count: Integer;
+  }>(
     `SELECT id, status, reason, message, content_hash, source_version, chunk_count FROM documents
      WHERE team_id = $1 AND source = $2 AND external_id = $3`,
     [key.teamId, key.source, key.externalId],
@@ -198,7 +215,7 @@ export async function replaceDocument(
       return documentId;
     });
   }
-  const { rows } = await connection.executeSql(
+  const { rows } = await connection.executeSql<{ id: Integer }>(
     UPSERT_DOCUMENT,
     documentParameters(
       fields,
@@ -226,7 +243,7 @@ async function upsertIndexed(
   chunkCount: number,
   jobId: string | null | undefined,
 ): Promise<number> {
-  const { rows } = await db.executeSql(
+  const { rows } = await db.executeSql<{ id: Integer }>(
     UPSERT_DOCUMENT,
     documentParameters(
       fields,
@@ -250,7 +267,7 @@ async function insertChunks(
     const to = Math.min(chunks.length, from + sizer.next);
     const slice = chunks.slice(from, to);
     const began = performance.now();
-    const inserted = await db.executeSql(
+    const inserted = await db.executeSql<{ id: Integer; position: number }>(
       `WITH inserted AS (
          INSERT INTO chunks (document_id, team_id, connector_id, source, position, text, heading_path,
            page_labels, token_count, search, lexical_length)
@@ -316,7 +333,7 @@ export async function deleteChunksInBatches(connection: SqlConnection, documentI
   const sizer = chunkStatementSizer(connection);
   for (;;) {
     const began = performance.now();
-    const { rows } = await connection.executeSql(
+    const { rows } = await connection.executeSql<unknown>(
       `DELETE FROM chunks WHERE id IN (SELECT id FROM chunks WHERE document_id = $1 LIMIT $2) RETURNING 1`,
       [documentId, sizer.next],
     );
@@ -335,13 +352,13 @@ export async function deleteTeamDocument(
   teamId: number,
   documentId: number,
 ): Promise<number | undefined> {
-  const { rows } = await connection.executeSql(
+  const { rows } = await connection.executeSql<{ chunk_count: Integer }>(
     'SELECT chunk_count FROM documents WHERE id = $1 AND team_id = $2',
     [documentId, teamId],
   );
   if (rows[0] === undefined) return undefined;
   await deleteChunksInBatches(connection, documentId);
-  const deleted = await connection.executeSql(
+  const deleted = await connection.executeSql<{ id: Integer }>(
     'DELETE FROM documents WHERE id = $1 AND team_id = $2 RETURNING id',
     [documentId, teamId],
   );
@@ -407,7 +424,7 @@ export async function recordDocumentOutcome(
       reason: outcome.reason,
       message: outcome.message,
     };
-    const { rows } = await transaction.executeSql(
+    const { rows } = await transaction.executeSql<{ id: Integer }>(
       UPSERT_DOCUMENT,
       documentParameters(
         fields,
@@ -484,7 +501,7 @@ export async function deleteDocumentsNotListed(
   listedExternalIds: readonly string[],
   originId?: string,
 ): Promise<number> {
-  const { rows } = await db.executeSql(
+  const { rows } = await db.executeSql<{ id: Integer }>(
     `DELETE FROM documents WHERE team_id = $1 AND source = $2 AND connector_id = $3
        AND ($5::text IS NULL OR origin_id = $5) AND NOT (external_id = ANY($4::text[]))
      RETURNING id`,
@@ -517,21 +534,34 @@ export interface ListedDocument {
   } | null;
 }
 
-/** One of a team's documents, or undefined when the team has no such document. */
-export async function findTeamDocument(
-  db: SqlExecutor,
-  teamId: number,
-  documentId: number,
-): Promise<ListedDocument | undefined> {
-  const { rows } = await db.executeSql(
-    `SELECT id, external_id, title, source, status, reason, chunk_count, url, connector_id, mime_type,
-       created_at, updated_at, indexed_at, last_job_id, last_job_status, last_job_reason, last_job_message,
-       last_job_at
-     FROM documents WHERE id = $1 AND team_id = $2`,
-    [documentId, teamId],
-  );
-  const row = rows[0];
-  if (row === undefined) return undefined;
+/** The columns of a listed document. */
+const LISTED_DOCUMENT_COLUMNS = `id, external_id, title, source, status, reason, chunk_count, url, connector_id, mime_type,
+  created_at, updated_at, indexed_at, last_job_id, last_job_status, last_job_reason, last_job_message,
+  last_job_at`;
+
+/** A `documents` row as selected with LISTED_DOCUMENT_COLUMNS. */
+interface ListedDocumentRow {
+  id: Integer;
+  external_id: string;
+  title: string;
+  source: string;
+  status: string;
+  reason: string | null;
+  chunk_count: Integer;
+  url: string | null;
+  connector_id: Integer | null;
+  mime_type: string | null;
+  created_at: Timestamp | null;
+  updated_at: Timestamp | null;
+  indexed_at: Timestamp | null;
+  last_job_id: string | null;
+  last_job_status: string | null;
+  last_job_reason: string | null;
+  last_job_message: string | null;
+  last_job_at: Timestamp | null;
+}
+
+function listedDocumentFromRow(row: ListedDocumentRow): ListedDocument {
   return {
     id: Number(row.id),
     externalId: String(row.external_id),
@@ -560,6 +590,94 @@ export async function findTeamDocument(
   };
 }
 
+/** One of a team's documents, or undefined when the team has no such document. */
+export async function findTeamDocument(
+  db: SqlExecutor,
+  teamId: number,
+  documentId: number,
+): Promise<ListedDocument | undefined> {
+  const { rows } = await db.executeSql<ListedDocumentRow>(
+    `SELECT ${LISTED_DOCUMENT_COLUMNS}
+     FROM documents WHERE id = $1 AND team_id = $2`,
+    [documentId, teamId],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : listedDocumentFromRow(row);
+}
+
+/** A page of a team's documents (of one source, or all when `source` is null), newest first. */
+export async function listTeamDocuments(
+  db: SqlExecutor,
+  teamId: number,
+  page: { readonly source: string | null; readonly limit: number; readonly offset: number },
+): Promise<ListedDocument[]> {
+  const { rows } = await db.executeSql<ListedDocumentRow>(
+    `SELECT ${LISTED_DOCUMENT_COLUMNS}
+     FROM documents WHERE team_id = $1 AND ($2::text IS NULL OR source = $2)
+     ORDER BY id DESC LIMIT $3 OFFSET $4`,
+    [teamId, page.source, page.limit, page.offset],
+  );
+  return rows.map(listedDocumentFromRow);
+}
+
+/** How many documents a team has (of one source, or all when `source` is null). */
+export async function countTeamDocuments(
+  db: SqlExecutor,
+  teamId: number,
+  source: string | null,
+): Promise<number> {
+  const { rows } = await db.executeSql<{ total: Integer }>(
+    'SELECT count(*) AS total FROM documents WHERE team_id = $1 AND ($2::text IS NULL OR source = $2)',
+    [teamId, source],
+  );
+  return Number(rows[0]?.total ?? 0);
+}
+
+/** How many documents of the team a connector has. */
+export async function countConnectorDocuments(
+  db: Database,
+  teamId: number,
+  connectorId: number,
+): Promise<number> {
+  const [counted] = await db
+    .select({ value: count() })
+    .from(documents)
+    .where(and(eq(documents.connectorId, connectorId), eq(documents.teamId, teamId)));
+  return counted?.value ?? 0;
+}
+
+/** A connector's stored file, with the outcome of its latest indexing. */
+export interface ConnectorFile {
+  readonly id: string;
+  readonly name: string;
+  readonly status: string;
+  readonly reason: string | null;
+  readonly chunks: number;
+  readonly url: string | null;
+}
+
+/** The first `limit` documents of the team's connector, oldest first, as its files. */
+export async function listConnectorFiles(
+  db: Database,
+  teamId: number,
+  connectorId: number,
+  limit: number,
+): Promise<ConnectorFile[]> {
+  return db
+    .select({
+      id: documents.externalId,
+      name: documents.title,
+      status: documents.status,
+      reason: documents.reason,
+      chunks: documents.chunkCount,
+      url: documents.url,
+    })
+    .from(documents)
+    .where(and(eq(documents.connectorId, connectorId), eq(documents.teamId, teamId)))
+    .orderBy(asc(documents.id))
+    .limit(limit);
+}
+
 /** A stored chunk as a document's page shows it. */
 export interface DocumentChunk {
   readonly id: number;
@@ -575,7 +693,12 @@ export async function listDocumentChunks(
   documentId: number,
   limit: number,
 ): Promise<DocumentChunk[]> {
-  const { rows } = await db.executeSql(
+  const { rows } = await db.executeSql<{
+    id: Integer;
+    position: number;
+    text: string;
+    heading_path: string[] | null;
+  }>(
     `SELECT id, position, text, heading_path FROM chunks
      WHERE document_id = $1 AND team_id = $2 ORDER BY position LIMIT $3`,
     [documentId, teamId, limit],

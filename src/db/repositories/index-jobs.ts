@@ -1,4 +1,8 @@
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import type { Database } from '../client.js';
+import { indexJobItems, indexJobs } from '../schema.js';
 import type { SqlExecutor } from '../sql-connection.js';
+import type { ConnectorFile } from './documents.js';
 
 export type IndexJobKind = 'googledrive' | 'wiki' | 'upload';
 export type IndexJobStatus = 'queued' | 'running' | 'completed' | 'failed';
@@ -53,8 +57,43 @@ export interface NewIndexJob {
   readonly items: readonly NewIndexJobItem[];
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: raw rows from either driver
-type Row = Record<string, any>;
+/** A timestamp as either driver answers it. */
+type Timestamp = Date | string;
+
+/** An `index_jobs` row as selected with JOB_COLUMNS (bigint-like values may come back as text). */
+interface JobDbRow {
+  id: string;
+  team_id: number | string;
+  connector_id: number | string | null;
+  kind: IndexJobKind;
+  status: IndexJobStatus;
+  /** jsonb: parsed by the driver, or its text. */
+  request: Record<string, unknown> | string | null;
+  secrets_sealed: string | null;
+  attempts: number | string | null;
+  expanded_at: Timestamp | null;
+  error: string | null;
+  created_at: Timestamp | null;
+  updated_at: Timestamp | null;
+  finished_at: Timestamp | null;
+}
+
+/** An `index_job_items` row as status views select it. */
+interface ItemDbRow {
+  external_id: string;
+  position: number | string;
+  name: string;
+  status: ItemStatus;
+  reason: string | null;
+  message: string | null;
+  chunks: number | string;
+  document_id: number | string | null;
+  /** jsonb: parsed by the driver, or its text. */
+  payload: Record<string, unknown> | string | null;
+}
+
+/** Counts as `count(*)` answers them: bigint, which drivers may give as text. */
+type Count = number | string | null;
 
 const JOB_COLUMNS = `id, team_id, connector_id, kind, status, request, secrets_sealed, attempts, expanded_at, error,
   created_at, updated_at, finished_at`;
@@ -64,7 +103,7 @@ function toDate(value: unknown): Date | null {
   return value instanceof Date ? value : new Date(String(value));
 }
 
-function jobFromRow(row: Row): IndexJobRow {
+function jobFromRow(row: JobDbRow): IndexJobRow {
   return {
     id: String(row.id),
     teamId: Number(row.team_id),
@@ -82,7 +121,7 @@ function jobFromRow(row: Row): IndexJobRow {
   };
 }
 
-function itemFromRow(row: Row): IndexJobItemRow {
+function itemFromRow(row: ItemDbRow): IndexJobItemRow {
   return {
     externalId: String(row.external_id),
     position: Number(row.position),
@@ -102,7 +141,7 @@ export async function findActiveJobByHash(
   teamId: number,
   requestHash: string,
 ): Promise<string | undefined> {
-  const { rows } = await db.executeSql(
+  const { rows } = await db.executeSql<{ id: string }>(
     `SELECT id FROM index_jobs WHERE team_id = $1 AND request_hash = $2 AND status IN ('queued', 'running')
      ORDER BY created_at DESC LIMIT 1`,
     [teamId, requestHash],
@@ -174,11 +213,11 @@ export async function findIndexJob(
 ): Promise<IndexJobRow | undefined> {
   const { rows } =
     teamId === undefined
-      ? await db.executeSql(`SELECT ${JOB_COLUMNS} FROM index_jobs WHERE id = $1`, [jobId])
-      : await db.executeSql(`SELECT ${JOB_COLUMNS} FROM index_jobs WHERE id = $1 AND team_id = $2`, [
-          jobId,
-          teamId,
-        ]);
+      ? await db.executeSql<JobDbRow>(`SELECT ${JOB_COLUMNS} FROM index_jobs WHERE id = $1`, [jobId])
+      : await db.executeSql<JobDbRow>(
+          `SELECT ${JOB_COLUMNS} FROM index_jobs WHERE id = $1 AND team_id = $2`,
+          [jobId, teamId],
+        );
   return rows[0] === undefined ? undefined : jobFromRow(rows[0]);
 }
 
@@ -193,7 +232,7 @@ export async function listItems(
   options: { withPayload?: boolean } = {},
 ): Promise<IndexJobItemRow[]> {
   const payload = options.withPayload === false ? "'{}'::jsonb AS payload" : 'payload';
-  const { rows } = await db.executeSql(
+  const { rows } = await db.executeSql<ItemDbRow>(
     `SELECT external_id, position, name, status, reason, message, chunks, document_id, ${payload}
      FROM index_job_items WHERE job_id = $1 AND ($2::text[] IS NULL OR status = ANY($2::text[]))
      ORDER BY position`,
@@ -208,7 +247,7 @@ export async function readItemContent(
   jobId: string,
   externalId: string,
 ): Promise<Uint8Array | undefined> {
-  const { rows } = await db.executeSql(
+  const { rows } = await db.executeSql<{ content: Uint8Array | null }>(
     'SELECT content FROM index_job_items WHERE job_id = $1 AND external_id = $2',
     [jobId, externalId],
   );
@@ -217,7 +256,7 @@ export async function readItemContent(
 }
 
 export async function nextItemPosition(db: SqlExecutor, jobId: string): Promise<number> {
-  const { rows } = await db.executeSql(
+  const { rows } = await db.executeSql<{ next: number | string | null }>(
     'SELECT COALESCE(MAX(position) + 1, 0) AS next FROM index_job_items WHERE job_id = $1',
     [jobId],
   );
@@ -267,7 +306,7 @@ export async function setItemOutcome(
 
 /** Marks an item as being indexed; false when its job was cancelled meanwhile (connector deleted). */
 export async function claimItem(db: SqlExecutor, jobId: string, externalId: string): Promise<boolean> {
-  const { rows } = await db.executeSql(
+  const { rows } = await db.executeSql<unknown>(
     `UPDATE index_job_items SET status = 'indexing', updated_at = now()
      WHERE job_id = $1 AND external_id = $2
        AND EXISTS (SELECT 1 FROM index_jobs WHERE id = $1 AND status = 'running')
@@ -313,7 +352,7 @@ export interface JobProgress {
 }
 
 export async function jobProgress(db: SqlExecutor, jobId: string): Promise<JobProgress> {
-  const { rows } = await db.executeSql(
+  const { rows } = await db.executeSql<{ total: Count; indexed: Count; skipped: Count; failed: Count }>(
     `SELECT count(*) AS total,
        count(*) FILTER (WHERE status = 'indexed') AS indexed,
        count(*) FILTER (WHERE status = 'skipped') AS skipped,
@@ -321,16 +360,16 @@ export async function jobProgress(db: SqlExecutor, jobId: string): Promise<JobPr
      FROM index_job_items WHERE job_id = $1`,
     [jobId],
   );
-  const row = rows[0] ?? {};
-  const indexed = Number(row.indexed ?? 0);
-  const skipped = Number(row.skipped ?? 0);
-  const failed = Number(row.failed ?? 0);
-  return { total: Number(row.total ?? 0), done: indexed + skipped + failed, indexed, skipped, failed };
+  const row = rows[0];
+  const indexed = Number(row?.indexed ?? 0);
+  const skipped = Number(row?.skipped ?? 0);
+  const failed = Number(row?.failed ?? 0);
+  return { total: Number(row?.total ?? 0), done: indexed + skipped + failed, indexed, skipped, failed };
 }
 
 /** Upload keys that index jobs still need (items not done yet). */
 export async function uploadKeysInUse(db: SqlExecutor): Promise<Set<string>> {
-  const { rows } = await db.executeSql(
+  const { rows } = await db.executeSql<{ key: string }>(
     `SELECT payload->>'uploadKey' AS key FROM index_job_items
      WHERE status IN ('queued', 'indexing') AND payload ? 'uploadKey'`,
   );
@@ -359,7 +398,7 @@ export async function listTeamJobs(
   },
 ): Promise<IndexJobRow[]> {
   const statuses = page.status === undefined ? null : STATUSES_OF[page.status];
-  const { rows } = await db.executeSql(
+  const { rows } = await db.executeSql<JobDbRow>(
     `SELECT id, team_id, connector_id, kind, status, '{}'::jsonb AS request, NULL AS secrets_sealed, attempts,
        expanded_at, error, created_at, updated_at, finished_at
      FROM index_jobs WHERE team_id = $1 AND ($2::text[] IS NULL OR status = ANY($2::text[]))
@@ -389,7 +428,16 @@ export async function summarizeJobs(
 ): Promise<Map<string, JobSummary>> {
   const summaries = new Map<string, JobSummary>();
   if (jobIds.length === 0) return summaries;
-  const { rows } = await db.executeSql(
+  const { rows } = await db.executeSql<{
+    id: string;
+    total: Count;
+    indexed: Count;
+    skipped: Count;
+    failed: Count;
+    /** jsonb: the failed items without their payloads, parsed by the driver or as text. */
+    failures: Omit<ItemDbRow, 'payload'>[] | string | null;
+    first_item_name: string | null;
+  }>(
     `SELECT j.id, p.total, p.indexed, p.skipped, p.failed, f.failures,
        (SELECT name FROM index_job_items WHERE job_id = j.id ORDER BY position LIMIT 1) AS first_item_name
      FROM unnest($1::uuid[]) AS j(id)
@@ -418,10 +466,11 @@ export async function summarizeJobs(
     const failed = Number(row.failed ?? 0);
     const total = Number(row.total ?? 0);
     const done = indexed + skipped + failed;
-    const failures = (typeof row.failures === 'string' ? JSON.parse(row.failures) : row.failures) ?? [];
+    const failures: Omit<ItemDbRow, 'payload'>[] =
+      (typeof row.failures === 'string' ? JSON.parse(row.failures) : row.failures) ?? [];
     summaries.set(String(row.id), {
       progress: { total, done, indexed, skipped, failed, pending: total - done },
-      failures: (failures as Row[]).map((item) => itemFromRow({ ...item, payload: {} })),
+      failures: failures.map((item) => itemFromRow({ ...item, payload: {} })),
       firstItemName:
         row.first_item_name === null || row.first_item_name === undefined
           ? null
@@ -429,4 +478,55 @@ export async function summarizeJobs(
     });
   }
   return summaries;
+}
+
+/**
+ * Cancels the team's unfinished jobs of a connector (being deleted): failed with `error`, their
+ * stored secrets dropped.
+ */
+export async function cancelConnectorJobs(
+  db: SqlExecutor,
+  teamId: number,
+  connectorId: number,
+  error: string,
+): Promise<void> {
+  await db.executeSql(
+    `UPDATE index_jobs SET status = 'failed', error = $3, secrets_sealed = NULL,
+       finished_at = now(), updated_at = now()
+     WHERE connector_id = $1 AND team_id = $2 AND status IN ('queued', 'running')`,
+    [connectorId, teamId, error],
+  );
+}
+
+/**
+ * The first `limit` files that the team's queued or running jobs of a connector have not settled
+ * yet, oldest job first, each in its job's order (no URL: they are not stored yet).
+ */
+export async function listPendingConnectorFiles(
+  db: Database,
+  teamId: number,
+  connectorId: number,
+  limit: number,
+): Promise<ConnectorFile[]> {
+  return db
+    .select({
+      id: indexJobItems.externalId,
+      name: indexJobItems.name,
+      status: indexJobItems.status,
+      reason: indexJobItems.reason,
+      chunks: indexJobItems.chunks,
+      url: sql<string | null>`NULL`,
+    })
+    .from(indexJobItems)
+    .innerJoin(indexJobs, eq(indexJobs.id, indexJobItems.jobId))
+    .where(
+      and(
+        eq(indexJobs.connectorId, connectorId),
+        eq(indexJobs.teamId, teamId),
+        inArray(indexJobs.status, ['queued', 'running']),
+        inArray(indexJobItems.status, ['queued', 'indexing']),
+      ),
+    )
+    .orderBy(asc(indexJobs.createdAt), asc(indexJobItems.position))
+    .limit(limit);
 }
