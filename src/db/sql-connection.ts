@@ -6,13 +6,12 @@ import type pg from 'pg';
 export type RawDatabase = PGliteInterface | pg.Pool;
 
 /**
- * Runs one SQL statement with positional parameters; pg-boss's `Db` contract. Repositories name
- * the shape of their rows (`executeSql<JobRow>(…)`); the untyped default is pg-boss's, which reads
- * arbitrary columns.
+ * Runs one SQL statement with positional parameters; pg-boss's `Db` contract (which reads its own
+ * columns). Repositories name the shape of their rows (`executeSql<JobRow>(…)`); unnamed, a row is
+ * a record of unknown values, read only through checks.
  */
 export interface SqlExecutor {
-  // biome-ignore lint/suspicious/noExplicitAny: pg-boss's `Db` contract (types.d.ts) has untyped rows
-  executeSql<Row = any>(text: string, values?: unknown[]): Promise<{ rows: Row[] }>;
+  executeSql<Row = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: Row[] }>;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { SourceError } from '../adapters/source-error.js';
 import { isDatabaseUnavailable } from '../db/database-availability.js';
+import { markConnectorSynced } from '../db/repositories/connectors.js';
 import {
   type ChunkToStore,
   type DocumentFields,
@@ -167,10 +168,7 @@ async function runStartedJob(
   }
   await finishJob(sql, jobId, 'completed', null);
   if (job.connectorId !== null) {
-    await sql.executeSql(
-      `UPDATE connectors SET last_synced_at = now(), status = 'active', updated_at = now() WHERE id = $1`,
-      [job.connectorId],
-    );
+    await markConnectorSynced(sql, job.connectorId);
   }
   return { kind: 'finished', status: 'completed' };
 }

@@ -189,3 +189,32 @@ export async function refreshSlackConnector(
     })
     .where(eq(connectors.id, id));
 }
+
+/** A sync of the connector finished: it is active, synced now. */
+export async function markConnectorSynced(db: SqlExecutor, connectorId: number): Promise<void> {
+  await db.executeSql(
+    `UPDATE connectors SET last_synced_at = now(), status = 'active', updated_at = now() WHERE id = $1`,
+    [connectorId],
+  );
+}
+
+/** A team's wiki connector's settings and sealed credentials; undefined once it was deleted. */
+export async function findWikiConnectorSecrets(
+  db: SqlExecutor,
+  teamId: number,
+  connectorId: number,
+): Promise<{ config: Record<string, string>; secretsSealed: string } | undefined> {
+  const { rows } = await db.executeSql<{
+    config: Record<string, string> | string;
+    secrets_sealed: string | null;
+  }>(`SELECT config, secrets_sealed FROM connectors WHERE id = $1 AND team_id = $2 AND slug = 'wiki'`, [
+    connectorId,
+    teamId,
+  ]);
+  const row = rows[0];
+  if (row === undefined || row.secrets_sealed === null) return undefined;
+  // jsonb arrives parsed from PostgreSQL, as text from some drivers' paths.
+  const config =
+    typeof row.config === 'string' ? (JSON.parse(row.config) as Record<string, string>) : row.config;
+  return { config, secretsSealed: row.secrets_sealed };
+}

@@ -53,9 +53,9 @@ async function newJob(
 function counting(db: SqlExecutor): SqlExecutor & { statements: number } {
   const counter = {
     statements: 0,
-    executeSql(text: string, values?: unknown[]) {
+    executeSql<Row>(text: string, values?: unknown[]) {
       counter.statements += 1;
-      return db.executeSql(text, values);
+      return db.executeSql<Row>(text, values);
     },
   };
   return counter;

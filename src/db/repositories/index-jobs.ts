@@ -530,3 +530,17 @@ export async function listPendingConnectorFiles(
     .orderBy(asc(indexJobs.createdAt), asc(indexJobItems.position))
     .limit(limit);
 }
+
+/** Adds to a queued item's payload (e.g. the Drive file's metadata read while expanding) and renames it. */
+export async function extendItemPayload(
+  db: SqlExecutor,
+  jobId: string,
+  externalId: string,
+  payload: Record<string, unknown>,
+  name: string,
+): Promise<void> {
+  await db.executeSql(
+    `UPDATE index_job_items SET payload = payload || $3::jsonb, name = $4 WHERE job_id = $1 AND external_id = $2`,
+    [jobId, externalId, JSON.stringify(payload), name],
+  );
+}

@@ -3,6 +3,7 @@ import { SourceError } from '../../adapters/source-error.js';
 import type { DocumentFields, StoredDocumentState } from '../../db/repositories/documents.js';
 import {
   deleteItem,
+  extendItemPayload,
   type IndexJobItemRow,
   type IndexJobRow,
   listItems,
@@ -64,10 +65,7 @@ export class DriveSource implements IndexSource {
         throw error;
       }
       if (meta.mimeType !== DRIVE_FOLDER_MIME_TYPE) {
-        await sql.executeSql(
-          `UPDATE index_job_items SET payload = payload || $3::jsonb, name = $4 WHERE job_id = $1 AND external_id = $2`,
-          [job.id, item.externalId, JSON.stringify({ meta }), meta.name],
-        );
+        await extendItemPayload(sql, job.id, item.externalId, { meta }, meta.name);
         continue;
       }
       let files: DriveFile[];

@@ -1,4 +1,5 @@
 import type { WikiPageSummary, WikiSite } from '../../adapters/wiki/wiki-client.js';
+import { findWikiConnectorSecrets } from '../../db/repositories/connectors.js';
 import type { DocumentFields, StoredDocumentState } from '../../db/repositories/documents.js';
 import type { IndexJobItemRow, IndexJobRow } from '../../db/repositories/index-jobs.js';
 import { FileFailure } from '../document.js';
@@ -24,19 +25,10 @@ export class WikiSource implements IndexSource {
 
   private async connector(job: IndexJobRow): Promise<WikiConnector> {
     if (job.connectorId === null) throw new FileFailure('not_found', 'The wiki connector was deleted');
-    const { rows } = await this.deps.sql.executeSql(
-      `SELECT config, secrets_sealed FROM connectors WHERE id = $1 AND team_id = $2 AND slug = 'wiki'`,
-      [job.connectorId, job.teamId],
-    );
-    const row = rows[0];
-    if (row === undefined || row.secrets_sealed === null) {
-      throw new FileFailure('not_found', 'The wiki connector was deleted');
-    }
-    const config = (typeof row.config === 'string' ? JSON.parse(row.config) : row.config) as Record<
-      string,
-      string
-    >;
-    const secrets = this.deps.secrets.openJson<{ api_token: string }>(row.secrets_sealed);
+    const stored = await findWikiConnectorSecrets(this.deps.sql, job.teamId, job.connectorId);
+    if (stored === undefined) throw new FileFailure('not_found', 'The wiki connector was deleted');
+    const { config } = stored;
+    const secrets = this.deps.secrets.openJson<{ api_token: string }>(stored.secretsSealed);
     return {
       site: {
         baseUrl: config.base_url ?? '',
