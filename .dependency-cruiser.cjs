@@ -83,6 +83,12 @@ module.exports = {
       '^src/(http|services|indexing|retrieval|answering|jobs|adapters|cli)/',
     ),
     forbid(
+      'sql-only-in-repositories',
+      "Tables and query builders are the db layer's: use cases, the pipeline and search call repositories.",
+      '^src/(?!db/)',
+      '^src/db/schema\\.ts$|drizzle-orm',
+    ),
+    forbid(
       'adapters-are-a-floor',
       'Adapters talk to outside systems for the layers above; they never call those layers.',
       '^src/adapters/',
