@@ -2,9 +2,9 @@ import { useEffect, useId, useState } from 'react';
 import { followJob } from '../api/connectors';
 import { describeError, isAbort } from '../api/http';
 import type { IndexJob } from '../api/types';
-import { outcomeWords } from '../format/status-words';
 import { finishedWords, progressWords } from '../pages/index-status';
 import { Link } from '../router/Link';
+import { FailedFiles } from './FailedFiles';
 
 /** The Drive indexing job just queued, followed until it ends: a progress bar, then its outcome. */
 export function DriveIndexProgress({ resultId, onFinished }: { resultId: string; onFinished: () => void }) {
@@ -29,7 +29,6 @@ export function DriveIndexProgress({ resultId, onFinished }: { resultId: string;
       : finished
         ? `Indexing ${finishedWords(job)}.`
         : `Indexing: ${progressWords(job)}.`;
-  const failedFiles = finished ? job.files.filter((file) => file.status === 'failed') : [];
   const total = job?.progress.total ?? 0;
   return (
     <div className="sync-progress">
@@ -46,16 +45,7 @@ export function DriveIndexProgress({ resultId, onFinished }: { resultId: string;
       >
         {words}
       </p>
-      {failedFiles.length === 0 ? null : (
-        <ul className="sync-failures" aria-label="Files that failed">
-          {failedFiles.map((file) => (
-            <li key={file.id}>
-              <span className="upload-name">{file.name}</span>:{' '}
-              {outcomeWords(file.status, file.reason, file.message)}
-            </li>
-          ))}
-        </ul>
-      )}
+      {finished ? <FailedFiles files={job.files} label="Files that failed" /> : null}
       {finished ? (
         <p>
           <Link to="/documents">See the documents</Link>

@@ -1,9 +1,9 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useState } from 'react';
 import type { Connector } from '../api/connectors';
 import { describeError } from '../api/http';
 import { exchangeGoogleCode, type OAuthProviders } from '../api/oauth';
-import { beginAuthorization, finishAuthorization } from '../lib/oauth-flow';
-import { navigate } from '../router/history';
+import { useOAuthCallback } from '../hooks/useOAuthCallback';
+import { beginAuthorization } from '../lib/oauth-flow';
 import { ConnectorList } from './ConnectorList';
 import { DriveChooser } from './DriveChooser';
 import { DriveIndexProgress } from './DriveIndexProgress';
@@ -28,18 +28,9 @@ export function GoogleDriveSection({ google, connector, callbackQuery, onIndexed
   const [message, setMessage] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const [jobId, setJobId] = useState<string | undefined>(undefined);
-  const handledCallback = useRef(false);
-  const headingRef = useRef<HTMLHeadingElement>(null);
-
-  useEffect(() => {
-    if (callbackQuery === undefined || google === null || handledCallback.current) return;
-    handledCallback.current = true;
-    const outcome = finishAuthorization('google-drive', callbackQuery);
-    // The code is single-use and no business of the history: the page becomes /connectors again.
-    navigate('/connectors', { replace: true, keepFocus: true });
-    headingRef.current?.focus();
-    if (outcome.kind === 'refused') {
-      setMessage(outcome.message);
+  const headingRef = useOAuthCallback('google-drive', callbackQuery, google !== null, (outcome) => {
+    if (outcome.kind === 'refused' || google === null) {
+      if (outcome.kind === 'refused') setMessage(outcome.message);
       return;
     }
     setBusy(true);
@@ -53,7 +44,7 @@ export function GoogleDriveSection({ google, connector, callbackQuery, onIndexed
         setMessage(`Google Drive was not connected: ${describeError(error)}`);
       },
     );
-  }, [callbackQuery, google]);
+  });
 
   async function connect() {
     if (google === null) return;

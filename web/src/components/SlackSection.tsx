@@ -1,9 +1,9 @@
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import type { Connector } from '../api/connectors';
 import { describeError } from '../api/http';
 import { installSlackApp, type OAuthProviders } from '../api/oauth';
-import { beginAuthorization, finishAuthorization } from '../lib/oauth-flow';
-import { navigate } from '../router/history';
+import { useOAuthCallback } from '../hooks/useOAuthCallback';
+import { beginAuthorization } from '../lib/oauth-flow';
 
 interface SlackSectionProps {
   slack: OAuthProviders['slack'];
@@ -29,15 +29,7 @@ export function SlackSection({ slack, installations, callbackQuery, onInstalled 
   const [message, setMessage] = useState<string | undefined>(undefined);
   const [installed, setInstalled] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
-  const handledCallback = useRef(false);
-  const headingRef = useRef<HTMLHeadingElement>(null);
-
-  useEffect(() => {
-    if (callbackQuery === undefined || slack === null || handledCallback.current) return;
-    handledCallback.current = true;
-    const outcome = finishAuthorization('slack', callbackQuery);
-    navigate('/connectors', { replace: true, keepFocus: true });
-    headingRef.current?.focus();
+  const headingRef = useOAuthCallback('slack', callbackQuery, slack !== null, (outcome) => {
     if (outcome.kind === 'refused') {
       setMessage(outcome.message);
       return;
@@ -54,7 +46,7 @@ export function SlackSection({ slack, installations, callbackQuery, onInstalled 
         setMessage(`Slack was not connected: ${describeError(error)}`);
       },
     );
-  }, [callbackQuery, slack, onInstalled]);
+  });
 
   async function addToSlack() {
     if (slack === null) return;

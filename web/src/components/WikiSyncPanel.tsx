@@ -3,7 +3,7 @@ import { type Connector, followJob, syncWikiConnector, wikiSettings } from '../a
 import { describeError, isAbort } from '../api/http';
 import type { IndexJob } from '../api/types';
 import { connectorStatusWords, lastSyncWords, syncProgress } from '../format/connectors';
-import { outcomeWords } from '../format/status-words';
+import { FailedFiles } from './FailedFiles';
 
 const QUEUED = 'Sync queued…';
 
@@ -55,7 +55,6 @@ export function WikiSyncPanel({ connector, startedSync, onSynced }: WikiSyncPane
 
   const following = followed !== undefined;
   const progress = job === undefined ? undefined : syncProgress(job);
-  const failedFiles = job?.result_ready === true ? job.files.filter((file) => file.status === 'failed') : [];
 
   return (
     <div className="wiki-sync">
@@ -99,16 +98,7 @@ export function WikiSyncPanel({ connector, startedSync, onSynced }: WikiSyncPane
           <p className={progress?.failed === true ? 'sync-words status-failed' : 'sync-words'}>
             {progress?.words ?? QUEUED}
           </p>
-          {failedFiles.length === 0 ? null : (
-            <ul className="sync-failures" aria-label="Pages that failed">
-              {failedFiles.map((file) => (
-                <li key={file.id}>
-                  <span className="upload-name">{file.name}</span>:{' '}
-                  {outcomeWords(file.status, file.reason, file.message)}
-                </li>
-              ))}
-            </ul>
-          )}
+          {job?.result_ready === true ? <FailedFiles files={job.files} label="Pages that failed" /> : null}
         </div>
       ) : null}
     </div>
