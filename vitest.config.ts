@@ -10,12 +10,9 @@ const databaseTests = [
   'src/jobs/**/*.test.ts',
   'src/db/watched-pool.test.ts',
   'src/retrieval/team-search.test.ts',
-  'src/services/forget-chatapp-events.test.ts',
-  'src/db/repositories/chats.test.ts',
-  'src/db/repositories/connectors.test.ts',
-  'src/db/repositories/index-jobs.test.ts',
-  'src/services/list-index-jobs.test.ts',
-  'src/services/rate-answer.test.ts',
+  // Every use case's direct test, and the repositories' statements, on both databases.
+  'src/services/**/*.test.ts',
+  'src/db/repositories/**/*.test.ts',
   'test/**/*.test.ts',
 ];
 
