@@ -26,13 +26,19 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'pglite',
+          // Test apps start from one migrated in-memory database instead of creating their own.
+          globalSetup: ['test/helpers/pglite-snapshot-setup.ts'],
           include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'web/src/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...browserTests],
         },
       },
       {
         extends: true,
-        test: { name: 'browser', include: browserTests, globalSetup: ['test/browser/build-web-app.ts'] },
+        test: {
+          name: 'browser',
+          include: browserTests,
+          globalSetup: ['test/browser/build-web-app.ts', 'test/helpers/pglite-snapshot-setup.ts'],
+        },
       },
       ...(process.env.TEST_DATABASE_URL
         ? [

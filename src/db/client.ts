@@ -35,8 +35,12 @@ export interface DatabaseHandle {
 
 export type DatabaseLocation =
   | { readonly kind: 'postgres'; readonly url: string; readonly poolSize: number }
-  /** `dataDir` undefined keeps the database in memory (tests). */
-  | { readonly kind: 'embedded'; readonly dataDir: string | undefined };
+  /**
+   * `dataDir` undefined keeps the database in memory (tests); `snapshot` then starts it from a
+   * copy of another in-memory database (`dumpDataDir`), which skips initdb and the migrations
+   * already applied in it.
+   */
+  | { readonly kind: 'embedded'; readonly dataDir: string | undefined; readonly snapshot?: Blob };
 
 const MIGRATIONS_FOLDER = fileURLToPath(new URL('./migrations', import.meta.url));
 // Any constant works; it only has to be the same in every process of a deployment.
@@ -64,7 +68,7 @@ export async function openDatabase(
   }
   return location.kind === 'postgres'
     ? openPostgres(location.url, location.poolSize, sessionSettings, options.logger ?? silentLogger)
-    : openEmbedded(location.dataDir, sessionSettings);
+    : openEmbedded(location.dataDir, sessionSettings, location.snapshot);
 }
 
 async function openPostgres(
@@ -129,11 +133,18 @@ const EMBEDDED_START_PARAMS = [
   'min_wal_size=32MB',
 ];
 
-async function openEmbedded(dataDir: string | undefined, settings: SessionSettings): Promise<DatabaseHandle> {
+async function openEmbedded(
+  dataDir: string | undefined,
+  settings: SessionSettings,
+  snapshot: Blob | undefined,
+): Promise<DatabaseHandle> {
   let releaseLock = () => {};
   let client: PGlite;
   if (dataDir === undefined) {
-    client = await PGlite.create({ extensions: { vector } });
+    client = await PGlite.create({
+      extensions: { vector },
+      ...(snapshot === undefined ? {} : { loadDataDir: snapshot }),
+    });
   } else {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     releaseLock = lockDataDir(dataDir);

@@ -9,18 +9,12 @@ describe('listDocuments', () => {
   beforeAll(async () => {
     testApp = await startTestApp({ worker: true });
     owner = await signedInUser(testApp);
-    await indexTexts(
-      testApp,
-      owner.caller,
-      ['alpha', 'bravo', 'charlie'].map((name) => ({
-        external_id: name,
-        title: name,
-        text: `The ${name} notes.`,
-      })),
-    );
-    await indexTexts(testApp, owner.caller, [
-      { external_id: 'delta', title: 'delta', text: 'The delta notes.' },
-    ]);
+    // One upload after another: files of one job are stored concurrently, in no set order.
+    for (const name of ['alpha', 'bravo', 'charlie', 'delta']) {
+      await indexTexts(testApp, owner.caller, [
+        { external_id: name, title: name, text: `The ${name} notes.` },
+      ]);
+    }
   });
   afterAll(() => testApp.close());
 

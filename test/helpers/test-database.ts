@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { DatabaseLocation } from '../../src/db/client.js';
+import { pgliteSnapshot } from './pglite-snapshot.js';
 
 /** Which database this test run uses: PGlite in memory, or a fresh PostgreSQL database. */
 export function testDatabaseKind(): 'embedded' | 'postgres' {
@@ -17,7 +18,11 @@ export interface TestDatabase {
 export async function createTestDatabase(): Promise<TestDatabase> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (testDatabaseKind() === 'embedded' || adminUrl === undefined) {
-    return { location: { kind: 'embedded', dataDir: undefined }, drop: async () => {} };
+    const snapshot = pgliteSnapshot();
+    return {
+      location: { kind: 'embedded', dataDir: undefined, ...(snapshot === undefined ? {} : { snapshot }) },
+      drop: async () => {},
+    };
   }
   const name = `test_${randomBytes(6).toString('hex')}`;
   await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
