@@ -1,12 +1,15 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DRIVE_MIME_TYPES, FakeDriveServer } from '../fakes/fake-drive-server.js';
-import { FakeGoogleOAuthServer } from '../fakes/fake-google-oauth-server.js';
-import { FakeSlackServer } from '../fakes/fake-slack-server.js';
+import { DRIVE_MIME_TYPES, type FakeDriveServer } from '../fakes/fake-drive-server.js';
+import type { FakeGoogleOAuthServer } from '../fakes/fake-google-oauth-server.js';
+import {
+  type FakeOAuthProviders,
+  GOOGLE_CLIENT_SECRET,
+  SLACK_CLIENT_ID,
+  startFakeOAuthProviders,
+} from '../fakes/fake-oauth-providers.js';
+import type { FakeSlackServer } from '../fakes/fake-slack-server.js';
 import { browserTestsEnabled, DESKTOP, PHONE, type WatchedPage } from '../helpers/browser.js';
 import {
   type BrowserService,
@@ -15,11 +18,6 @@ import {
   openFromMainNav,
   startBrowserService,
 } from '../helpers/browser-service.js';
-
-const GOOGLE_CLIENT_ID = 'web-app-client.apps.googleusercontent.example';
-const GOOGLE_CLIENT_SECRET = 'GOCSPX-browser-test-secret';
-const SLACK_CLIENT_ID = '5555555555.6666666666';
-const SLACK_CLIENT_SECRET = 'slack-browser-test-secret';
 
 async function openConnectors(page: Page): Promise<void> {
   await openFromMainNav(page, 'Connectors');
@@ -34,17 +32,19 @@ function expectOnlyNavigationsOutside(watched: WatchedPage): void {
 }
 
 describe.skipIf(!browserTestsEnabled())('connecting Google Drive and Slack in Chromium', () => {
+  let providers: FakeOAuthProviders;
   let drive: FakeDriveServer;
   let google: FakeGoogleOAuthServer;
   let slack: FakeSlackServer;
-  let caDirectory: string;
   let app: BrowserService;
   let providerOrigins: string[];
 
   beforeAll(async () => {
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
-    drive = await FakeDriveServer.start();
+    // No SLACK_REDIRECT_URI: Slack sends the browser to the app's configured redirect URL.
+    providers = await startFakeOAuthProviders(origin, `${origin}/connectors/slack/callback`);
+    ({ drive, google, slack, origins: providerOrigins } = providers);
     const handbook = drive.addFolder({ name: 'Handbook', parents: ['root'] });
     drive.addFile({
       name: 'Onboarding',
@@ -64,48 +64,15 @@ describe.skipIf(!browserTestsEnabled())('connecting Google Drive and Slack in Ch
       content: 'not picked',
       parents: ['root'],
     });
-    google = await FakeGoogleOAuthServer.start(
-      {
-        clientId: GOOGLE_CLIENT_ID,
-        clientSecret: GOOGLE_CLIENT_SECRET,
-        redirectUri: `${origin}/connectors/google-drive/callback`,
-      },
-      (token) => drive.addAccessToken(token),
-    );
-    slack = await FakeSlackServer.start();
-    // No SLACK_REDIRECT_URI: Slack sends the browser to the app's configured redirect URL.
-    slack.registerApp({
-      clientId: SLACK_CLIENT_ID,
-      clientSecret: SLACK_CLIENT_SECRET,
-      redirectUri: `${origin}/connectors/slack/callback`,
-    });
-    caDirectory = mkdtempSync(path.join(tmpdir(), 'connect-sources-browser-'));
-    const caFile = path.join(caDirectory, 'ca.pem');
-    writeFileSync(caFile, google.ca);
     app = await startBrowserService({
       port,
       worker: true,
-      env: {
-        PUBLIC_URL: origin,
-        GOOGLE_CLIENT_ID,
-        GOOGLE_CLIENT_SECRET,
-        GOOGLE_AUTH_URL: google.authorizeUrl,
-        GOOGLE_TOKEN_URL: google.tokenUrl,
-        GOOGLE_DRIVE_API_URL: drive.url,
-        OAUTH_PROXY_ALLOW_PRIVATE_NETWORK: 'true',
-        OAUTH_PROXY_CA_FILE: caFile,
-        SLACK_CLIENT_ID,
-        SLACK_CLIENT_SECRET,
-        SLACK_API_URL: slack.url,
-        SLACK_AUTHORIZE_URL: slack.authorizeUrl,
-      },
+      env: providers.env,
     });
-    providerOrigins = [new URL(google.authorizeUrl).origin, new URL(slack.authorizeUrl).origin];
   });
   afterAll(async () => {
     await app?.close();
-    await Promise.all([drive?.close(), google?.close(), slack?.close()]);
-    if (caDirectory !== undefined) rmSync(caDirectory, { recursive: true, force: true });
+    await providers?.close();
   });
 
   it('connects Google Drive with PKCE, picks a file in a folder and one at the top, indexes them, then adds the Slack bot (desktop)', async () => {

@@ -29,10 +29,12 @@ export function GoogleDriveSection({ google, connector, callbackQuery, onIndexed
   const [busy, setBusy] = useState(false);
   const [jobId, setJobId] = useState<string | undefined>(undefined);
   const headingRef = useOAuthCallback('google-drive', callbackQuery, google !== null, (outcome) => {
-    if (outcome.kind === 'refused' || google === null) {
-      if (outcome.kind === 'refused') setMessage(outcome.message);
+    if (outcome.kind === 'refused') {
+      setMessage(outcome.message);
       return;
     }
+    // The hook hands on an outcome only while Google is configured.
+    if (google === null) return;
     setBusy(true);
     exchangeGoogleCode(google, outcome.code, outcome.verifier ?? '').then(
       (token) => {
@@ -75,7 +77,6 @@ export function GoogleDriveSection({ google, connector, callbackQuery, onIndexed
     setAccessToken(undefined);
     setMessage(words);
   }, []);
-  const onFinished = useCallback(() => onIndexed(), [onIndexed]);
 
   return (
     <section className="panel" aria-labelledby="drive-heading">
@@ -117,7 +118,7 @@ export function GoogleDriveSection({ google, connector, callbackQuery, onIndexed
           {message}
         </p>
       )}
-      {jobId === undefined ? null : <DriveIndexProgress resultId={jobId} onFinished={onFinished} />}
+      {jobId === undefined ? null : <DriveIndexProgress resultId={jobId} onFinished={onIndexed} />}
     </section>
   );
 }

@@ -1,17 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DRIVE_MIME_TYPES, FakeDriveServer } from '../../../../test/fakes/fake-drive-server.js';
-import { FakeGoogleOAuthServer } from '../../../../test/fakes/fake-google-oauth-server.js';
-import { FakeSlackServer } from '../../../../test/fakes/fake-slack-server.js';
+import { DRIVE_MIME_TYPES, type FakeDriveServer } from '../../../../test/fakes/fake-drive-server.js';
+import type { FakeGoogleOAuthServer } from '../../../../test/fakes/fake-google-oauth-server.js';
+import {
+  type FakeOAuthProviders,
+  GOOGLE_CLIENT_ID,
+  GOOGLE_CLIENT_SECRET,
+  SLACK_CLIENT_ID,
+  SLACK_CLIENT_SECRET,
+  startFakeOAuthProviders,
+} from '../../../../test/fakes/fake-oauth-providers.js';
+import type { FakeSlackServer } from '../../../../test/fakes/fake-slack-server.js';
 import { bearer, registerUser, startTestApp, type TestApp } from '../../../../test/helpers/test-app.js';
 
-const GOOGLE_CLIENT_ID = 'drive-web-client.apps.googleusercontent.example';
-const GOOGLE_CLIENT_SECRET = 'GOCSPX-drive-web-secret-71c4';
-const SLACK_CLIENT_ID = '3333333333.4444444444';
-const SLACK_CLIENT_SECRET = 'slack-web-client-secret-9d2e';
 const PUBLIC_URL = 'http://127.0.0.1:8000';
 const DRIVE_REDIRECT = `${PUBLIC_URL}/connectors/google-drive/callback`;
 
@@ -27,47 +28,23 @@ interface DriveListing {
  * and installing the Slack bot with the code Slack's redirect brought back.
  */
 describe('connecting Google Drive and Slack through the API', () => {
+  let providers: FakeOAuthProviders;
   let drive: FakeDriveServer;
   let google: FakeGoogleOAuthServer;
   let slack: FakeSlackServer;
-  let caDirectory: string;
   let testApp: TestApp;
   let bare: TestApp;
 
   beforeAll(async () => {
-    drive = await FakeDriveServer.start();
-    google = await FakeGoogleOAuthServer.start(
-      { clientId: GOOGLE_CLIENT_ID, clientSecret: GOOGLE_CLIENT_SECRET, redirectUri: DRIVE_REDIRECT },
-      (token) => drive.addAccessToken(token),
-    );
-    slack = await FakeSlackServer.start();
-    slack.registerApp({ clientId: SLACK_CLIENT_ID, clientSecret: SLACK_CLIENT_SECRET });
-    caDirectory = mkdtempSync(path.join(tmpdir(), 'connect-sources-'));
-    const caFile = path.join(caDirectory, 'ca.pem');
-    writeFileSync(caFile, google.ca);
-    testApp = await startTestApp({
-      env: {
-        PUBLIC_URL,
-        GOOGLE_CLIENT_ID,
-        GOOGLE_CLIENT_SECRET,
-        GOOGLE_AUTH_URL: google.authorizeUrl,
-        GOOGLE_TOKEN_URL: google.tokenUrl,
-        GOOGLE_DRIVE_API_URL: drive.url,
-        OAUTH_PROXY_ALLOW_PRIVATE_NETWORK: 'true',
-        OAUTH_PROXY_CA_FILE: caFile,
-        SLACK_CLIENT_ID,
-        SLACK_CLIENT_SECRET,
-        SLACK_API_URL: slack.url,
-        SLACK_AUTHORIZE_URL: slack.authorizeUrl,
-      },
-    });
+    providers = await startFakeOAuthProviders(PUBLIC_URL);
+    ({ drive, google, slack } = providers);
+    testApp = await startTestApp({ env: providers.env });
     bare = await startTestApp();
   });
   afterAll(async () => {
     await testApp?.close();
     await bare?.close();
-    await Promise.all([drive?.close(), google?.close(), slack?.close()]);
-    if (caDirectory !== undefined) rmSync(caDirectory, { recursive: true, force: true });
+    await providers?.close();
   });
 
   it('tells a signed-in browser the public OAuth clients, never a secret; nothing when unconfigured', async () => {
