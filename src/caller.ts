@@ -1,10 +1,20 @@
+/** What a member may change in their team: owners and admins manage members and connections. */
+export type TeamRole = 'owner' | 'admin' | 'member';
+
 /**
- * Who is asking: the signed-in user behind a request's token, with their team. Every use case is
- * scoped by it; it is resolved once per request (http/auth.ts) and never taken from a body.
+ * Who is asking: the signed-in user behind a request's token, with their team and role. Every
+ * use case is scoped by it; it is resolved once per request (http/auth.ts) and never taken from a
+ * body.
  */
 export interface Caller {
   readonly userId: number;
   readonly teamId: number;
   readonly email: string;
+  readonly role: TeamRole;
   readonly tokenHash: string;
+}
+
+/** Owners and admins manage the team: members, invitations, connections, others' documents. */
+export function managesTeam(caller: Pick<Caller, 'role'>): boolean {
+  return caller.role === 'owner' || caller.role === 'admin';
 }

@@ -107,6 +107,11 @@ export interface Config {
     readonly apiUrl: string;
     /** What the web app needs to run Google's authorization-code flow; undefined without client credentials. */
     readonly oauth: GoogleDriveOAuth | undefined;
+    /**
+     * Minutes between re-syncs of each Drive connector's files and permissions with the indexing
+     * users' stored refresh tokens (needs GOOGLE_CLIENT_ID/SECRET); 0 turns them off.
+     */
+    readonly syncIntervalMinutes: number;
   };
   readonly wiki: {
     /** Host names (or `*.suffix` patterns) a user-given wiki address may have; WIKI_BASE_URL's host is always allowed. */
@@ -184,7 +189,7 @@ export interface GoogleDriveOAuth {
 export const GOOGLE_DRIVE_SCOPE = 'https://www.googleapis.com/auth/drive.readonly';
 
 /** What the bot needs: mentions, its replies, and direct messages. */
-const DEFAULT_SLACK_BOT_SCOPES = 'app_mentions:read,chat:write,im:history';
+const DEFAULT_SLACK_BOT_SCOPES = 'app_mentions:read,chat:write,im:history,users:read,users:read.email';
 
 export const DEFAULT_OAUTH_PROXY_ALLOWLIST: readonly string[] = [
   'https://oauth2.googleapis.com/token',
@@ -373,6 +378,7 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
     },
     googleDrive: {
       apiUrl: withTrailingSlash(read.url('GOOGLE_DRIVE_API_URL', 'https://www.googleapis.com/')),
+      syncIntervalMinutes: read.integer('DRIVE_SYNC_INTERVAL_MINUTES', 60, 0, 7 * 24 * 60),
       oauth:
         driveCredentials === undefined || driveTokenUrl === undefined
           ? undefined

@@ -56,6 +56,10 @@ export const users = pgTable(
     emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
     isActive: boolean('is_active').notNull().default(true),
     teamId: integer('team_id').references(() => teams.id, { onDelete: 'restrict' }),
+    /** owner | admin | member: what the user may change in their team (one owner a team). */
+    role: text('role').notNull().default('owner'),
+    /** When the user joined their team: registration, or accepting an invitation. */
+    joinedAt: timestamp('joined_at', { withTimezone: true }).notNull().defaultNow(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -63,6 +67,59 @@ export const users = pgTable(
     uniqueIndex('users_email_unique').on(table.email),
     uniqueIndex('users_username_unique').on(table.username),
   ],
+);
+
+/**
+ * An invitation to join a team, by e-mail: its code is mailed or copied by the inviter and stored
+ * only as SHA-256. Open while none of accepted, withdrawn and expired applies.
+ */
+export const teamInvitations = pgTable(
+  'team_invitations',
+  {
+    id: uuid('id').primaryKey(),
+    teamId: integer('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    /** Lower-cased, as users' e-mails are. */
+    email: text('email').notNull(),
+    /** member | admin */
+    role: text('role').notNull(),
+    codeHash: text('code_hash').notNull(),
+    invitedBy: integer('invited_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    acceptedAt: timestamp('accepted_at', { withTimezone: true }),
+    acceptedBy: integer('accepted_by').references(() => users.id, { onDelete: 'set null' }),
+    withdrawnAt: timestamp('withdrawn_at', { withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex('team_invitations_code_unique').on(table.codeHash),
+    index('team_invitations_team_idx').on(table.teamId, table.createdAt),
+  ],
+);
+
+/**
+ * Who may open a document, as its source says: one row per distinct list in a team (documents
+ * shared alike share it), so a reader's visible lists are few and their ids filter the postings
+ * and vectors inside the ranking statements (`chunk_terms`, `chunk_embeddings` carry the id).
+ */
+export const accessLists = pgTable(
+  'access_lists',
+  {
+    id: serial('id').primaryKey(),
+    teamId: integer('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    /** sha256 of the sorted list: one row per distinct list a team. */
+    fingerprint: text('fingerprint').notNull(),
+    /** Everyone in the team may open it. */
+    team: boolean('team').notNull(),
+    /** Lower-cased e-mail addresses (users and groups are matched separately). */
+    emails: text('emails').array().notNull(),
+    domains: text('domains').array().notNull(),
+    groups: text('groups').array().notNull(),
+  },
+  (table) => [uniqueIndex('access_lists_team_fingerprint_unique').on(table.teamId, table.fingerprint)],
 );
 
 /** A sign-in provider account (Auth.js shape); every token column holds ciphertext. */
@@ -224,6 +281,12 @@ export const documents = pgTable(
     /** The Drive folder (as requested) this file was found in, so re-indexing it can remove leavers. */
     originId: text('origin_id'),
     metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
+    /** Who may open it (`access_lists`); copied to its chunks, postings and vectors. */
+    accessListId: integer('access_list_id')
+      .notNull()
+      .references(() => accessLists.id, { onDelete: 'restrict' }),
+    /** The user whose token or upload brought it in (private uploads, the Drive re-sync). */
+    indexedBy: integer('indexed_by').references(() => users.id, { onDelete: 'set null' }),
     indexedAt: timestamp('indexed_at', { withTimezone: true }),
     lastJobId: uuid('last_job_id'),
     /** indexed | skipped | failed: what the latest job did with this document. */
@@ -266,6 +329,8 @@ export const chunks = pgTable(
     search: tsvector('search').notNull(),
     /** Words in `search` (stop words aside): BM25's document length. */
     lexicalLength: integer('lexical_length').notNull().default(0),
+    /** The document's access list, copied so that reads filter without a join. */
+    accessListId: integer('access_list_id').notNull(),
   },
   (table) => [
     uniqueIndex('chunks_document_position_unique').on(table.documentId, table.position),
@@ -287,6 +352,8 @@ export const chunkEmbeddings = pgTable(
     model: text('model').notNull(),
     dimensions: integer('dimensions').notNull(),
     embedding: vector('embedding').notNull(),
+    /** The document's access list, filtered inside the HNSW walk. */
+    accessListId: integer('access_list_id').notNull(),
   },
   (table) => [
     primaryKey({ columns: [table.chunkId, table.model] }),
@@ -319,6 +386,8 @@ export const chunkTerms = pgTable(
     impact: real('impact').notNull(),
     connectorId: integer('connector_id'),
     source: text('source').notNull(),
+    /** The document's access list: a reader's filter is read from the covering index too. */
+    accessListId: integer('access_list_id').notNull(),
   },
   (table) => [
     primaryKey({ columns: [table.chunkId, table.term] }),
@@ -331,6 +400,7 @@ export const chunkTerms = pgTable(
       table.chunkLength,
       table.connectorId,
       table.source,
+      table.accessListId,
     ),
   ],
 );

@@ -33,7 +33,7 @@ async function job(files: number, running = false): Promise<string> {
 beforeAll(async () => {
   testApp = await startTestApp();
   const user = await registerUser(testApp.app);
-  caller = { userId: user.userId, teamId: user.teamId, email: 'lister@example.com', tokenHash: 'unused' };
+  caller = { userId: user.userId, teamId: user.teamId, email: 'lister@example.com', role: 'owner', tokenHash: 'unused' };
   for (let index = 0; index < 30; index += 1) await job(index % 8);
 });
 afterAll(() => testApp.close());

@@ -1,3 +1,4 @@
+import { teamRoleOf } from '../db/repositories/access-tokens.js';
 import { ServiceError } from '../errors.js';
 import { hashAccessToken } from '../security/access-tokens.js';
 import type { ServiceDependencies } from './dependencies.js';
@@ -16,6 +17,7 @@ export async function signInSession(deps: ServiceDependencies, input: SignInInpu
     userId: user.id,
     teamId: user.teamId,
     email: user.email,
+    role: teamRoleOf(user.role),
     tokenHash: hashAccessToken(token),
   };
   return {

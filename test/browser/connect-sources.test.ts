@@ -137,7 +137,7 @@ describe.skipIf(!browserTestsEnabled())('connecting Google Drive and Slack in Ch
     await page.getByText('The bot answers in the workspace Acme Robotics').waitFor();
     expect(slack.authorizations.at(-1)).toMatchObject({
       client_id: SLACK_CLIENT_ID,
-      scope: 'app_mentions:read,chat:write,im:history',
+      scope: 'app_mentions:read,chat:write,im:history,users:read,users:read.email',
     });
 
     await openFromMainNav(page, 'Documents');

@@ -1,5 +1,5 @@
 import { and, eq, gt, inArray, ne, sql } from 'drizzle-orm';
-import type { Caller } from '../../caller.js';
+import type { Caller, TeamRole } from '../../caller.js';
 import type { Database } from '../client.js';
 import { accessTokens, users } from '../schema.js';
 
@@ -13,6 +13,7 @@ export async function findCallersByTokenHashes(
       userId: users.id,
       teamId: users.teamId,
       email: users.email,
+      role: users.role,
       tokenHash: accessTokens.tokenHash,
       expiresAt: accessTokens.expiresAt,
     })
@@ -25,7 +26,9 @@ export async function findCallersByTokenHashes(
         eq(users.isActive, true),
       ),
     );
-  return rows.flatMap((row) => (row.teamId === null ? [] : [{ ...row, teamId: row.teamId }]));
+  return rows.flatMap((row) =>
+    row.teamId === null ? [] : [{ ...row, teamId: row.teamId, role: teamRoleOf(row.role) }],
+  );
 }
 
 export async function insertAccessToken(
@@ -54,4 +57,9 @@ export async function deleteUserAccessTokens(
         ? eq(accessTokens.userId, userId)
         : and(eq(accessTokens.userId, userId), ne(accessTokens.tokenHash, keepTokenHash)),
     );
+}
+
+/** A stored role; anything unexpected reads as the least privileged. */
+export function teamRoleOf(value: string): TeamRole {
+  return value === 'owner' || value === 'admin' ? value : 'member';
 }

@@ -67,7 +67,7 @@ describe('connecting Google Drive and Slack through the API', () => {
         client_id: SLACK_CLIENT_ID,
         authorize_url: slack.authorizeUrl,
         redirect_uri: null,
-        scope: 'app_mentions:read,chat:write,im:history',
+        scope: 'app_mentions:read,chat:write,im:history,users:read,users:read.email',
       },
     });
     expect(response.body).not.toContain(GOOGLE_CLIENT_SECRET);
