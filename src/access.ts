@@ -23,18 +23,29 @@ export interface DocumentAccess {
  */
 export interface Reader {
   readonly teamId: number;
+  /** The member reading, when one is: jobs they asked for show all their files. */
+  readonly userId: number | null;
   readonly email: string | null;
   readonly groups: readonly string[];
 }
 
 /** A signed-in member as a reader. */
-export function memberReader(member: { readonly teamId: number; readonly email: string }): Reader {
-  return { teamId: member.teamId, email: member.email.toLowerCase(), groups: [] };
+export function memberReader(member: {
+  readonly teamId: number;
+  readonly email: string;
+  readonly userId?: number | undefined;
+}): Reader {
+  return {
+    teamId: member.teamId,
+    userId: member.userId ?? null,
+    email: member.email.toLowerCase(),
+    groups: [],
+  };
 }
 
 /** Everyone in the team, and no one in particular: team-wide documents only. */
 export function teamReader(teamId: number): Reader {
-  return { teamId, email: null, groups: [] };
+  return { teamId, userId: null, email: null, groups: [] };
 }
 
 /** The part after the last `@`, lower-cased; empty when there is none. */

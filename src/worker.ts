@@ -10,18 +10,21 @@ import { SEND_ACCOUNT_EMAIL_JOB } from './jobs/definitions/send-account-email.js
 import { forgetOldChatappEvents } from './services/forget-chatapp-events.js';
 import { forgetExpiredAuthRecords } from './services/forget-expired-auth-records.js';
 import { forgetOrphanedUploads } from './services/forget-orphaned-uploads.js';
+import { driveSyncClient, queueDueDriveSyncs } from './services/sync-drive.js';
 import { queueDueWikiSyncs } from './services/sync-wiki.js';
 
 /** How often the worker looks for wiki connectors due a sync. */
 const WIKI_SCHEDULE_CHECK_MS = 60_000;
+/** How often the worker looks for Drive connectors due a re-sync of their files and permissions. */
+const DRIVE_SCHEDULE_CHECK_MS = 60_000;
 /** How often the worker forgets old Slack event records, expired mailed codes and throttle records. */
 const CLEANUP_MS = 3_600_000;
 
 /**
  * The worker role: runs index jobs, re-embedding, the Slack bot's answers and account e-mails,
- * queues scheduled wiki syncs and forgets old Slack event records, expired sign-in records and uploads
- * no job needs. Answers a function that stops the schedules
- * (the queue itself stops with the runtime).
+ * queues scheduled wiki syncs and Drive re-syncs and forgets old Slack event records, expired
+ * sign-in records and uploads no job needs. Answers a function that stops the schedules (the queue
+ * itself stops with the runtime; a round under way is not waited for).
  */
 export async function startWorker(runtime: Runtime, config: Config, logger: Logger): Promise<() => void> {
   const { queue, indexing, deps, database } = runtime;
@@ -73,6 +76,35 @@ export async function startWorker(runtime: Runtime, config: Config, logger: Logg
           if (queued > 0) logger.info({ connectors: queued }, 'scheduled wiki syncs queued');
         }, failed('scheduling wiki syncs failed'));
       }, WIKI_SCHEDULE_CHECK_MS),
+    );
+  }
+  const driveInterval = config.googleDrive.syncIntervalMinutes;
+  // Drive re-syncs need the service's Google client to refresh the members' tokens.
+  if (driveInterval > 0 && driveSyncClient(config) !== undefined) {
+    // A round calls Google once per member: a slow one must not overlap the next.
+    let driveRound: Promise<void> | undefined;
+    timers.push(
+      setInterval(() => {
+        if (driveRound !== undefined) return;
+        driveRound = queueDueDriveSyncs(deps, driveInterval)
+          .then((round) => {
+            for (const skip of round.skipped) {
+              logger.warn(
+                { connector: skip.connectorId, team: skip.teamId, user: skip.userId, reason: skip.reason },
+                `a Drive re-sync was skipped: ${skip.detail}`,
+              );
+            }
+            if (round.queued.length > 0) {
+              logger.info(
+                { connectors: round.connectors, jobs: round.queued.length },
+                'scheduled Drive re-syncs queued',
+              );
+            }
+          }, failed('scheduling Drive re-syncs failed'))
+          .finally(() => {
+            driveRound = undefined;
+          });
+      }, DRIVE_SCHEDULE_CHECK_MS),
     );
   }
   for (const timer of timers) timer.unref();

@@ -3,7 +3,9 @@
 // document as its sections), chunked by the service's chunker and stored by the service's own
 // storage function (`replaceDocument`: chunks, lexical postings and vectors, as indexing writes
 // them), straight into the database the service then opens. Far faster than the upload API for
-// hundreds of thousands of chunks, and the rows are the same.
+// hundreds of thousands of chunks, and the rows are the same. Each document gets the access list
+// its team's `TeamAccess` gives it (team-wide when none does).
+import { accessFingerprint, type DocumentAccess, TEAM_ACCESS } from '../../src/access.js';
 import { HashingEmbeddingModel } from '../../src/adapters/embeddings/hashing-embedding-model.js';
 import { ensureVectorIndex } from '../../src/db/repositories/chunk-embeddings.js';
 import {
@@ -18,11 +20,21 @@ import { contextualText } from '../../src/indexing/document.js';
 import { parseDocument } from '../../src/indexing/parse/parse-document.js';
 import type { ScifactDocument } from './scifact.js';
 
+/** Who may open a team's documents, and who indexed them. */
+export interface TeamAccess {
+  /** The user recorded as having indexed every document (`documents.indexed_by`). */
+  readonly indexedBy: number | null;
+  /** The access list of the team's document number `index` (0, 1, … in the order stored). */
+  readonly listOf: (index: number) => DocumentAccess;
+}
+
 /** One team to fill: `chunks` chunks, varied by `seed` (teams with different seeds differ). */
 export interface TeamSpec {
   readonly teamId: number;
   readonly chunks: number;
   readonly seed: number;
+  /** Default: every document team-wide, indexed by no one in particular. */
+  readonly access?: TeamAccess;
 }
 
 export interface StoreOptions {
@@ -39,10 +51,19 @@ export interface StoreOptions {
   readonly progress: (message: string) => void;
 }
 
+/** The documents and chunks stored with one access list. */
+export interface StoredList {
+  readonly access: DocumentAccess;
+  readonly documents: number;
+  readonly chunks: number;
+}
+
 export interface StoredTeam {
   readonly teamId: number;
   readonly documents: number;
   readonly chunks: number;
+  /** By access list, in the order first stored. */
+  readonly lists: readonly StoredList[];
 }
 
 /** A seeded pseudo-random generator (mulberry32): the same seed, the same data. */
@@ -89,6 +110,7 @@ export async function* teamDocuments(
 ): AsyncGenerator<VariantDocument> {
   const next = random(spec.seed * 7_919 + 17);
   let remaining = spec.chunks;
+  let stored = 0;
   for (let pass = 0; remaining > 0; pass += 1) {
     const order = shuffle(
       corpus.map((_, index) => index),
@@ -114,6 +136,8 @@ export async function* teamDocuments(
       const chunks = chunkDocument(parsed).slice(0, remaining);
       if (chunks.length === 0) continue;
       remaining -= chunks.length;
+      const index = stored;
+      stored += 1;
       yield {
         fields: {
           teamId: spec.teamId,
@@ -127,6 +151,8 @@ export async function* teamDocuments(
           sourceModifiedAt: null,
           originId: null,
           metadata: {},
+          access: spec.access?.listOf(index) ?? TEAM_ACCESS,
+          indexedBy: spec.access?.indexedBy ?? null,
         },
         contentHash: contentHash(title, chunks),
         chunks: chunks.map((chunk) => ({
@@ -205,10 +231,17 @@ export async function storeTeams(
     const inFlight = new Set<Promise<void>>();
     let failure: unknown;
     let batch: VariantDocument[] = [];
+    const lists = new Map<string, { access: DocumentAccess; documents: number; chunks: number }>();
     const flush = async (documentsToStore: VariantDocument[]) => {
+      // Storing a document upserts its access list's row, which stays locked until the commit:
+      // every transaction takes those locks in one order (by list), so none waits in a cycle.
+      const ordered = documentsToStore
+        .map((document) => ({ document, list: accessFingerprint(document.fields.access) }))
+        .sort((a, b) => (a.list < b.list ? -1 : a.list > b.list ? 1 : 0))
+        .map(({ document }) => document);
       const work = sql
         .transaction(async (transaction) => {
-          for (const document of documentsToStore) {
+          for (const document of ordered) {
             await replaceDocument(
               within(transaction),
               document.fields,
@@ -235,6 +268,11 @@ export async function storeTeams(
       batch.push(document);
       documents += 1;
       chunks += document.chunks.length;
+      const fingerprint = accessFingerprint(document.fields.access);
+      const list = lists.get(fingerprint) ?? { access: document.fields.access, documents: 0, chunks: 0 };
+      list.documents += 1;
+      list.chunks += document.chunks.length;
+      lists.set(fingerprint, list);
       total += document.chunks.length;
       if (batch.length >= options.documentsPerTransaction) {
         await flush(batch);
@@ -251,7 +289,7 @@ export async function storeTeams(
     if (batch.length > 0) await flush(batch);
     await Promise.all(inFlight);
     if (failure !== undefined) throw failure;
-    stored.push({ teamId: team.teamId, documents, chunks });
+    stored.push({ teamId: team.teamId, documents, chunks, lists: [...lists.values()] });
   }
   const loaded = performance.now();
   options.progress(
@@ -267,7 +305,8 @@ export async function storeTeams(
   });
   // As autovacuum would after so many inserts: statistics for the planner, and the visibility map,
   // without which every index-only scan (the lexical postings) visits the table too.
-  for (const table of ['documents', ...LOADED_TABLES]) await sql.executeSql(`VACUUM (ANALYZE) ${table}`);
+  for (const table of ['access_lists', 'documents', ...LOADED_TABLES])
+    await sql.executeSql(`VACUUM (ANALYZE) ${table}`);
   const indexed = performance.now();
   return { teams: stored, loadSeconds: (loaded - started) / 1000, indexSeconds: (indexed - loaded) / 1000 };
 }

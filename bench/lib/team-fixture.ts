@@ -1,8 +1,11 @@
 // The data bench/search and bench/answer measure on: one big team and several smaller ones in
 // the same database, registered through the API (the big team's registration also installs the
 // Slack bot into a workspace of a fake Slack server) and filled by `storeTeams` (team-corpus.ts).
-// With `keep`, the built database is kept (data-cache.ts) and later runs start from a copy.
+// The big team has a second member, invited by its owner, who may open a tenth of its documents
+// (`bigTeamAccess`). With `keep`, the built database is kept (data-cache.ts) and later runs start
+// from a copy.
 
+import { type DocumentAccess, memberReader, peopleAccess, readerMayOpen } from '../../src/access.js';
 import { openDatabase } from '../../src/db/client.js';
 import type { FakeSlackInstallation, FakeSlackServer } from '../../test/fakes/fake-slack-server.js';
 import { dataKey, findCachedData, keepData } from './data-cache.js';
@@ -10,8 +13,42 @@ import { type BenchDatabase, createBenchDatabase, type DatabaseName } from './da
 import type { ScifactDocument } from './scifact.js';
 import { startService } from './service.js';
 import type { Settings } from './settings.js';
-import { type StoredTeam, storeTeams } from './team-corpus.js';
-import { type BenchUser, registerUser } from './users.js';
+import { type StoredTeam, storeTeams, type TeamAccess } from './team-corpus.js';
+import { type BenchUser, inviteMember, registerUser } from './users.js';
+
+/**
+ * The layout of the stored rows beyond the settings (who is in the big team, the access lists):
+ * part of the kept data's key, so that data kept by an older layout is never reused.
+ */
+const DATA_LAYOUT = 2;
+
+/** One document in this many of the big team is shared with its member (spread evenly). */
+export const MEMBER_SHARE_EVERY = 10;
+/** Colleagues (addresses, not members) whose lists with the owner hold the rest of the big team's documents. */
+export const COLLEAGUES = 20;
+
+/**
+ * Who may open the big team's documents, all indexed by the owner: every tenth (the 6th, 16th, …)
+ * the owner and the member; each of the others the owner and one of 20 colleagues in turn. None
+ * is team-wide, and every list names the owner, who may open everything; the member, a tenth.
+ */
+export function bigTeamAccess(
+  owner: BenchUser,
+  memberEmail: string,
+  colleagues: readonly string[],
+): TeamAccess {
+  const shared = peopleAccess(owner.email, memberEmail);
+  const withColleague = colleagues.map((colleague) => peopleAccess(owner.email, colleague));
+  return {
+    indexedBy: owner.userId,
+    listOf: (index) => {
+      if (index % MEMBER_SHARE_EVERY === MEMBER_SHARE_EVERY / 2) return shared;
+      // The documents before this one that were not the member's, so colleagues take turns.
+      const others = index - Math.floor((index + MEMBER_SHARE_EVERY / 2 - 1) / MEMBER_SHARE_EVERY);
+      return withColleague[others % withColleague.length] as DocumentAccess;
+    },
+  };
+}
 
 /** The Slack app the benchmarks' services are configured with (against a fake Slack server). */
 export const BENCH_SLACK_APP = {
@@ -92,7 +129,10 @@ export function teamSizes(
 }
 
 export interface TeamFixture {
+  /** The big team's owner, who indexed its documents and may open them all. */
   readonly big: BenchUser;
+  /** A member of the big team (invited by its owner) who may open a tenth of its documents. */
+  readonly member: BenchUser;
   readonly others: readonly BenchUser[];
   /** The Slack workspace the big team's registration installed the bot into. */
   readonly installation: FakeSlackInstallation;
@@ -137,6 +177,7 @@ export async function prepareTeamData(options: TeamDataOptions): Promise<TeamDat
   });
   const sizes = teamSizes(data, name);
   const key = dataKey(name, {
+    layout: DATA_LAYOUT,
     ...sizes,
     teams: data.teams,
     abstractsPerDocument: data.abstractsPerDocument,
@@ -220,6 +261,7 @@ async function buildTeamFixture(
     options.fromSource,
   );
   let big: BenchUser;
+  let member: BenchUser;
   const others: BenchUser[] = [];
   const slug = `${options.prefix}-${database.name}`;
   try {
@@ -227,6 +269,7 @@ async function buildTeamFixture(
     if (big.chatapp?.status !== 'installed') {
       throw new Error(`the Slack installation failed: ${JSON.stringify(big.chatapp)}`);
     }
+    member = await inviteMember(service.url, big, `${slug}-member`);
     for (let index = 1; index <= data.teams; index += 1) {
       others.push(await registerUser(service.url, `${slug}-team-${index}`));
     }
@@ -234,8 +277,17 @@ async function buildTeamFixture(
     await service.stop();
   }
   options.slack.clearRecords();
+  const colleagues = Array.from(
+    { length: COLLEAGUES },
+    (_, index) => `colleague-${String(index + 1).padStart(2, '0')}@example.com`,
+  );
   const teams = [
-    { teamId: big.teamId, chunks: sizes.bigChunks, seed: 1 },
+    {
+      teamId: big.teamId,
+      chunks: sizes.bigChunks,
+      seed: 1,
+      access: bigTeamAccess(big, member.email, colleagues),
+    },
     ...others.map((user, index) => ({ teamId: user.teamId, chunks: sizes.otherChunks, seed: index + 2 })),
   ];
   const count = (value: number) => value.toLocaleString('en-US');
@@ -268,6 +320,7 @@ async function buildTeamFixture(
     );
     return {
       big,
+      member,
       others,
       installation: issued,
       stored: result.teams,
@@ -295,10 +348,34 @@ export function teamDataDescription(data: TeamDataSettings): string[] {
     "by the service's own storage function (`replaceDocument`: chunks, lexical postings, vectors) from the",
     "benchmark's process; then the indexes are built once (the HNSW index as the worker names it) and the tables",
     'vacuumed and analysed, as autovacuum would after such inserts. Users and teams are registered through the API.',
-    `The vectors (${data.dimensions} dimensions) are the hashing vectors of the fake OpenAI-compatible server`,
-    '(`test/fakes/fake-openai-server.ts`), which the service calls, in a process of its own with no delay, for each',
-    'query vector: a real embedding model adds its own time to dense and hybrid searches.',
+    "The measured team's owner is recorded as having indexed every document, and no document is team-wide: one",
+    `document in ${MEMBER_SHARE_EVERY} (the ${ordinal(MEMBER_SHARE_EVERY / 2 + 1)}, ${ordinal(MEMBER_SHARE_EVERY / 2 + 1 + MEMBER_SHARE_EVERY)}, …) is shared with the owner and a second member of the team, whom the owner`,
+    `invited (\`POST /v1/teams/invitations\`, then registration with its code); each of the others with the owner and one`,
+    `of ${COLLEAGUES} colleagues in turn (addresses outside the team). That makes ${COLLEAGUES + 1} access lists, each naming the owner, who may`,
+    `open every document, while the member may open ${Math.round(100 / MEMBER_SHARE_EVERY)} % of them. The other teams' documents are team-wide.`,
   ];
+}
+
+/** 1st, 2nd, 3rd, 4th, …, 11th, …, 21st. */
+function ordinal(value: number): string {
+  const suffixes = ['th', 'st', 'nd', 'rd'];
+  const tens = value % 100;
+  return `${value}${suffixes[(tens - 20) % 10] ?? suffixes[tens] ?? 'th'}`;
+}
+
+/** What `reader` may open of a stored team: documents and chunks, and in how many access lists. */
+export function readableShare(
+  team: StoredTeam,
+  reader: BenchUser,
+): { documents: number; chunks: number; lists: number } {
+  const readable = team.lists.filter((list) =>
+    readerMayOpen(memberReader({ teamId: team.teamId, email: reader.email }), list.access),
+  );
+  return {
+    documents: readable.reduce((sum, list) => sum + list.documents, 0),
+    chunks: readable.reduce((sum, list) => sum + list.chunks, 0),
+    lists: readable.length,
+  };
 }
 
 /** One line on the stored data of one database. */
@@ -308,7 +385,12 @@ export function storedDataLine(teamData: TeamData, dimensions: number, sizeMiB: 
   const total = fixture.stored.reduce((sum, team) => sum + team.chunks, 0);
   const count = (value: number) => value.toLocaleString('en-US');
   const built = `stored in ${Math.round(fixture.loadSeconds)} s; indexes built and tables vacuumed in ${Math.round(fixture.indexSeconds)} s`;
-  return `${count(big?.chunks ?? 0)} chunks in the measured team (${count(big?.documents ?? 0)} documents)${
+  const shared = big === undefined ? undefined : readableShare(big, fixture.member);
+  const lists =
+    shared === undefined || big === undefined
+      ? ''
+      : ` in ${count(big.lists.length)} access lists; the member may open ${count(shared.documents)} of them, ${count(shared.chunks)} chunks, ${((100 * shared.chunks) / Math.max(1, big.chunks)).toFixed(1)} %`;
+  return `${count(big?.chunks ?? 0)} chunks in the measured team (${count(big?.documents ?? 0)} documents${lists})${
     others.length === 0
       ? ''
       : `, and ${others.length} other teams of ${count(others[0]?.chunks ?? 0)} chunks each`

@@ -7,6 +7,8 @@ export interface BenchUser {
   readonly headers: Record<string, string>;
   readonly userId: number;
   readonly teamId: number;
+  /** The e-mail as the service stored it (normalised): what access lists name. */
+  readonly email: string;
   /** The caller's own `user_context` (`GET /v1/users/me`), as chat requests carry it. */
   readonly userContext: Record<string, unknown>;
   /** The registration's `chatapp` answer, when it carried a `chatappCode`. */
@@ -14,8 +16,9 @@ export interface BenchUser {
 }
 
 /**
- * Registers a new user (a new team) with `POST /v2/users/register`, then reads its
- * `user_context`. `extra` adds fields to the registration record (e.g. `chatappCode`).
+ * Registers a new user with `POST /v2/users/register` (a new team of their own, or with an
+ * `invitation` code in `extra`, the inviting team), then reads its `user_context`. `extra` adds
+ * fields to the registration record (e.g. `chatappCode`, `invitation`).
  */
 export async function registerUser(
   baseUrl: string,
@@ -41,10 +44,33 @@ export async function registerUser(
     headers,
     userId: Number(me.id),
     teamId: Number(me.team_id),
+    email: String(me.email),
     userContext: me,
     chatapp:
       typeof registration.chatapp === 'object' && registration.chatapp !== null
         ? (registration.chatapp as Record<string, unknown>)
         : undefined,
   };
+}
+
+/**
+ * Adds a member to `owner`'s team as people join one: the owner invites the address
+ * (`POST /v1/teams/invitations`), then the invitee registers with the invitation's code.
+ */
+export async function inviteMember(baseUrl: string, owner: BenchUser, slug: string): Promise<BenchUser> {
+  const invitation = (await expectJson(
+    [201],
+    'POST',
+    `${baseUrl}/v1/teams/invitations`,
+    { email: `bench-${slug}@example.com`, role: 'member' },
+    owner.headers,
+  )) as { code?: unknown };
+  if (typeof invitation.code !== 'string') throw new Error('the invitation gave no code');
+  const member = await registerUser(baseUrl, slug, { invitation: invitation.code });
+  if (member.teamId !== owner.teamId || member.userContext.role !== 'member') {
+    throw new Error(
+      `the invited user joined team ${member.teamId} as ${String(member.userContext.role)}, not team ${owner.teamId} as a member`,
+    );
+  }
+  return member;
 }

@@ -1,15 +1,19 @@
 // `npm run bench:search` (`npx tsx bench/search/run.ts`): latency of POST /v1/search on a
 // 100,000-chunk team in a database that also holds 9 other teams, in lexical, dense and hybrid
 // modes, one client at a time and several at once, beside a raw pgvector HNSW query on the same
-// vectors in the same run; on PostgreSQL and (with less data) PGlite. Prints the EXPLAIN ANALYZE
-// of the slowest lexical query. Writes the search section of docs/benchmarks.md. `--help` lists
-// the settings.
+// vectors in the same run; then the team's owner (who may open every document) against a member
+// who may open a tenth of them, query by query; on PostgreSQL and (with less data) PGlite. Prints
+// the EXPLAIN ANALYZE of the slowest lexical queries. Writes the search section of
+// docs/benchmarks.md. `--help` lists the settings.
+import os from 'node:os';
 import pg from 'pg';
+import { memberReader } from '../../src/access.js';
 import { HashingEmbeddingModel } from '../../src/adapters/embeddings/hashing-embedding-model.js';
 import { parseConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
 import { indexedVectorType } from '../../src/db/vector-index.js';
 import { installCleanupHandlers, runBenchmark, runCleanups } from '../lib/children.js';
+import { systemBusySeconds } from '../lib/cpu.js';
 import { forgetKeptData } from '../lib/data-cache.js';
 import {
   type AvailableDatabases,
@@ -34,6 +38,7 @@ import { DEFAULT_SCIFACT_DIR, loadScifact, type ScifactQuery } from '../lib/scif
 import { type SearchMode, searchOnce } from '../lib/search-client.js';
 import { buildService } from '../lib/service.js';
 import { parseFlags, SERVICE_RUN_FLAGS, Settings } from '../lib/settings.js';
+import { type Percentiles, summarise } from '../lib/stats.js';
 import {
   readTeamDataSettings,
   storedDataLine,
@@ -45,16 +50,20 @@ import {
   teamDataDescription,
 } from '../lib/team-fixture.js';
 import { withTeamService } from '../lib/team-service.js';
+import type { BenchUser } from '../lib/users.js';
 
 const NAME = 'search';
 const MODES: readonly SearchMode[] = ['lexical', 'dense', 'hybrid'];
 /** The issue's targets, on PostgreSQL. */
 const TARGETS = { p50Ms: 30, p99Ms: 150, vsRaw: 3 };
+/** The access lists' target, on both databases: the member's p50 at most this many times the owner's. */
+const MEMBER_VS_OWNER = 1.5;
 
 const USAGE = `npx tsx bench/search/run.ts [options]   (npm run bench:search -- [options])
 
 Builds a big team (SciFact abstracts repeated with variations) and smaller teams in one database,
-with vectors, and measures POST /v1/search latency on the big team beside a raw pgvector query.
+with vectors, and measures POST /v1/search latency on the big team beside a raw pgvector query,
+then its owner's searches against those of a member who may open a tenth of its documents.
 
 Options (or the BENCH_* variable in brackets):
   --databases LIST        postgres and/or pglite (BENCH_DATABASES, default postgres,pglite)
@@ -121,14 +130,47 @@ interface Row {
   readonly short?: number;
 }
 
+/** One searcher's side of the owner-and-member pass. */
+interface Searcher {
+  readonly latency: Percentiles;
+  /** Responses with the full top_k. */
+  readonly full: number;
+  readonly slowest: { readonly index: number; readonly ms: number } | undefined;
+  readonly errors: readonly string[];
+}
+
+/** The owner and the member, the same queries in one mode, one search at a time, alternating. */
+interface AccessRow {
+  readonly mode: SearchMode;
+  readonly owner: Searcher;
+  readonly member: Searcher;
+}
+
+/** How busy the machine was over the owner-and-member passes (this benchmark's processes included). */
+interface MachineLoad {
+  /** Cores' worth of CPU the whole machine used, on average (undefined without /proc/stat). */
+  readonly busyCores: number | undefined;
+  /** The 1-minute load average at the start and at the end. */
+  readonly loadBefore: number;
+  readonly loadAfter: number;
+}
+
+interface PlannedQuery {
+  readonly query: string;
+  readonly ms: number;
+  readonly plan: readonly string[];
+}
+
 interface DatabaseOutcome {
   readonly database: DatabaseName;
   readonly teamData: TeamData;
   readonly sizeMiB: number;
   readonly rows: readonly Row[];
-  readonly slowestLexical:
-    | { readonly query: string; readonly ms: number; readonly plan: readonly string[] }
-    | undefined;
+  readonly access: readonly AccessRow[];
+  readonly accessLoad: MachineLoad | undefined;
+  readonly slowestLexical: PlannedQuery | undefined;
+  /** The member's slowest lexical query, planned as the member runs it. */
+  readonly slowestMemberLexical: PlannedQuery | undefined;
   readonly rawPlan: readonly string[];
   readonly efSearch: number;
 }
@@ -136,6 +178,58 @@ interface DatabaseOutcome {
 function describe(run: LatencyRun): string {
   const { latency } = run;
   return `p50 ${formatMs(latency.p50)} ms, p90 ${formatMs(latency.p90)} ms, p99 ${formatMs(latency.p99)} ms, max ${formatMs(latency.max)} ms, ${run.perSecond.toFixed(1)}/s${latency.failed > 0 ? `, ${latency.failed} failed (${run.errors[0]})` : ''}`;
+}
+
+/**
+ * Each query searched by both users, one search at a time, who goes first alternating from one
+ * query to the next: both meet the same load and the same caches (whoever searches a query first
+ * may count a common term's frequency that the other then finds remembered).
+ */
+async function timeOwnerAndMember(
+  queries: readonly ScifactQuery[],
+  topK: number,
+  search: (query: ScifactQuery, user: 'owner' | 'member') => Promise<{ ms: number; count: number }>,
+): Promise<{ owner: Searcher; member: Searcher }> {
+  const sides = {
+    owner: {
+      latencies: [] as number[],
+      full: 0,
+      slowest: undefined as Searcher['slowest'],
+      errors: [] as string[],
+    },
+    member: {
+      latencies: [] as number[],
+      full: 0,
+      slowest: undefined as Searcher['slowest'],
+      errors: [] as string[],
+    },
+  };
+  for (const [index, query] of queries.entries()) {
+    const order: ('owner' | 'member')[] = index % 2 === 0 ? ['owner', 'member'] : ['member', 'owner'];
+    for (const user of order) {
+      const side = sides[user];
+      try {
+        const { ms, count } = await search(query, user);
+        side.latencies.push(ms);
+        if (count >= topK) side.full += 1;
+        if (side.slowest === undefined || ms > side.slowest.ms) side.slowest = { index, ms };
+      } catch (error) {
+        side.errors.push(error instanceof Error ? error.message : String(error));
+      }
+    }
+  }
+  const searcher = (side: (typeof sides)['owner']): Searcher => ({
+    latency: summarise(side.latencies, side.errors.length),
+    full: side.full,
+    slowest: side.slowest,
+    errors: side.errors,
+  });
+  return { owner: searcher(sides.owner), member: searcher(sides.member) };
+}
+
+function describeSearcher(searcher: Searcher, topK: number): string {
+  const { latency } = searcher;
+  return `p50 ${formatMs(latency.p50)} ms, p90 ${formatMs(latency.p90)} ms, p99 ${formatMs(latency.p99)} ms, max ${formatMs(latency.max)} ms, ${searcher.full}/${latency.count + latency.failed} with ${topK} results${latency.failed > 0 ? `, ${latency.failed} failed (${searcher.errors[0]})` : ''}`;
 }
 
 /** The raw pgvector query the service's dense search is compared with. */
@@ -161,7 +255,7 @@ async function measureOn(
     const { teamData, database, sizeMiB, service, embeddingModel } = team;
     const { fixture } = teamData;
     const rows: Row[] = [];
-    const search = async (query: ScifactQuery, mode: SearchMode, user = fixture.big) => {
+    const search = async (query: ScifactQuery, mode: SearchMode, user: BenchUser = fixture.big) => {
       const { results, ms } = await searchOnce(service.url, user.headers, {
         query: query.text,
         top_k: settings.topK,
@@ -259,6 +353,43 @@ async function measureOn(
           `dense search on a small team: ${describe(run)}; ${short} with fewer than ${settings.topK} results`,
         );
       }
+      // The owner, who may open every document, against the member, who may open a tenth of them.
+      const access: AccessRow[] = [];
+      let slowestMember: { query: string; ms: number } | undefined;
+      const users = { owner: fixture.big, member: fixture.member };
+      const busyBefore = systemBusySeconds();
+      const startedAccess = performance.now();
+      const loadBefore = os.loadavg()[0] ?? 0;
+      for (const mode of MODES) {
+        for (const query of queries.slice(0, settings.warmup)) {
+          await search(query, mode, users.owner);
+          await search(query, mode, users.member);
+        }
+        const { owner, member } = await timeOwnerAndMember(queries, settings.topK, (query, user) =>
+          search(query, mode, users[user]),
+        );
+        access.push({ mode, owner, member });
+        log(`${mode}, the owner: ${describeSearcher(owner, settings.topK)}`);
+        log(
+          `${mode}, the member: ${describeSearcher(member, settings.topK)}; p50 ${(member.latency.p50 / owner.latency.p50).toFixed(2)}× the owner's`,
+        );
+        if (mode === 'lexical' && member.slowest !== undefined) {
+          slowestMember = { query: queries[member.slowest.index]?.text ?? '', ms: member.slowest.ms };
+        }
+      }
+      const busyAfter = systemBusySeconds();
+      const accessSeconds = (performance.now() - startedAccess) / 1000;
+      const accessLoad: MachineLoad = {
+        busyCores:
+          busyBefore === undefined || busyAfter === undefined || accessSeconds <= 0
+            ? undefined
+            : (busyAfter - busyBefore) / accessSeconds,
+        loadBefore,
+        loadAfter: os.loadavg()[0] ?? 0,
+      };
+      log(
+        `machine over the owner-and-member passes: ${accessLoad.busyCores?.toFixed(2) ?? '?'} of ${os.availableParallelism()} cores busy, load average ${loadBefore.toFixed(2)} → ${accessLoad.loadAfter.toFixed(2)}`,
+      );
       await rawPass('raw pgvector HNSW query (after)', 1);
       if (settings.clients > 1) await rawPass('raw pgvector HNSW query', settings.clients);
       // Stopped early (the end's stop is then a no-op): PGlite's database opens in one process only.
@@ -267,22 +398,30 @@ async function measureOn(
       // The plan of the slowest lexical query; on PGlite, also the raw query, now that the
       // service has let go of the database.
       let slowestLexical: DatabaseOutcome['slowestLexical'];
+      let slowestMemberLexical: DatabaseOutcome['slowestMemberLexical'];
       const handle = await openDatabase(
         database.location.kind === 'postgres' ? { ...database.location, poolSize: 2 } : database.location,
       );
       try {
+        const explain = async (user: BenchUser, query: string, what: string) => {
+          const plan = await explainLexicalSearch(handle.sql, memberReader(user), query, settings.topK);
+          log(`EXPLAIN ANALYZE of ${what}: "${query}"`);
+          for (const line of plan) process.stderr.write(`    ${line}\n`);
+          return plan;
+        };
         if (slowest !== undefined) {
-          const plan = await explainLexicalSearch(
-            handle.sql,
-            fixture.big.teamId,
+          const plan = await explain(
+            fixture.big,
             slowest.query,
-            settings.topK,
+            `the slowest lexical query (${formatMs(slowest.ms)} ms)`,
           );
           slowestLexical = { ...slowest, plan };
-          log(
-            `EXPLAIN ANALYZE of the slowest lexical query (${formatMs(slowest.ms)} ms): "${slowest.query}"`,
-          );
-          for (const line of plan) process.stderr.write(`    ${line}\n`);
+        }
+        if (slowestMember !== undefined) {
+          const what = `the member's slowest lexical query (${formatMs(slowestMember.ms)} ms)`;
+          const plan = await explain(fixture.member, slowestMember.query, `${what}, as the member`);
+          slowestMemberLexical = { ...slowestMember, plan };
+          await explain(fixture.big, slowestMember.query, `${what}, as the owner`);
         }
         if (rawPool === undefined) {
           await handle.sql.executeSql('SET hnsw.iterative_scan = strict_order');
@@ -316,7 +455,18 @@ async function measureOn(
           .map((line) => `    ${line}`)
           .join('\n')}`,
       );
-      return { database: name, teamData, sizeMiB, rows, slowestLexical, rawPlan, efSearch };
+      return {
+        database: name,
+        teamData,
+        sizeMiB,
+        rows,
+        access,
+        accessLoad,
+        slowestLexical,
+        slowestMemberLexical,
+        rawPlan,
+        efSearch,
+      };
     } finally {
       await rawPool?.end();
     }
@@ -412,13 +562,23 @@ function databaseSection(
     '',
     table,
   ];
-  if (outcome.slowestLexical !== undefined) {
+  if (outcome.access.length > 0) {
+    const access = accessSection(outcome, settings);
+    lines.push('', ...access.lines);
+    checks.push(...access.checks);
+  }
+  const planned = [
+    { who: 'the slowest lexical query', query: outcome.slowestLexical },
+    { who: "the member's slowest lexical query, as the member", query: outcome.slowestMemberLexical },
+  ];
+  for (const { who, query } of planned) {
+    if (query === undefined) continue;
     lines.push(
       '',
-      `<details><summary>EXPLAIN ANALYZE of the slowest lexical query on ${label} (${formatMs(round(outcome.slowestLexical.ms))} ms through the API): "${outcome.slowestLexical.query.replaceAll('<', '&lt;')}"</summary>`,
+      `<details><summary>EXPLAIN ANALYZE of ${who} on ${label} (${formatMs(round(query.ms))} ms through the API): "${query.query.replaceAll('<', '&lt;')}"</summary>`,
       '',
       '```text',
-      ...outcome.slowestLexical.plan,
+      ...query.plan,
       '```',
       '',
       '</details>',
@@ -438,6 +598,83 @@ function databaseSection(
     );
   }
   return { lines, checks };
+}
+
+/** The owner-and-member table of one database, and its verdicts (on every database). */
+function accessSection(
+  outcome: DatabaseOutcome,
+  settings: SearchSettings,
+): { lines: string[]; checks: Check[] } {
+  const label = DATABASE_LABEL[outcome.database];
+  const share = (searcher: Searcher) => {
+    const total = searcher.latency.count + searcher.latency.failed;
+    return `${searcher.full}/${total}`;
+  };
+  const verdicts = outcome.access.map((row) => {
+    const ratio = row.member.latency.p50 / row.owner.latency.p50;
+    const total = row.member.latency.count + row.member.latency.failed;
+    const fast = ratio <= MEMBER_VS_OWNER;
+    const full = row.member.full === total && total > 0;
+    const failed = row.owner.latency.failed + row.member.latency.failed;
+    return { row, ratio, fast, full, failed, met: fast && full && failed === 0 };
+  });
+  const table = markdownTable(
+    [
+      'Mode',
+      'queries',
+      'owner p50 ms',
+      'owner p99 ms',
+      'member p50 ms',
+      'member p99 ms',
+      'member p50 / owner p50',
+      `owner: full top_k`,
+      `member: full top_k`,
+      'Target',
+    ],
+    verdicts.map(({ row, ratio, met }) => [
+      `${row.mode} search`,
+      formatNumber(row.member.latency.count + row.member.latency.failed),
+      formatMs(round(row.owner.latency.p50)),
+      formatMs(round(row.owner.latency.p99)),
+      formatMs(round(row.member.latency.p50)),
+      formatMs(round(row.member.latency.p99)),
+      `${ratio.toFixed(2)}×`,
+      share(row.owner),
+      share(row.member),
+      met ? 'met' : '**not met**',
+    ]),
+    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+  );
+  const checks = verdicts.map(({ row, ratio, fast, full, failed, met }) => {
+    const total = row.member.latency.count + row.member.latency.failed;
+    const parts = [
+      `p50 ${formatMs(round(row.member.latency.p50))} ms, ${ratio.toFixed(2)}× the owner's ${formatMs(round(row.owner.latency.p50))} ms (target ≤ ${MEMBER_VS_OWNER}×) ${fast ? '✓' : '✗'}`,
+      `${row.member.full} of ${total} responses with the full top_k of ${settings.topK} (target all) ${full ? '✓' : '✗'}`,
+    ];
+    if (failed > 0) parts.push(`${failed} failed ✗`);
+    return {
+      met,
+      text: `${row.mode} search for the member on ${label}: **${met ? 'met' : 'not met'}**: ${parts.join('; ')}`,
+    };
+  });
+  const load = outcome.accessLoad;
+  const machine =
+    load === undefined
+      ? []
+      : [
+          '',
+          `Meanwhile the machine was busy ${load.busyCores === undefined ? '(not measured)' : `${load.busyCores.toFixed(1)} cores' worth of ${os.availableParallelism()} on average`}, this benchmark's own processes included`,
+          `(load average ${load.loadBefore.toFixed(1)} at the start, ${load.loadAfter.toFixed(1)} at the end).`,
+        ];
+  return {
+    lines: [
+      `The owner and the member, ${formatNumber(outcome.access[0]?.member.latency.count ?? 0)} queries each, one search at a time (who goes first alternating):`,
+      '',
+      table,
+      ...machine,
+    ],
+    checks,
+  };
 }
 
 /** Plan lines without the query vector's hundreds of numbers. */
@@ -477,6 +714,13 @@ function report(
     `in this process, \`SELECT chunk_id FROM chunk_embeddings WHERE model = '…' AND team_id = $1 ORDER BY embedding::vector(${settings.data.dimensions}) <=> $2 LIMIT ${settings.topK}\``,
     `with \`hnsw.iterative_scan = strict_order\` and \`hnsw.ef_search = ${efSearch}\`, on the same team's vectors, timed before and after the`,
     "service's passes; `p50 vs raw` divides by the mean of those two p50s.",
+    '',
+    "The rows above are the owner's. Then, in each mode, the owner and the member search the same queries after",
+    `${settings.warmup} warm-up queries each: query by query, one search at a time, the owner first for one query and the member first`,
+    `for the next. \`full top_k\` counts the responses with ${settings.topK} results. The member's searches return only what the`,
+    "member may open: the access lists' filter is inside the postings scan and the HNSW walk, before ranking.",
+    "The EXPLAIN ANALYZE plans below are of the service's own lexical statement for that reader, run once before it is",
+    "explained, so that common terms' document frequencies are remembered, as the service has them by then.",
     ...(pglite
       ? [
           '',
@@ -488,7 +732,8 @@ function report(
     '',
     ...sections.flatMap((section) => [...section.lines, '']),
     `Targets (issue), on PostgreSQL, one client at a time: p50 ≤ ${TARGETS.p50Ms} ms, p99 ≤ ${TARGETS.p99Ms} ms, and a p50 at most`,
-    `${TARGETS.vsRaw}× the raw vector query's. PGlite's figures are for information.`,
+    `${TARGETS.vsRaw}× the raw vector query's. PGlite's figures are for information. On both databases, in each mode: the`,
+    `member's p50 at most ${MEMBER_VS_OWNER}× the owner's in the same run, with the full \`top_k\` in every response.`,
     '',
     ...verdictLines(checks, available.skipped),
   ];

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { TEAM_ACCESS } from '../access.js';
 import { type DatabaseHandle, openDatabase } from './client.js';
 import { type ChunkToStore, deleteTeamDocument, replaceDocument } from './repositories/documents.js';
 import { EmbeddedStorageMaintenance } from './storage-maintenance.js';
@@ -41,6 +42,8 @@ function manual(externalId: string, count: number): Promise<number> {
       sourceModifiedAt: null,
       originId: null,
       metadata: {},
+      access: TEAM_ACCESS,
+      indexedBy: null,
     },
     `hash-${externalId}`,
     chunks,

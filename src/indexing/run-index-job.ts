@@ -167,7 +167,9 @@ async function runStartedJob(
     }
   }
   await finishJob(sql, jobId, 'completed', null);
-  if (job.connectorId !== null) {
+  // A wiki job syncs the whole space; a Drive job only what was picked, so the Drive re-sync
+  // (services/sync-drive.ts) marks its own rounds and a pick does not postpone them.
+  if (job.connectorId !== null && job.kind === 'wiki') {
     await markConnectorSynced(sql, job.connectorId);
   }
   return { kind: 'finished', status: 'completed' };

@@ -14,6 +14,8 @@ import type { TermFrequencyCache } from './term-frequency-cache.js';
 
 export interface LexicalQuery {
   readonly teamId: number;
+  /** The access lists the reader may open (db/repositories/access-lists.ts). */
+  readonly accessListIds: readonly number[];
   readonly query: ParsedQuery;
   readonly limit: number;
   readonly connectorIds?: readonly number[] | undefined;
@@ -51,6 +53,7 @@ export async function searchLexicalHits(
 function lexicalRanking(statistics: TeamStatistics, request: LexicalQuery): LexicalRanking {
   return {
     teamId: request.teamId,
+    accessListIds: request.accessListIds,
     text: request.query.text,
     phrases: request.query.phrases,
     limit: request.limit,

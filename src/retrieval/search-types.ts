@@ -1,11 +1,15 @@
+import type { Reader } from '../access.js';
 /** How a search ranks: lexical (BM25) only, vectors only, or both fused (the default). */
 export type SearchMode = 'hybrid' | 'lexical' | 'dense';
 
 export type DocumentSource = 'googledrive' | 'wiki' | 'upload';
 
 export interface SearchRequest {
-  /** The caller's team: the only team whose chunks are searched. */
-  readonly teamId: number;
+  /**
+   * Who reads the results: only their team's chunks are searched, and of those only documents
+   * they may open (filtered inside the rankings, before the top k is taken).
+   */
+  readonly reader: Reader;
   readonly query: string;
   readonly topK: number;
   /** Only chunks of these connectors (any of them); undefined or empty: all. */

@@ -6,7 +6,9 @@ import {
   type TestApp,
   uploadDocuments,
 } from '../../test/helpers/test-app.js';
+import { teamReader } from '../access.js';
 import { HashingEmbeddingModel } from '../adapters/embeddings/hashing-embedding-model.js';
+import { readableAccessListIds } from '../db/repositories/access-lists.js';
 import { searchLexical } from './lexical-search.js';
 import { parseQuery } from './query-text.js';
 import { PostgresTeamSearch } from './team-search.js';
@@ -73,19 +75,24 @@ describe('hybrid search with embeddings on', () => {
   it('fills in from vectors, below every lexical match, when too few chunks share the words', async () => {
     const search = testApp.runtime.deps.search;
     // No chunk has this word: BM25 finds nothing, the vectors still answer (default weight 0).
-    const none = await search.search({ teamId: small.teamId, query: 'qwertyuiop', topK: 5, mode: 'lexical' });
+    const none = await search.search({
+      reader: teamReader(small.teamId),
+      query: 'qwertyuiop',
+      topK: 5,
+      mode: 'lexical',
+    });
     expect(none).toEqual([]);
-    const filled = await search.search({ teamId: small.teamId, query: 'qwertyuiop', topK: 5 });
+    const filled = await search.search({ reader: teamReader(small.teamId), query: 'qwertyuiop', topK: 5 });
     expect(filled).toHaveLength(5);
     expect(filled.every((hit) => hit.externalId.startsWith('small-'))).toBe(true);
     // The chunks that mention espresso stay first, in BM25's order; vectors add the rest.
     const lexical = await search.search({
-      teamId: small.teamId,
+      reader: teamReader(small.teamId),
       query: 'espresso',
       topK: 24,
       mode: 'lexical',
     });
-    const hybrid = await search.search({ teamId: small.teamId, query: 'espresso', topK: 24 });
+    const hybrid = await search.search({ reader: teamReader(small.teamId), query: 'espresso', topK: 24 });
     expect(lexical.length).toBeGreaterThan(0);
     expect(lexical.length).toBeLessThan(24);
     expect(hybrid.slice(0, lexical.length).map((hit) => hit.chunkId)).toEqual(
@@ -93,7 +100,11 @@ describe('hybrid search with embeddings on', () => {
     );
     expect(hybrid).toHaveLength(24);
     // A quoted phrase is a constraint: nothing without it fills in.
-    const phrase = await search.search({ teamId: small.teamId, query: '"espresso procedure"', topK: 24 });
+    const phrase = await search.search({
+      reader: teamReader(small.teamId),
+      query: '"espresso procedure"',
+      topK: 24,
+    });
     expect(phrase.length).toBe(lexical.length);
     expect(phrase.every((hit) => hit.text.includes('espresso procedure'))).toBe(true);
   });
@@ -107,7 +118,12 @@ describe('hybrid search with embeddings on', () => {
       exactScanMaxChunks: 0,
     });
     const exact = new PostgresTeamSearch(testApp.runtime.deps.sql, model, settings);
-    const request = { teamId: small.teamId, query: 'laptop form', topK: 20, mode: 'dense' as const };
+    const request = {
+      reader: teamReader(small.teamId),
+      query: 'laptop form',
+      topK: 20,
+      mode: 'dense' as const,
+    };
     const viaIndex = await throughIndex.search(request);
     expect(viaIndex).toHaveLength(20);
     expect(viaIndex.every((hit) => hit.externalId.startsWith('small-'))).toBe(true);
@@ -136,7 +152,7 @@ describe('hybrid search with embeddings on', () => {
       exactScanMaxChunks: 0,
     });
     const hits = await throughSession.search({
-      teamId: small.teamId,
+      reader: teamReader(small.teamId),
       query: 'laptop form',
       topK: 20,
       mode: 'dense',
@@ -153,7 +169,7 @@ describe('hybrid search with embeddings on', () => {
       efSearch: 40,
       maxPostingsPerTerm: 2000,
     });
-    const request = { teamId: large.teamId, query: 'payroll form number 13', topK: 10 };
+    const request = { reader: teamReader(large.teamId), query: 'payroll form number 13', topK: 10 };
     const hybrid = await lexicalOnly.search(request);
     const lexical = await lexicalOnly.search({ ...request, mode: 'lexical' });
     expect(hybrid.map((hit) => hit.chunkId)).toEqual(lexical.map((hit) => hit.chunkId));
@@ -169,7 +185,7 @@ describe('hybrid search with embeddings on', () => {
       });
     // "procedure" is in all 400 chunks, "payroll" in 50, "13" in a few.
     const request = {
-      teamId: large.teamId,
+      reader: teamReader(large.teamId),
       query: 'payroll procedure 13',
       topK: 20,
       mode: 'lexical' as const,
@@ -188,13 +204,21 @@ describe('hybrid search with embeddings on', () => {
   it("remembers a common term's counted frequency, and scores by the remembered one", async () => {
     const { sql } = testApp.runtime.deps;
     const statistics = await new TeamStatisticsCache(sql).get(large.teamId);
-    const query = { teamId: large.teamId, query: parseQuery('payroll procedure 13'), limit: 20 };
+    // Uploads are the team's: every member's reader opens the team-wide lists.
+    const accessListIds = await readableAccessListIds(sql, teamReader(large.teamId));
+    const query = {
+      teamId: large.teamId,
+      accessListIds,
+      query: parseQuery('payroll procedure 13'),
+      limit: 20,
+    };
     const frequencies = new TermFrequencyCache();
     // Over the budget of 60, "procedure" (in all 400 chunks) is counted, and remembered.
     const counted = await searchLexical(sql, statistics, { ...query, maxPostingsPerTerm: 60, frequencies });
     expect(frequencies.candidates(large.teamId, 'procedure')).toEqual(new Map([['procedur', 400]]));
-    // "payroll" (50 chunks) was read whole: nothing to remember.
-    expect(frequencies.candidates(large.teamId, 'payroll').size).toBe(0);
+    // Postings read through the reader's access filter are not a term's whole count: "payroll"
+    // (50 chunks, read whole) is counted apart too.
+    expect(frequencies.candidates(large.teamId, 'payroll')).toEqual(new Map([['payrol', 50]]));
     const remembered = await searchLexical(sql, statistics, {
       ...query,
       maxPostingsPerTerm: 60,

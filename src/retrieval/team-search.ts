@@ -1,4 +1,5 @@
 import type { EmbeddingModel } from '../adapters/embeddings/embedding-model.js';
+import { readableAccessListIds } from '../db/repositories/access-lists.js';
 import { analyzeTexts, type ChunkHitRow, readChunkHits } from '../db/repositories/search.js';
 import type { SqlConnection } from '../db/sql-connection.js';
 import { ServiceError } from '../errors.js';
@@ -21,6 +22,12 @@ export interface TeamSearchSettings {
   readonly sessionEfSearch?: number | undefined;
   /** Teams up to this many chunks get exact vector search (tests lower it to reach the HNSW path). */
   readonly exactScanMaxChunks?: number;
+}
+
+/** The team searched and the access lists its reader may open. */
+interface ReaderScope {
+  readonly teamId: number;
+  readonly accessListIds: readonly number[];
 }
 
 /** Each ranking fused looks this deep: enough for a chunk ranked low by one to be lifted by the other. */
@@ -57,9 +64,14 @@ export class PostgresTeamSearch implements TeamSearch {
         'Dense search needs embeddings: this server runs lexical search only (set EMBEDDING_PROVIDER).',
       );
     }
-    const statistics = await this.statistics.get(request.teamId);
+    const teamId = request.reader.teamId;
+    const [statistics, accessListIds] = await Promise.all([
+      this.statistics.get(teamId),
+      readableAccessListIds(this.sql, request.reader),
+    ]);
+    const scope = { teamId, accessListIds };
     const lexicalQuery = (limit: number) => ({
-      teamId: request.teamId,
+      ...scope,
       query,
       limit,
       maxPostingsPerTerm: this.settings.maxPostingsPerTerm,
@@ -69,7 +81,7 @@ export class PostgresTeamSearch implements TeamSearch {
     });
     // One ranking alone is read with its documents in the same statement.
     if (mode === 'dense') {
-      const query = await this.vectorQuery(request, statistics.chunks, request.topK);
+      const query = await this.vectorQuery(request, scope, statistics.chunks, request.topK);
       return (await searchVectorHits(this.sql, query)).map(toHit);
     }
     if (!useVectors) {
@@ -80,16 +92,18 @@ export class PostgresTeamSearch implements TeamSearch {
       // Vectors out of the fusion still fill in where BM25 runs out (no shared words at all):
       // below every lexical match, so they can only add results, never displace one.
       const found = new Set(hits.map((hit) => hit.chunkId));
-      const query = await this.vectorQuery(request, statistics.chunks, request.topK);
+      const query = await this.vectorQuery(request, scope, statistics.chunks, request.topK);
       const extra = (await searchVectors(this.sql, query))
         .filter((match) => !found.has(match.chunkId))
         .map((match) => ({ chunkId: match.chunkId, score: 0 }));
-      return [...hits, ...(await this.hydrate(request.teamId, extra))].slice(0, request.topK);
+      return [...hits, ...(await this.hydrate(scope, extra))].slice(0, request.topK);
     }
     const depth = Math.max(request.topK, MIN_FUSION_DEPTH);
     const [lexical, dense] = await Promise.all([
       searchLexical(this.sql, statistics, lexicalQuery(depth)),
-      this.vectorQuery(request, statistics.chunks, depth).then((query) => searchVectors(this.sql, query)),
+      this.vectorQuery(request, scope, statistics.chunks, depth).then((query) =>
+        searchVectors(this.sql, query),
+      ),
     ]);
     request.signal?.throwIfAborted();
     const ranked = fuseRankings(
@@ -100,7 +114,7 @@ export class PostgresTeamSearch implements TeamSearch {
       this.settings.rrfK,
       request.topK,
     );
-    return this.hydrate(request.teamId, ranked.slice(0, request.topK));
+    return this.hydrate(scope, ranked.slice(0, request.topK));
   }
 
   analyze(texts: readonly string[]): Promise<ReadonlyArray<ReadonlyMap<string, number>>> {
@@ -108,7 +122,12 @@ export class PostgresTeamSearch implements TeamSearch {
   }
 
   /** The query's vector search: embeds the question with the configured model. */
-  private async vectorQuery(request: SearchRequest, teamChunks: number, limit: number): Promise<VectorQuery> {
+  private async vectorQuery(
+    request: SearchRequest,
+    scope: ReaderScope,
+    teamChunks: number,
+    limit: number,
+  ): Promise<VectorQuery> {
     const model = this.embeddingModel;
     const [vector] =
       model === undefined
@@ -118,7 +137,7 @@ export class PostgresTeamSearch implements TeamSearch {
             ...(request.signal === undefined ? {} : { signal: request.signal }),
           });
     return {
-      teamId: request.teamId,
+      ...scope,
       model: model?.id ?? '',
       vector: vector ?? [],
       limit,
@@ -133,12 +152,12 @@ export class PostgresTeamSearch implements TeamSearch {
     };
   }
 
-  /** The ranked chunks with their documents, in rank order; the team is checked once more. */
+  /** The ranked chunks with their documents, in rank order; the team and access are checked once more. */
   private async hydrate(
-    teamId: number,
+    scope: ReaderScope,
     ranked: readonly { chunkId: number; score: number }[],
   ): Promise<SearchHit[]> {
-    return (await readChunkHits(this.sql, teamId, ranked)).map(toHit);
+    return (await readChunkHits(this.sql, scope, ranked)).map(toHit);
   }
 }
 

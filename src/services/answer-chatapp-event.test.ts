@@ -7,10 +7,14 @@ import {
   type SignedInUser,
   signedInUser,
 } from '../../test/helpers/use-case-harness.js';
-import { recordChatappEvents } from '../db/repositories/chatapp-events.js';
+import { memberReader, type Reader, teamReader } from '../access.js';
+import { chatappEventStatus, recordChatappEvents } from '../db/repositories/chatapp-events.js';
 import type { AnswerChatappEventPayload } from '../jobs/definitions/answer-chatapp-event.js';
-import { answerChatappEvent } from './answer-chatapp-event.js';
+import { JobError } from '../jobs/retry-policy.js';
+import type { TeamSearch } from '../retrieval/search-types.js';
+import { answerChatappEvent, type ChatappQuestionPayload } from './answer-chatapp-event.js';
 import { EXTERNAL_CHANNEL_REFUSAL } from './chatapp-reply.js';
+import type { ServiceDependencies } from './dependencies.js';
 import { installSlackApp } from './install-slack-app.js';
 
 const CLIENT_ID = '1515151515.1616161616';
@@ -50,10 +54,10 @@ describe('answerChatappEvent', () => {
 
   /** A question recorded as receiveChatappEvent records it (its job is run here, by the test). */
   async function recordedQuestion(
-    fields: Partial<AnswerChatappEventPayload> = {},
-  ): Promise<AnswerChatappEventPayload> {
+    fields: Partial<ChatappQuestionPayload> = {},
+  ): Promise<ChatappQuestionPayload> {
     eventCounter += 1;
-    const payload: AnswerChatappEventPayload = {
+    const payload: ChatappQuestionPayload = {
       workspaceId: WORKSPACE,
       eventId: `Ev0ANSW${String(eventCounter).padStart(5, '0')}`,
       channel: 'C0GENERAL1',
@@ -73,6 +77,20 @@ describe('answerChatappEvent', () => {
   const postedFor = (payload: AnswerChatappEventPayload) =>
     slack.messages.filter((message) => message.threadTs === (payload.threadTs ?? payload.ts));
 
+  /** The app's dependencies, with a search that records whom each search reads for. */
+  function recordingDeps(): { deps: ServiceDependencies; readers: Reader[] } {
+    const { deps } = testApp.runtime;
+    const readers: Reader[] = [];
+    const search: TeamSearch = {
+      search: (request) => {
+        readers.push(request.reader);
+        return deps.search.search(request);
+      },
+      analyze: (texts) => deps.search.analyze(texts),
+    };
+    return { deps: { ...deps, search }, readers };
+  }
+
   it('answers in the question’s thread from the team’s documents, as the bot, once', async () => {
     const { deps } = testApp.runtime;
     const payload = await recordedQuestion();
@@ -86,6 +104,77 @@ describe('answerChatappEvent', () => {
     // Run again (a job retried after a crash): no second reply.
     expect(await answerChatappEvent(deps, payload, attempt())).toEqual(outcome);
     expect(postedFor(payload)).toHaveLength(1);
+  });
+
+  describe('who reads the answer', () => {
+    const OWNER_SLACK_ID = 'U0OWNER001';
+    let outsider: SignedInUser;
+    beforeAll(async () => {
+      // Slack keeps the case the person typed; the team stores addresses lower-cased.
+      slack.addUser({ id: OWNER_SLACK_ID, teamId: WORKSPACE, email: owner.caller.email.toUpperCase() });
+      outsider = await signedInUser(testApp);
+      slack.addUser({ id: 'U0OUTSIDE1', teamId: WORKSPACE, email: outsider.caller.email });
+      slack.addUser({ id: 'U0NOEMAIL1', teamId: WORKSPACE });
+    });
+    const direct = (user: string) => ({
+      channel: `D0${user.slice(2)}`,
+      user,
+      direct: true,
+      text: 'Where is the spare key?',
+    });
+    const usersInfoCallsFor = (user: string) =>
+      slack.callsTo('users.info').filter((call) => call.body.user === user).length;
+
+    it("answers a member's direct message with that member's access, found by their Slack e-mail", async () => {
+      const { deps, readers } = recordingDeps();
+      const payload = await recordedQuestion(direct(OWNER_SLACK_ID));
+      const before = usersInfoCallsFor(OWNER_SLACK_ID);
+      expect(await answerChatappEvent(deps, payload, attempt())).toMatchObject({ status: 'answered' });
+      expect(readers).toEqual([
+        memberReader({ teamId: owner.caller.teamId, email: owner.caller.email, userId: owner.caller.userId }),
+      ]);
+      expect(usersInfoCallsFor(OWNER_SLACK_ID)).toBe(before + 1);
+      expect(JSON.stringify(postedFor(payload)[0]?.blocks)).toContain('top drawer of reception');
+    });
+
+    it('answers a mention in a channel for the whole team, without asking Slack who asked', async () => {
+      const { deps, readers } = recordingDeps();
+      const before = usersInfoCallsFor(OWNER_SLACK_ID);
+      const mention = await recordedQuestion({ user: OWNER_SLACK_ID, direct: false });
+      // A job queued before `direct` was carried is answered as in a channel.
+      const { direct: _unknown, ...older } = await recordedQuestion({ user: OWNER_SLACK_ID });
+      for (const payload of [mention, older]) {
+        expect(await answerChatappEvent(deps, payload, attempt())).toMatchObject({ status: 'answered' });
+      }
+      expect(readers).toEqual([teamReader(owner.caller.teamId), teamReader(owner.caller.teamId)]);
+      expect(usersInfoCallsFor(OWNER_SLACK_ID)).toBe(before);
+    });
+
+    it("answers anyone else's direct message for the whole team: unknown, without an e-mail, of another team", async () => {
+      const { deps, readers } = recordingDeps();
+      for (const user of ['U0STRANGE1', 'U0NOEMAIL1', 'U0OUTSIDE1']) {
+        const payload = await recordedQuestion(direct(user));
+        expect(await answerChatappEvent(deps, payload, attempt())).toMatchObject({ status: 'answered' });
+        expect(usersInfoCallsFor(user)).toBeGreaterThan(0);
+      }
+      expect(readers).toEqual(Array.from({ length: 3 }, () => teamReader(owner.caller.teamId)));
+      // The outsider's own team is not searched for them either.
+      expect(readers.map((reader) => reader.teamId)).not.toContain(outsider.caller.teamId);
+    });
+
+    it('retries when Slack cannot say for now who asked, answering nothing meanwhile', async () => {
+      const { deps, readers } = recordingDeps();
+      const payload = await recordedQuestion(direct(OWNER_SLACK_ID));
+      slack.rateLimitNext('users.info', 3);
+      const failure = await rejectionOf(answerChatappEvent(deps, payload, attempt()));
+      expect(failure).toBeInstanceOf(JobError);
+      expect(failure).toMatchObject({ retryable: true, retryAfterSeconds: 3 });
+      expect(postedFor(payload)).toEqual([]);
+      expect(readers).toEqual([]);
+      expect((await chatappEventStatus(deps.sql, WORKSPACE, payload.eventId))?.status).toBe('queued');
+      expect(await answerChatappEvent(deps, payload, attempt())).toMatchObject({ status: 'answered' });
+      expect(readers.map((reader) => reader.email)).toEqual([owner.caller.email.toLowerCase()]);
+    });
   });
 
   it('says in a channel shared with another organisation that it cannot answer there', async () => {

@@ -1,3 +1,4 @@
+import { memberReader, type Reader, teamReader } from '../access.js';
 import { slackMessageToPlainText } from '../adapters/slack/mrkdwn.js';
 import { AnswerError } from '../answering/answer-error.js';
 import {
@@ -6,6 +7,7 @@ import {
   findChatappInstallation,
   finishChatappEvent,
 } from '../db/repositories/chatapp-events.js';
+import { findTeamMemberByEmail } from '../db/repositories/team-members-by-email.js';
 import type { AnswerChatappEventPayload } from '../jobs/definitions/answer-chatapp-event.js';
 import type { JobOutput } from '../jobs/job-queue.js';
 import { JobError, toJobError } from '../jobs/retry-policy.js';
@@ -21,6 +23,9 @@ import {
 } from './chatapp-reply.js';
 import type { ServiceDependencies } from './dependencies.js';
 
+/** A recorded question as its answer job carries it (`direct`: asked in a direct message). */
+export type ChatappQuestionPayload = AnswerChatappEventPayload;
+
 export interface AnswerAttempt {
   readonly signal: AbortSignal;
   /** No retry follows this attempt: a failure is also told to the asker. */
@@ -29,13 +34,15 @@ export interface AnswerAttempt {
 
 /**
  * Answers one recorded Slack question in its thread, from the documents of the team linked to
- * the workspace; in a channel shared with another organisation, says it cannot answer there.
+ * the workspace that its readers may open: in a direct message from a member (by their Slack
+ * e-mail), what that member may open; anywhere else, and for anyone else, what the whole team may
+ * open. In a channel shared with another organisation, says it cannot answer there.
  * Idempotent per event: an event already replied to is not replied to again. A failure another
  * attempt may cure is thrown (the job retries); otherwise the asker is told it failed.
  */
 export async function answerChatappEvent(
   deps: ServiceDependencies,
-  payload: AnswerChatappEventPayload,
+  payload: ChatappQuestionPayload,
   attempt: AnswerAttempt,
 ): Promise<JobOutput> {
   const { workspaceId, eventId } = payload;
@@ -76,7 +83,8 @@ export async function answerChatappEvent(
 
   let reply: ChatappReply;
   try {
-    reply = await composeAnswer(deps, installation.teamId, question, attempt.signal);
+    const reader = await readerOf(deps, installation.teamId, botToken, payload);
+    reply = await composeAnswer(deps, reader, question, attempt.signal);
   } catch (error) {
     const failure = answerFailure(error);
     if (!attempt.finalAttempt && failure.retryable) throw failure;
@@ -86,16 +94,36 @@ export async function answerChatappEvent(
   return post(reply, 'answered');
 }
 
+/**
+ * Who reads the reply. In a direct message, the asker: with their own access when the e-mail
+ * Slack knows for them is an active member's of this team. Anyone else in a direct message, and
+ * everyone present in a channel, read what the whole team may open.
+ */
+async function readerOf(
+  deps: ServiceDependencies,
+  teamId: number,
+  botToken: string,
+  payload: ChatappQuestionPayload,
+): Promise<Reader> {
+  if (payload.direct !== true) return teamReader(teamId);
+  const email = await deps.slackMessenger.userEmail(botToken, payload.user);
+  if (email === undefined) return teamReader(teamId);
+  const member = await findTeamMemberByEmail(deps.sql, teamId, email);
+  return member === undefined
+    ? teamReader(teamId)
+    : memberReader({ teamId, email: member.email, userId: member.userId });
+}
+
 /** The whole answer (the stream gathered: Slack gets one message) with its cited sources. */
 async function composeAnswer(
   deps: ServiceDependencies,
-  teamId: number,
+  reader: Reader,
   question: string,
   signal: AbortSignal,
 ): Promise<ChatappReply> {
   let text = '';
   let sources: readonly ReplySource[] = [];
-  for await (const event of answerQuestion(deps, { teamId, question, history: [], signal })) {
+  for await (const event of answerQuestion(deps, { reader, question, history: [], signal })) {
     if (event.type === 'answer') text += event.text;
     else if (event.type === 'sources') sources = event.sources;
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeTeamSearch } from '../../test/fakes/fake-team-search.js';
+import { teamReader } from '../access.js';
 import { ScriptedChatModel } from '../adapters/llm/scripted-chat-model.js';
 import type { Answerer, ConversationTurn } from '../answering/answerer.js';
 import { ExtractiveAnswerer, NOT_FOUND_ANSWER } from '../answering/extractive-answerer.js';
@@ -36,7 +37,7 @@ async function run(
   const deps = { config: parseConfig({ ANSWER_PASSAGES: '4' }), search, answerer: answerer(search) };
   const events: AnswerEvent[] = [];
   for await (const event of answerQuestion(deps, {
-    teamId: OUR_TEAM,
+    reader: teamReader(OUR_TEAM),
     question,
     history,
     signal: new AbortController().signal,
@@ -61,7 +62,7 @@ describe('answerQuestion', () => {
     expect(text).toContain('25 days of paid holiday');
     expect(text).not.toContain('40 days');
     expect(sources.map((source) => [source.citation, source.title])).toEqual([[1, 'Handbook']]);
-    expect(search.requests[0]).toMatchObject({ teamId: OUR_TEAM, topK: 4, mode: 'hybrid' });
+    expect(search.requests[0]).toMatchObject({ reader: { teamId: OUR_TEAM }, topK: 4, mode: 'hybrid' });
   });
 
   it('lists no sources with a plain "not found" when nothing matches', async () => {

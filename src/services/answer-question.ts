@@ -1,8 +1,9 @@
+import type { Reader } from '../access.js';
 import type { Answerer, ConversationTurn } from '../answering/answerer.js';
 import { type CitedSource, citedSources, numberPassages } from '../answering/citations.js';
 import { standaloneQuery } from '../answering/follow-up.js';
 import type { Config } from '../config.js';
-import type { TeamSearch } from '../retrieval/search-types.js';
+import type { SearchHit, TeamSearch } from '../retrieval/search-types.js';
 
 /** What `answerQuestion` yields: the answer's text in pieces, then once the sources it cites. */
 export type AnswerEvent =
@@ -10,8 +11,11 @@ export type AnswerEvent =
   | { readonly type: 'sources'; readonly sources: readonly CitedSource[] };
 
 export interface AnswerQuestionInput {
-  /** The asker's team: the only documents searched. */
-  readonly teamId: number;
+  /**
+   * Who reads the answer: only their team's documents that they may open are searched, so the
+   * answer and its citations hold nothing else.
+   */
+  readonly reader: Reader;
   readonly question: string;
   /** Earlier messages of the same conversation, oldest first, already bounded by the caller. */
   readonly history: readonly ConversationTurn[];
@@ -37,25 +41,39 @@ export async function* answerQuestion(
   deps: AnswerQuestionDependencies,
   input: AnswerQuestionInput,
 ): AsyncGenerator<AnswerEvent, void, undefined> {
-  const { teamId, question, history, signal } = input;
+  const { reader, question, history, signal } = input;
   signal.throwIfAborted();
   const query = standaloneQuery(question, history).trim();
-  const hits =
-    query === ''
-      ? []
-      : await deps.search.search({
-          teamId,
-          query,
-          topK: deps.config.answering.passages,
-          mode: 'hybrid',
-          signal,
-        });
+  // A follow-up is searched with the question it follows, and alone too: should the question name
+  // its own subject after all, what it finds alone is still among the passages.
+  const queries = query === '' ? [] : query === question.trim() ? [query] : [query, question.trim()];
+  const rankings: (readonly SearchHit[])[] = [];
+  for (const text of queries) {
+    const topK = deps.config.answering.passages;
+    rankings.push(await deps.search.search({ reader, query: text, topK, mode: 'hybrid', signal }));
+  }
   signal.throwIfAborted();
-  const passages = numberPassages(hits);
+  const passages = numberPassages(interleave(rankings, deps.config.answering.passages));
   let answer = '';
   for await (const text of deps.answerer.answer({ question, history, passages, signal })) {
     answer += text;
     yield { type: 'answer', text };
   }
   yield { type: 'sources', sources: citedSources(answer, passages) };
+}
+
+/** The rankings' hits taken in turns (first of each, then second…), each chunk once, up to `topK`. */
+function interleave(rankings: readonly (readonly SearchHit[])[], topK: number): SearchHit[] {
+  const seen = new Set<number>();
+  const hits: SearchHit[] = [];
+  const longest = Math.max(0, ...rankings.map((ranking) => ranking.length));
+  for (let index = 0; index < longest && hits.length < topK; index += 1) {
+    for (const ranking of rankings) {
+      const hit = ranking[index];
+      if (hit === undefined || seen.has(hit.chunkId) || hits.length >= topK) continue;
+      seen.add(hit.chunkId);
+      hits.push(hit);
+    }
+  }
+  return hits;
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { memberReader } from '../access.js';
 import type { ConversationTurn } from '../answering/answerer.js';
 import type { CitedSource } from '../answering/citations.js';
 import type { Caller } from '../caller.js';
@@ -63,7 +64,7 @@ export async function startWebChat(
       let answer = '';
       let sources: readonly CitedSource[] = [];
       for await (const event of answerQuestion(deps, {
-        teamId: caller.teamId,
+        reader: memberReader(caller),
         question: input.content,
         history,
         signal,

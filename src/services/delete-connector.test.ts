@@ -100,4 +100,18 @@ describe('deleteConnector', () => {
     await refusal(deleteConnector(deps, owner.caller, 'wiki', 'latest'), 'not_found');
     expect((await getConnector(deps, owner.caller, 'wiki', id)).document_count).toBe(1);
   });
+
+  it('is for owners and admins: a member removes no connection (403), an admin may', async () => {
+    const { deps } = testApp.runtime;
+    const owner = await signedInUser(testApp);
+    const id = String(await wikiConnector(owner));
+    const refused = await refusal(
+      deleteConnector(deps, { ...owner.caller, role: 'member' }, 'wiki', id),
+      'forbidden',
+    );
+    expect(refused.message).toContain('owner and admins');
+    expect((await getConnector(deps, owner.caller, 'wiki', id)).document_count).toBe(1);
+    await deleteConnector(deps, { ...owner.caller, role: 'admin' }, 'wiki', id);
+    await refusal(getConnector(deps, owner.caller, 'wiki', id), 'not_found');
+  });
 });

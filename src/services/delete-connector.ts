@@ -1,4 +1,4 @@
-import type { Caller } from '../caller.js';
+import { type Caller, managesTeam } from '../caller.js';
 import { deleteTeamConnector } from '../db/repositories/connectors.js';
 import { cancelConnectorJobs } from '../db/repositories/index-jobs.js';
 import { ServiceError } from '../errors.js';
@@ -8,7 +8,7 @@ import { parseSerialId } from './serial-id.js';
 
 /**
  * Deletes one of the team's connectors with all its documents, chunks and vectors (cascading),
- * and cancels its unfinished index jobs, dropping their stored tokens.
+ * and cancels its unfinished index jobs, dropping their stored tokens. Owners and admins only.
  */
 export async function deleteConnector(
   deps: ServiceDependencies,
@@ -16,6 +16,10 @@ export async function deleteConnector(
   slug: string,
   id: string,
 ): Promise<void> {
+  // Every member's documents from that source go with it.
+  if (!managesTeam(caller)) {
+    throw new ServiceError('forbidden', "Only the team's owner and admins may remove a connection");
+  }
   const canonical = canonicalSlug(slug);
   const connectorId = parseSerialId(id);
   if (canonical === undefined || connectorId === undefined) {

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../test/helpers/test-app.js';
-import { indexTexts, refusal, signedInUser } from '../../test/helpers/use-case-harness.js';
+import { startTestApp, type TestApp, uniqueSuffix } from '../../test/helpers/test-app.js';
+import { indexTexts, refusal, type SignedInUser, signedInUser } from '../../test/helpers/use-case-harness.js';
+import { type DocumentAccess, peopleAccess, TEAM_ACCESS } from '../access.js';
+import { saveAccessList } from '../db/repositories/access-lists.js';
 import { deleteDocument } from './delete-document.js';
 import { getDocument } from './get-document.js';
+import { inviteMember } from './invite-member.js';
 import { listDocuments } from './list-documents.js';
 import { searchDocuments } from './search-documents.js';
 
@@ -42,5 +45,52 @@ describe('deleteDocument', () => {
     await refusal(deleteDocument(deps, stranger.caller, id), 'not_found');
     await refusal(deleteDocument(deps, stranger.caller, 'not-a-number'), 'not_found');
     expect((await getDocument(deps, owner.caller, id)).document.external_id).toBe('plan');
+  });
+
+  /** A stored document as indexing leaves it, brought in by `user`; answers its id. */
+  async function storeDocument(user: SignedInUser, access: DocumentAccess): Promise<number> {
+    const { sql } = testApp.runtime.deps;
+    const accessListId = await saveAccessList(sql, user.caller.teamId, access);
+    const { rows } = await sql.executeSql<{ id: number }>(
+      `INSERT INTO documents (team_id, source, external_id, title, status, access_list_id, indexed_by)
+       VALUES ($1, 'upload', $2, 'A document', 'indexed', $3, $4) RETURNING id`,
+      [user.caller.teamId, `doc-${uniqueSuffix()}`, accessListId, user.caller.userId],
+    );
+    return Number(rows[0]?.id);
+  }
+
+  const exists = async (id: number) =>
+    (await testApp.runtime.deps.sql.executeSql('SELECT 1 FROM documents WHERE id = $1', [id])).rows.length >
+    0;
+
+  it('lets a member delete what they brought in, not others’ documents; owners and admins any they may open', async () => {
+    const { deps } = testApp.runtime;
+    const owner = await signedInUser(testApp);
+    const join = async (role: 'member' | 'admin') => {
+      const email = `${role}-${uniqueSuffix()}@example.com`;
+      const { code } = await inviteMember(deps, owner.caller, { email, role });
+      return signedInUser(testApp, { email, invitation: code });
+    };
+    const member = await join('member');
+    const admin = await join('admin');
+    const own = await storeDocument(member, TEAM_ACCESS);
+    const ownersShared = await storeDocument(owner, TEAM_ACCESS);
+    const ownersPrivate = await storeDocument(owner, peopleAccess(owner.caller.email));
+    const adminsShared = await storeDocument(admin, TEAM_ACCESS);
+
+    const others = await refusal(deleteDocument(deps, member.caller, String(ownersShared)), 'forbidden');
+    expect(others.message).toContain('owner and admins');
+    // One the member may not even open is not there for them.
+    await refusal(deleteDocument(deps, member.caller, String(ownersPrivate)), 'not_found');
+    await deleteDocument(deps, member.caller, String(own));
+    expect(await exists(own)).toBe(false);
+    expect(await exists(ownersShared)).toBe(true);
+
+    await deleteDocument(deps, admin.caller, String(ownersShared));
+    // Not even an admin learns of a private upload that is not theirs.
+    await refusal(deleteDocument(deps, admin.caller, String(ownersPrivate)), 'not_found');
+    await deleteDocument(deps, owner.caller, String(ownersPrivate));
+    await deleteDocument(deps, owner.caller, String(adminsShared));
+    for (const id of [ownersShared, ownersPrivate, adminsShared]) expect(await exists(id)).toBe(false);
   });
 });

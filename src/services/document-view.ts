@@ -1,7 +1,13 @@
+import { type DocumentAccess, peopleAccess } from '../access.js';
 import type { ListedDocument } from '../db/repositories/documents.js';
 
-/** A document's public JSON shape, as GET /v1/documents lists it and GET /v1/documents/{id} shows it. */
-export function documentView(document: ListedDocument) {
+/**
+ * A document's public JSON shape, as GET /v1/documents lists it and GET /v1/documents/{id} shows
+ * it; `access` is who may open it (`lists` holds the document's access list, by id).
+ */
+export function documentView(document: ListedDocument, lists: ReadonlyMap<number, DocumentAccess>) {
+  // A list is never deleted while a document uses it; nobody named is the safe reading otherwise.
+  const access = lists.get(document.accessListId) ?? peopleAccess();
   const iso = (date: Date | null) => (date === null ? null : date.toISOString());
   const { lastJob } = document;
   return {
@@ -18,6 +24,12 @@ export function documentView(document: ListedDocument) {
     created_at: iso(document.createdAt),
     updated_at: iso(document.updatedAt),
     indexed_at: iso(document.indexedAt),
+    access: {
+      team: access.team,
+      emails: [...access.emails],
+      domains: [...access.domains],
+      groups: [...access.groups],
+    },
     last_job:
       lastJob === null
         ? null

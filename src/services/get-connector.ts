@@ -1,9 +1,10 @@
+import { memberReader, type Reader } from '../access.js';
 import type { Caller } from '../caller.js';
 import { type ConnectorRow, findTeamConnector } from '../db/repositories/connectors.js';
 import {
   type ConnectorFile,
-  countConnectorDocuments,
-  listConnectorFiles,
+  countReadableConnectorDocuments,
+  listReadableConnectorFiles,
 } from '../db/repositories/documents.js';
 import { listPendingConnectorFiles } from '../db/repositories/index-jobs.js';
 import { ServiceError } from '../errors.js';
@@ -64,24 +65,28 @@ export async function getConnector(deps: ServiceDependencies, caller: Caller, sl
   const canonical = canonicalSlug(slug);
   const connectorId = parseSerialId(id);
   if (canonical === undefined || connectorId === undefined) throw new ServiceError('not_found', NOT_FOUND);
-  const view = await findConnectorView(deps, caller.teamId, canonical, connectorId);
+  const view = await findConnectorView(deps, memberReader(caller), canonical, connectorId);
   if (view === undefined) throw new ServiceError('not_found', NOT_FOUND);
   return view;
 }
 
-/** A team's connector with its document count, or undefined when the team has no such connector. */
+/**
+ * A team's connector with the count and list of its files the reader may open (and of the files
+ * its jobs are still working on, those the reader asked for), or undefined when the team has no
+ * such connector.
+ */
 export async function findConnectorView(
   deps: ServiceDependencies,
-  teamId: number,
+  reader: Reader,
   slug: ConnectorSlug,
   id: number,
 ): Promise<ReturnType<typeof connectorView> | undefined> {
-  const row = await findTeamConnector(deps.db, teamId, slug, id);
+  const row = await findTeamConnector(deps.db, reader.teamId, slug, id);
   if (row === undefined) return undefined;
-  const documentCount = await countConnectorDocuments(deps.db, teamId, row.id);
+  const documentCount = await countReadableConnectorDocuments(deps.sql, reader, row.id);
   if (row.slug === 'chatapp') return connectorView(row, documentCount);
-  const stored = await listConnectorFiles(deps.db, teamId, row.id, CONNECTOR_FILES_LISTED);
-  const pending = await listPendingConnectorFiles(deps.db, teamId, row.id, CONNECTOR_FILES_LISTED);
+  const stored = await listReadableConnectorFiles(deps.sql, reader, row.id, CONNECTOR_FILES_LISTED);
+  const pending = await listPendingConnectorFiles(deps.sql, reader, row.id, CONNECTOR_FILES_LISTED);
   return connectorView(row, documentCount, withPendingFiles(stored, pending));
 }
 

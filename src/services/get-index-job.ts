@@ -1,3 +1,4 @@
+import { memberReader } from '../access.js';
 import type { Caller } from '../caller.js';
 import {
   findIndexJob,
@@ -46,7 +47,7 @@ export async function getIndexJob(
     }
   }
   const [items, progress] = await Promise.all([
-    listItems(deps.sql, jobId, undefined, { withPayload: false }),
+    listItems(deps.sql, jobId, undefined, { withPayload: false, readableBy: memberReader(caller) }),
     jobProgress(deps.sql, jobId),
   ]);
   // Field order as the spec's clients see it: files after error.

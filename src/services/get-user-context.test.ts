@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import { startTestApp, type TestApp, uniqueSuffix } from '../../test/helpers/test-app.js';
 import { refusal, signedInUser } from '../../test/helpers/use-case-harness.js';
 import type { Caller } from '../caller.js';
 import { startWebChat } from './answer-web-chat.js';
 import { getUserContext } from './get-user-context.js';
 import { indexDriveFiles } from './index-drive-files.js';
+import { inviteMember } from './invite-member.js';
 
 describe('getUserContext', () => {
   let testApp: TestApp;
@@ -43,6 +44,8 @@ describe('getUserContext', () => {
       is_active: true,
       connectors: [],
       vector_store: { id: (body.vector_store as { id: number }).id, namespaces: [`team-${caller.teamId}`] },
+      // Everyone registering without an invitation owns a team of their own.
+      role: 'owner',
     });
     // Picking Drive files makes the team's Drive connector (the job waits: this app has no worker).
     const queued = await indexDrive(caller, before);
@@ -67,5 +70,16 @@ describe('getUserContext', () => {
     await indexDrive(ann.caller, annContext);
     expect((await getUserContext(deps, ann.caller)).connectors).toHaveLength(1);
     expect((await getUserContext(deps, bo.caller)).connectors).toEqual([]);
+  });
+
+  it('shows the caller’s role in the team: the invitation’s for someone who joined with one', async () => {
+    const { deps } = testApp.runtime;
+    const owner = await signedInUser(testApp);
+    const email = `admin-${uniqueSuffix()}@example.com`;
+    const { code } = await inviteMember(deps, owner.caller, { email, role: 'admin' });
+    const admin = await signedInUser(testApp, { email, invitation: code });
+    const context = await getUserContext(deps, admin.caller);
+    expect(context).toMatchObject({ id: admin.caller.userId, team_id: owner.caller.teamId, role: 'admin' });
+    expect(context.vector_store).toEqual((await getUserContext(deps, owner.caller)).vector_store);
   });
 });

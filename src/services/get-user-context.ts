@@ -1,11 +1,15 @@
 import type { Caller } from '../caller.js';
+import { teamRoleOf } from '../db/repositories/access-tokens.js';
 import { listTeamConnectorRefs } from '../db/repositories/connectors.js';
 import { findUserById, findVectorStore } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { vectorStoreView } from './views.js';
 
-/** The caller's `user_context` (spec 2.1), as clients send it back in drive and chat requests. */
+/**
+ * The caller's `user_context` (spec 2.1), as clients send it back in drive and chat requests, with
+ * the caller's `role` in the team (owner, admin or member) besides the spec's fields.
+ */
 export async function getUserContext(deps: ServiceDependencies, caller: Caller) {
   const user = await findUserById(deps.db, caller.userId);
   const store = await findVectorStore(deps.db, caller.teamId);
@@ -22,5 +26,6 @@ export async function getUserContext(deps: ServiceDependencies, caller: Caller) 
     created_at: user.createdAt.toISOString(),
     connectors: [...bySlug].map(([name, ids]) => ({ name, id: ids })),
     vector_store: vectorStoreView(store),
+    role: teamRoleOf(user.role),
   };
 }

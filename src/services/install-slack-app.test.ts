@@ -65,4 +65,20 @@ describe('installSlackApp', () => {
     const { caller } = await signedInUser(testApp);
     await refusal(installSlackApp({ ...deps, slackOAuth: undefined }, caller, 'any-code'), 'unavailable');
   });
+
+  it('is for owners and admins: a member’s code is refused (403) before it is exchanged', async () => {
+    const { deps } = testApp.runtime;
+    const { caller } = await signedInUser(testApp);
+    slack.issueCode('code-member', CLIENT_ID, { teamId: 'T0MEMBER01' });
+    const refused = await refusal(
+      installSlackApp(deps, { ...caller, role: 'member' }, 'code-member'),
+      'forbidden',
+    );
+    expect(refused.message).toContain('Slack');
+    // The code was not spent: an admin of the team installs with it.
+    await expect(installSlackApp(deps, { ...caller, role: 'admin' }, 'code-member')).resolves.toMatchObject({
+      status: 'installed',
+      slack_team_id: 'T0MEMBER01',
+    });
+  });
 });

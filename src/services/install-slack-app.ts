@@ -1,5 +1,5 @@
 import type { SlackInstallation } from '../adapters/slack/slack-oauth.js';
-import type { Caller } from '../caller.js';
+import { type Caller, managesTeam } from '../caller.js';
 import type { Database } from '../db/client.js';
 import { violatedUniqueIndex } from '../db/errors.js';
 import {
@@ -23,13 +23,18 @@ export interface SlackInstallOutcome {
 /**
  * "Add to Slack" for a signed-in user: the OAuth v2 `code` Slack's redirect brought back is
  * exchanged (the client secret stays here) and the workspace's bot installed for the caller's
- * team, as registration's `chatappCode` does. One workspace belongs to one team.
+ * team, as registration's `chatappCode` does. One workspace belongs to one team. Owners and
+ * admins only.
  */
 export async function installSlackApp(
   deps: ServiceDependencies,
   caller: Caller,
   code: string,
 ): Promise<SlackInstallOutcome> {
+  // Checked before the code is exchanged: a member's code is not spent on nothing.
+  if (!managesTeam(caller)) {
+    throw new ServiceError('forbidden', "Only the team's owner and admins may change the Slack connection");
+  }
   const installation = await exchangeSlackCode(deps, code);
   if (installation === undefined) {
     throw new ServiceError(

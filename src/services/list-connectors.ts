@@ -1,3 +1,4 @@
+import { memberReader } from '../access.js';
 import type { Caller } from '../caller.js';
 import { listTeamConnectorRefs } from '../db/repositories/connectors.js';
 import type { ServiceDependencies } from './dependencies.js';
@@ -18,7 +19,7 @@ export async function listConnectors(
   for (const ref of refs) {
     const slug = canonicalSlug(ref.slug);
     if (slug === undefined) continue;
-    const view = await findConnectorView(deps, caller.teamId, slug, ref.id);
+    const view = await findConnectorView(deps, memberReader(caller), slug, ref.id);
     if (view !== undefined) connectors.push(view);
   }
   return { connectors };

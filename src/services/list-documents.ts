@@ -1,23 +1,31 @@
+import { memberReader } from '../access.js';
 import type { Caller } from '../caller.js';
-import { countTeamDocuments, listTeamDocuments } from '../db/repositories/documents.js';
+import { findAccessLists } from '../db/repositories/access-lists.js';
+import { countReadableDocuments, listReadableDocuments } from '../db/repositories/documents.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { documentView } from './document-view.js';
 
-/** The caller's team's documents, newest first, one page at a time. */
+/** The team's documents the caller may open, newest first, one page at a time, each with its access list. */
 export async function listDocuments(
   deps: ServiceDependencies,
   caller: Caller,
   page: { limit: number; offset: number; source?: string | undefined },
 ) {
   const source = page.source ?? null;
+  const reader = memberReader(caller);
   const [documents, total] = await Promise.all([
-    listTeamDocuments(deps.sql, caller.teamId, { source, limit: page.limit, offset: page.offset }),
-    countTeamDocuments(deps.sql, caller.teamId, source),
+    listReadableDocuments(deps.sql, reader, { source, limit: page.limit, offset: page.offset }),
+    countReadableDocuments(deps.sql, reader, source),
   ]);
+  const access = await findAccessLists(
+    deps.sql,
+    caller.teamId,
+    documents.map((document) => document.accessListId),
+  );
   return {
     total,
     limit: page.limit,
     offset: page.offset,
-    documents: documents.map(documentView),
+    documents: documents.map((document) => documentView(document, access)),
   };
 }

@@ -18,7 +18,8 @@ async function job(files: number, running = false): Promise<string> {
     teamId: caller.teamId,
     connectorId: null,
     kind: 'upload',
-    requestedBy: null,
+    // The caller's own jobs: their files are the caller's to see.
+    requestedBy: caller.userId,
     request: {},
     requestHash: null,
     secretsSealed: null,
@@ -33,7 +34,13 @@ async function job(files: number, running = false): Promise<string> {
 beforeAll(async () => {
   testApp = await startTestApp();
   const user = await registerUser(testApp.app);
-  caller = { userId: user.userId, teamId: user.teamId, email: 'lister@example.com', role: 'owner', tokenHash: 'unused' };
+  caller = {
+    userId: user.userId,
+    teamId: user.teamId,
+    email: 'lister@example.com',
+    role: 'owner',
+    tokenHash: 'unused',
+  };
   for (let index = 0; index < 30; index += 1) await job(index % 8);
 });
 afterAll(() => testApp.close());

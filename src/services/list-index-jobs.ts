@@ -1,3 +1,4 @@
+import { memberReader } from '../access.js';
 import type { Caller } from '../caller.js';
 import {
   type IndexJobRow,
@@ -33,6 +34,7 @@ export async function listIndexJobs(deps: ServiceDependencies, caller: Caller, q
     deps.sql,
     jobs.map((job) => job.id),
     LISTED_FAILURES_PER_JOB,
+    memberReader(caller),
   );
   return {
     jobs: jobs.map((job) => {

@@ -17,7 +17,13 @@ describe('rateAnswer', () => {
   beforeAll(async () => {
     testApp = await startTestApp();
     const user = await registerUser(testApp.app);
-    caller = { userId: user.userId, teamId: user.teamId, email: 'owner@example.com', role: 'owner', tokenHash: 'unused' };
+    caller = {
+      userId: user.userId,
+      teamId: user.teamId,
+      email: 'owner@example.com',
+      role: 'owner',
+      tokenHash: 'unused',
+    };
   });
   afterAll(() => testApp.close());
 

@@ -90,7 +90,10 @@ describe('receiveChatappEvent', () => {
         ts: mention.event.ts,
         threadTs: '1699999999.000001',
         text: '<@U0BOT> Where is the key?',
+        user: 'U0ASKER01',
         externalShared: false,
+        // A mention is read by everyone in the channel: answered for the whole team.
+        direct: false,
       }),
     ]);
     // Slack's retry of the same delivery is a duplicate: no second answer.
@@ -99,6 +102,10 @@ describe('receiveChatappEvent', () => {
     // A direct message is a question too.
     const direct = delivery({ type: 'message', channel_type: 'im', channel: 'D0DIRECT01' });
     expect(await receiveChatappEvent(deps, direct)).toEqual({ kind: 'queued' });
+    // Only the asker reads its answer: the job asks Slack who they are.
+    expect(await queuedAnswers(direct.event_id)).toEqual([
+      expect.objectContaining({ channel: 'D0DIRECT01', user: 'U0ASKER01', direct: true }),
+    ]);
   });
 
   it('ignores what is no question to the bot, recording nothing', async () => {

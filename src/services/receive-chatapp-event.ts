@@ -4,6 +4,7 @@ import {
   ANSWER_CHATAPP_EVENT_JOB,
   type AnswerChatappEventPayload,
 } from '../jobs/definitions/answer-chatapp-event.js';
+import type { ChatappQuestionPayload } from './answer-chatapp-event.js';
 import type { RecordedQuestion, ServiceDependencies } from './dependencies.js';
 
 /** The `event` of a Slack Events API delivery; fields beyond these are kept but not read. */
@@ -85,7 +86,7 @@ export async function receiveChatappEvent(
   ) {
     return ignored('no team_id or event_id');
   }
-  const outcome = await deps.chatappQuestions.submit({
+  const payload: ChatappQuestionPayload = {
     workspaceId,
     eventId,
     channel: question.channel,
@@ -94,7 +95,9 @@ export async function receiveChatappEvent(
     text: question.text,
     user: question.user,
     externalShared: envelope.is_ext_shared_channel === true,
-  });
+    direct: question.direct,
+  };
+  const outcome = await deps.chatappQuestions.submit(payload);
   if (outcome === 'unknown_workspace') return { kind: 'unknown_workspace', workspaceId };
   if (outcome === 'from_the_bot') return ignored('the bot itself');
   return { kind: outcome };
@@ -173,6 +176,8 @@ interface Question {
   readonly threadTs: string | undefined;
   readonly text: string;
   readonly user: string;
+  /** A direct message to the bot, which only the asker reads. */
+  readonly direct: boolean;
 }
 
 /** The question an event asks the bot, or why it asks none. */
@@ -198,7 +203,7 @@ function questionOf(event: ChatappEvent): Question | string {
   const threadTs =
     typeof event.thread_ts === 'string' && event.thread_ts !== '' ? event.thread_ts : undefined;
   // Slack cuts messages at 40,000 characters; a longer text is no question a person typed.
-  return { channel, ts, threadTs, text: (event.text ?? '').slice(0, QUESTION_MAX_CHARS), user };
+  return { channel, ts, threadTs, text: (event.text ?? '').slice(0, QUESTION_MAX_CHARS), user, direct };
 }
 
 function ignored(reason: string): ChatappEventOutcome {

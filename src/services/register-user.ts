@@ -9,6 +9,16 @@ import {
   updateAccountTokens,
 } from '../db/repositories/accounts.js';
 import {
+  acceptInvitation,
+  deleteEmptyTeam,
+  findInvitationByCodeHash,
+  type InvitationRow,
+  type InvitedRole,
+  joinTeam,
+  lockTeam,
+  teamHoldings,
+} from '../db/repositories/teams.js';
+import {
   claimUnverifiedUser,
   findTeam,
   findUserByEmail,
@@ -59,6 +69,8 @@ export interface RegistrationInput {
   username?: string | null;
   password?: string | null;
   chatappCode?: string | null;
+  /** The code of an invitation (POST /v1/teams/invitations) into a team, for its e-mail. */
+  invitation?: string | null;
 }
 
 export interface RegistrationResult {
@@ -66,7 +78,7 @@ export interface RegistrationResult {
   readonly created: boolean;
   readonly body: {
     message: 'User registered.';
-    user: ReturnType<typeof userView>;
+    user: ReturnType<typeof userView> & { role: string };
     team: ReturnType<typeof teamView>;
     vector_store: ReturnType<typeof vectorStoreView>;
     access_token: string;
@@ -88,6 +100,12 @@ const ALREADY_REGISTERED =
   "A user with this e-mail or provider account is already registered. Register again with that user's bearer token, its password, or the front end's registration secret to update it.";
 const VERIFIED_NEEDS_PROOF =
   "A user with this e-mail is already registered and has proven the address. To link this provider account to it, register again with that user's password (or, without the registration secret, with that user's bearer token).";
+
+const INVITATION_NOT_FOUND = 'Invitation not found: check the link, or ask for a new invitation';
+const INVITATION_USED = 'Invitation already used';
+const INVITATION_WITHDRAWN = 'Invitation withdrawn: ask for a new invitation';
+const INVITATION_EXPIRED = 'Invitation expired: ask for a new invitation';
+const INVITATION_OTHER_EMAIL = 'This invitation is for another e-mail address';
 
 /** How the registration changed the user; the route answers 201 for `created`, 200 otherwise. */
 type RegistrationPlan =
@@ -121,6 +139,11 @@ export interface RegistrationContext {
  * A trusted registration for an unverified account's e-mail takes that account over (see
  * `claimUnverifiedUser`); a verified account is linked to a new provider account only with
  * its password or bearer token.
+ *
+ * With an `invitation` code, the user joins the invitation's team with its role instead of
+ * getting a team of their own (see `openInvitation` and `joinInvitedTeam`), and the e-mail counts
+ * as proven (the code was sent to it). An existing user still needs the proof above: the code is
+ * shown to the inviter too, so it never takes an account over.
  */
 export async function registerUser(
   deps: ServiceDependencies,
@@ -133,6 +156,13 @@ export async function registerUser(
   const secret = deps.config.registrationSecret;
   const trusted =
     context.bearerToken !== undefined && secret !== undefined && secretsEqual(context.bearerToken, secret);
+  const invitation = await openInvitation(deps, input.invitation, email);
+  if (invitation !== undefined && invitation.role !== 'admin' && hasText(input.chatappCode)) {
+    throw new ServiceError(
+      'forbidden',
+      "Only the team's owner and admins change the Slack connection: register without chatappCode",
+    );
+  }
   const existing = await findExistingUser(
     deps.db,
     email,
@@ -160,7 +190,14 @@ export async function registerUser(
       const now = deps.now();
       let user: UserRow;
       let account = existing.account;
-      if (plan.kind === 'create') {
+      if (plan.kind === 'create' && invitation !== undefined) {
+        user = await createInvitedUser(
+          tx,
+          { email, name: registration.name ?? nameFromEmail(email), username },
+          passwordHash,
+          invitation,
+        );
+      } else if (plan.kind === 'create') {
         user = await createUserWithTeam(
           deps,
           tx,
@@ -178,6 +215,12 @@ export async function registerUser(
         if (plan.changePassword) await deleteUserAccessTokens(tx, plan.user.id, plan.keepTokenHash);
         user = await refreshUser(tx, plan.user, { name: registration.name, username }, passwordHash);
       }
+      if (invitation !== undefined && plan.kind !== 'create')
+        user = await joinInvitedTeam(tx, user, invitation);
+      if (invitation !== undefined && !(await acceptInvitation(tx, invitation.id, user.id, now))) {
+        // Another registration used the code a moment ago.
+        throw new ServiceError('forbidden', INVITATION_USED);
+      }
       await upsertAccount(deps, tx, user.id, account, registration);
       const teamId = user.teamId ?? failMissingTeam(user.id);
       const chatapp =
@@ -191,7 +234,7 @@ export async function registerUser(
         created: plan.kind === 'create',
         body: {
           message: 'User registered.' as const,
-          user: userView(user),
+          user: { ...userView(user), role: user.role },
           team: teamView(team),
           vector_store: vectorStoreView(store),
           access_token: accessToken,
@@ -211,8 +254,9 @@ export async function registerUser(
     throw error;
   }
   if (plan.kind === 'claim') deps.callers.forgetUser(plan.user.id);
-  if (plan.kind === 'refresh' && plan.changePassword)
-    deps.callers.forgetUser(plan.user.id, plan.keepTokenHash);
+  // A user who moved into the invitation's team is read afresh (team and role), this token too.
+  if (plan.kind === 'refresh' && (plan.changePassword || invitation !== undefined))
+    deps.callers.forgetUser(plan.user.id, invitation === undefined ? plan.keepTokenHash : undefined);
   if (result.body.email_verification === 'mail_sent')
     await queueAccountEmail(deps, result.body.user.id, 'verify_email');
   return result;
@@ -365,6 +409,91 @@ async function findExistingUser(
   }
   const user = byEmail ?? (account === undefined ? undefined : await findUserById(db, account.userId));
   return { user, account };
+}
+
+function hasText(value: string | null | undefined): value is string {
+  return value !== undefined && value !== null && value !== '';
+}
+
+/**
+ * The invitation a registration's code stands for, when it may still be used by this (normalised)
+ * e-mail; undefined without a code. Every refusal is a 403 that says why: unknown, used,
+ * withdrawn, expired, or for another address. Accepting it happens in the registration's
+ * transaction (`acceptInvitation`), which refuses a code used meanwhile.
+ */
+async function openInvitation(
+  deps: ServiceDependencies,
+  code: string | null | undefined,
+  email: string,
+): Promise<InvitationRow | undefined> {
+  if (!hasText(code)) return undefined;
+  const invitation = await findInvitationByCodeHash(deps.db, hashAccessToken(code));
+  if (invitation === undefined) throw new ServiceError('forbidden', INVITATION_NOT_FOUND);
+  if (invitation.acceptedAt !== null) throw new ServiceError('forbidden', INVITATION_USED);
+  if (invitation.withdrawnAt !== null) throw new ServiceError('forbidden', INVITATION_WITHDRAWN);
+  if (invitation.expiresAt.getTime() <= deps.now().getTime()) {
+    throw new ServiceError('forbidden', INVITATION_EXPIRED);
+  }
+  if (invitation.email !== email) throw new ServiceError('forbidden', INVITATION_OTHER_EMAIL);
+  return invitation;
+}
+
+function invitedRole(invitation: InvitationRow): InvitedRole {
+  return invitation.role === 'admin' ? 'admin' : 'member';
+}
+
+/** A new user in the invitation's team, with its role and the e-mail proven (the invitation reached it). */
+async function createInvitedUser(
+  tx: Database,
+  input: { email: string; name: string; username: string | null },
+  passwordHash: string | undefined,
+  invitation: InvitationRow,
+): Promise<UserRow> {
+  // The team's lock orders this join after member changes under way (and finds a deleted team gone).
+  if (!(await lockTeam(tx, invitation.teamId))) throw new ServiceError('forbidden', INVITATION_NOT_FOUND);
+  const user = await insertUser(tx, {
+    email: input.email,
+    name: input.name,
+    username: input.username,
+    passwordHash: passwordHash ?? null,
+    emailVerified: true,
+  });
+  if (user === undefined) throw new Error('User insert returned nothing');
+  return (await joinTeam(tx, user.id, invitation.teamId, invitedRole(invitation))) ?? user;
+}
+
+/**
+ * Moves an existing user (who proved who they are) into the invitation's team. Only a user whose
+ * own team holds nothing but them (no other members, documents or connectors) may move, and that
+ * empty team is deleted: anything more would be left behind, or stranded (colleagues without their
+ * owner, documents whose access lists name a user who is gone, a Slack bot answering from a team
+ * nobody is in). Otherwise 409, saying what to do first; someone already in the team is a 409 too.
+ */
+async function joinInvitedTeam(tx: Database, user: UserRow, invitation: InvitationRow): Promise<UserRow> {
+  if (user.teamId === invitation.teamId) {
+    throw new ServiceError('conflict', 'You are already a member of the team this invitation is for');
+  }
+  const previous = user.teamId;
+  // Both teams locked, in id order (two people swapping teams at once must not deadlock).
+  const teamIds = previous === null ? [invitation.teamId] : [previous, invitation.teamId];
+  for (const teamId of teamIds.sort((a, b) => a - b)) {
+    if (!(await lockTeam(tx, teamId)) && teamId === invitation.teamId) {
+      throw new ServiceError('forbidden', INVITATION_NOT_FOUND);
+    }
+  }
+  if (previous !== null) {
+    const holdings = await teamHoldings(tx, previous, user.id);
+    if (holdings.otherMembers > 0 || holdings.documents > 0 || holdings.connectors > 0) {
+      throw new ServiceError(
+        'conflict',
+        'You belong to a team with other members, documents or connections: an account moves to another team only from a team of its own with nothing in it. Delete its documents and connectors, or leave that team (DELETE /v1/teams/members/{your user id}) and register again with the invitation.',
+      );
+    }
+  }
+  const moved = await joinTeam(tx, user.id, invitation.teamId, invitedRole(invitation));
+  if (moved === undefined) throw new Error(`User ${user.id} vanished while joining a team`);
+  if (previous !== null) await deleteEmptyTeam(tx, previous);
+  return moved;
 }
 
 function chatappNotConfigured(code: string | null | undefined): ChatappOutcome | undefined {

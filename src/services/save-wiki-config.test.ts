@@ -91,4 +91,14 @@ describe('saveWikiConfig', () => {
     );
     expect(error.options.issues?.[0]?.loc).toEqual(['body', 'wikiBaseUrl']);
   });
+
+  it('is for owners and admins: a member changes no connection (403), an admin may', async () => {
+    const { deps } = testApp.runtime;
+    const { caller } = await signedInUser(testApp);
+    const refused = await refusal(saveWikiConfig(deps, { ...caller, role: 'member' }, input()), 'forbidden');
+    expect(refused.message).toContain('Confluence');
+    expect(await listConnectors(deps, caller)).toEqual({ connectors: [] });
+    const saved = await saveWikiConfig(deps, { ...caller, role: 'admin' }, input());
+    await waitForIndexJob(testApp, caller, saved.sync.result_id);
+  });
 });

@@ -1,6 +1,7 @@
+import { memberReader } from '../access.js';
 import { SourceError } from '../adapters/source-error.js';
 import type { WikiSite } from '../adapters/wiki/wiki-client.js';
-import type { Caller } from '../caller.js';
+import { type Caller, managesTeam } from '../caller.js';
 import { upsertWikiConnector } from '../db/repositories/connectors.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
@@ -44,13 +45,19 @@ function isAtlassianCloud(url: URL): boolean {
 /**
  * Checks the credentials and the space against the wiki, then saves (or replaces) the team's one
  * wiki connector, its API token encrypted, and queues the first sync of the space. Rejected
- * credentials, an unknown space or a refused address save nothing.
+ * credentials, an unknown space or a refused address save nothing. Owners and admins only.
  */
 export async function saveWikiConfig(
   deps: ServiceDependencies,
   caller: Caller,
   input: WikiConfigInput,
 ): Promise<{ created: boolean; connector: ReturnType<typeof connectorView>; sync: QueuedIndexJob }> {
+  if (!managesTeam(caller)) {
+    throw new ServiceError(
+      'forbidden',
+      "Only the team's owner and admins may change the Confluence connection",
+    );
+  }
   const given = (input.wikiBaseUrl ?? deps.config.wikiBaseUrl)?.replace(/\/+$/, '');
   if (given === undefined || given === '') {
     throw ServiceError.validation([
@@ -83,7 +90,7 @@ export async function saveWikiConfig(
     secretsSealed,
   });
   const sync = await queueWikiSync(deps, caller, saved.id);
-  const connector = await findConnectorView(deps, caller.teamId, 'wiki', saved.id);
+  const connector = await findConnectorView(deps, memberReader(caller), 'wiki', saved.id);
   if (connector === undefined) throw new Error('Wiki connector vanished after saving');
   return { created: saved.created, connector, sync };
 }

@@ -1,3 +1,4 @@
+import { memberReader } from '../access.js';
 import type { Caller } from '../caller.js';
 import type { DocumentSource, SearchMode } from '../retrieval/search-types.js';
 import type { ServiceDependencies } from './dependencies.js';
@@ -30,7 +31,7 @@ export async function searchDocuments(
   input: SearchDocumentsInput,
   signal?: AbortSignal,
 ): Promise<{ results: SearchResultView[] }> {
-  const hits = await deps.search.search({ teamId: caller.teamId, ...input, signal });
+  const hits = await deps.search.search({ reader: memberReader(caller), ...input, signal });
   return {
     results: hits.map((hit) => ({
       document_id: hit.documentId,

@@ -87,4 +87,13 @@ describe('syncWikiConnector and queueDueWikiSyncs', () => {
     await waitForIndexJob(testApp, owner.caller, String(rows[0]?.id));
     expect(await titles()).toEqual(['Alerts', 'Backups']);
   });
+
+  it('is for owners and admins: a member cannot start a sync (403)', async () => {
+    const { deps } = testApp.runtime;
+    const refused = await refusal(
+      syncWikiConnector(deps, { ...owner.caller, role: 'member' }, 'wiki', String(connectorId)),
+      'forbidden',
+    );
+    expect(refused.message).toContain('owner and admins');
+  });
 });

@@ -1,4 +1,4 @@
-import type { Caller } from '../caller.js';
+import { type Caller, managesTeam } from '../caller.js';
 import { listWikiConnectorsDueSync, teamWikiConnectorExists } from '../db/repositories/connectors.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
@@ -29,13 +29,19 @@ export async function queueWikiSync(
   });
 }
 
-/** `POST /v1/connectors/wiki/{id}/sync`: the caller's team's wiki connector only. */
+/** `POST /v1/connectors/wiki/{id}/sync`: the caller's team's wiki connector only; owners and admins. */
 export async function syncWikiConnector(
   deps: ServiceDependencies,
   caller: Caller,
   slug: string,
   id: string,
 ): Promise<QueuedIndexJob> {
+  if (!managesTeam(caller)) {
+    throw new ServiceError(
+      'forbidden',
+      "Only the team's owner and admins may sync the Confluence connection",
+    );
+  }
   const connectorId = parseSerialId(id);
   if (canonicalSlug(slug) !== 'wiki' || connectorId === undefined) {
     throw new ServiceError('not_found', 'Connector not found');

@@ -3,7 +3,7 @@ import type { Caller } from '../caller.js';
 import { ServiceError } from '../errors.js';
 import { titleFromText } from '../indexing/parse/document-title.js';
 import { resolveMimeType } from '../indexing/parse/parse-document.js';
-import type { UploadPayload } from '../indexing/sources/upload-source.js';
+import type { UploadPayload, UploadVisibility } from '../indexing/sources/upload-source.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { type QueuedIndexJob, queueIndexJob } from './queue-index-job.js';
 
@@ -15,6 +15,8 @@ export interface UploadedTextDocument {
   readonly text: string;
   readonly url?: string | null;
   readonly metadata?: object | null;
+  /** `team` (default) or `private`: the uploader alone may open it. */
+  readonly visibility?: UploadVisibility;
 }
 
 export interface UploadedFile {
@@ -30,6 +32,8 @@ export interface UploadedFile {
   readonly url?: string;
   /** Stored with the document as given. */
   readonly metadata?: Record<string, unknown>;
+  /** `team` (default) or `private`: the uploader alone may open it. */
+  readonly visibility?: UploadVisibility;
 }
 
 /** Queues JSON documents for indexing into the caller's team; an `external_id` posted again replaces it. */
@@ -69,6 +73,7 @@ export async function uploadTextDocuments(
         text: document.text,
         url: document.url ?? null,
         metadata: (document.metadata ?? {}) as Record<string, unknown>,
+        visibility: document.visibility ?? 'team',
       };
       return { externalId: document.external_id, name: title || fallbackTitle, payload };
     }),
@@ -141,6 +146,7 @@ function queueFiles(deps: ServiceDependencies, caller: Caller, files: readonly U
         metadata: file.metadata ?? {},
         uploadKey: file.stored.key,
         sha256: file.stored.sha256,
+        visibility: file.visibility ?? 'team',
       };
       return { externalId: file.externalId, name: file.fileName, payload };
     }),

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { WikiSite } from '../../src/adapters/wiki/wiki-client.js';
 import { LocalHttpServer, sendBody } from './local-http-server.js';
@@ -11,8 +11,17 @@ import { LocalHttpServer, sendBody } from './local-http-server.js';
  *   → `{results, start, limit, size, _links: {base, context, next?, self}}`, pages in id order,
  *   `limit` capped at `setPageSize(n)` (Confluence caps it too), `_links.next` relative to
  *   `_links.base` (Cloud's carries an opaque `cursor`, as Cloud's does);
- * - `GET {base}/rest/api/content/{id}?expand=body.storage,version` → the page.
- * `version` and `body.storage` come only when `expand` asks for them, as on the real thing.
+ * - `GET {base}/rest/api/content/{id}?expand=body.storage,version,ancestors` → the page;
+ * - `GET {base}/rest/api/content/{id}/restriction/byOperation/{read|update}?expand=restrictions.user,
+ *   restrictions.group&start=&limit=` → `{operation, restrictions: {user: {results, start, limit, size},
+ *   group: {…}}, _expandable, _links}` (users and groups share `start` and `limit`, the limit capped at
+ *   `setRestrictionPageSize(n)`, default 100; both lists expanded when `expand` is absent, as on Cloud);
+ *   `GET {base}/rest/api/content/{id}/restriction/byOperation` → `{read: …, update: …}`.
+ * `version`, `body.storage` and `ancestors` (root first) come only when `expand` asks for them, as on
+ * the real thing. Users in restrictions are Cloud's `{type, accountId, accountType, email, publicName,
+ * displayName}` (`email: ""` for a user whose address is hidden) or Data Center's `{type, username,
+ * userKey, displayName}`, with `email` as well when the test gave one (a stand-in: a real Data
+ * Center seldom sends it); groups are `{type: "group", name}` (with an `id` on Cloud).
  *
  * Flavours: `cloud` serves under `/wiki` (`baseUrl` = `http://127.0.0.1:<port>/wiki`) and accepts
  * `Authorization: Basic base64(email:apiToken)`; a rejected one gets 401 with an HTML body, as
@@ -20,9 +29,11 @@ import { LocalHttpServer, sendBody } from './local-http-server.js';
  * (`baseUrl` = `http://127.0.0.1:<port>[/context]`), accepts `Authorization: Bearer <PAT>` and
  * rejects with a JSON 401. Errors are Confluence-shaped: `{"statusCode":404,"message":"…","data":{…}}`.
  *
- * Test controls: `addSpace`, `putPage` (new page, or a new version of `id`), `removePage`,
- * `setPageSize`, `acceptCredentials`, `failNext` (inject 429 with Retry-After, 5xx, 403…),
- * `requests` (the log), `site()` (a ready `WikiSite`), `close()`.
+ * Test controls: `addSpace`, `putPage` (new page, or a new version of `id`; `parentId` and
+ * `readRestrictions` optional), `setReadRestrictions` and `setParent` (no new version, as sharing
+ * and moving change none), `removePage` (its children move up to its parent), `setPageSize`,
+ * `setRestrictionPageSize`, `acceptCredentials`, `failNext` (inject 429 with Retry-After, 5xx,
+ * 403…), `requests` (the log), `site()` (a ready `WikiSite`), `close()`.
  */
 
 export type ConfluenceFlavour = 'cloud' | 'datacenter';
@@ -64,6 +75,35 @@ export interface ConfluenceFailure {
   readonly body?: string;
 }
 
+/**
+ * A user a read restriction names: an e-mail address, or the user in more detail (an absent
+ * `email` is a user whose address Confluence hides). `accountId` (Cloud) and `username` (Data
+ * Center) are made up from the address or a counter when not given.
+ */
+export type FakeConfluenceUser =
+  | string
+  | {
+      readonly email?: string;
+      readonly accountId?: string;
+      readonly username?: string;
+      readonly displayName?: string;
+    };
+
+/** A page's own read ("view") restriction: nobody named means unrestricted. */
+export interface FakeReadRestrictions {
+  readonly users?: readonly FakeConfluenceUser[];
+  /** Group names. */
+  readonly groups?: readonly string[];
+}
+
+interface StoredUser {
+  readonly email: string | undefined;
+  readonly accountId: string;
+  readonly username: string;
+  readonly userKey: string;
+  readonly displayName: string;
+}
+
 interface StoredSpace {
   readonly id: number;
   readonly key: string;
@@ -77,6 +117,9 @@ interface StoredPage {
   storageBody: string;
   version: number;
   when: string;
+  parentId: string | undefined;
+  readUsers: readonly StoredUser[];
+  readGroups: readonly string[];
 }
 
 interface PendingFailure {
@@ -105,6 +148,8 @@ export class FakeConfluenceServer {
   readonly port: number;
   private readonly basePath: string;
   private pageSize = 25;
+  private restrictionPageSize = 100;
+  private nextUserNumber = 1;
   private nextPageId = 65_537;
   private nextSpaceId = 98_305;
 
@@ -151,29 +196,78 @@ export class FakeConfluenceServer {
     this.spaces.set(key, { id: this.nextSpaceId++, key, name });
   }
 
-  /** Creates a page, or stores a new version of page `id` (its version number goes up). */
+  /**
+   * Creates a page, or stores a new version of page `id` (its version number goes up). `parentId`
+   * puts it below another page (its ancestors' read restrictions then apply to it);
+   * `readRestrictions` sets its own. Both stay as they were when a new version leaves them out.
+   */
   putPage(
     spaceKey: string,
-    page: { id?: string; title: string; storageBody: string; when?: string },
+    page: {
+      id?: string;
+      title: string;
+      storageBody: string;
+      when?: string;
+      parentId?: string;
+      readRestrictions?: FakeReadRestrictions;
+    },
   ): { id: string; version: number } {
     if (!this.spaces.has(spaceKey)) throw new Error(`fake Confluence: no space ${spaceKey}; addSpace first`);
     const when = page.when ?? new Date().toISOString();
     const existing = page.id === undefined ? undefined : this.pages.get(page.id);
+    const id = existing?.id ?? page.id ?? String(this.nextPageId++);
+    if (page.parentId !== undefined) this.checkParent(id, page.parentId);
     if (existing !== undefined) {
       existing.title = page.title;
       existing.storageBody = page.storageBody;
       existing.version += 1;
       existing.when = when;
+      if (page.parentId !== undefined) existing.parentId = page.parentId;
+      if (page.readRestrictions !== undefined) this.setReadRestrictions(id, page.readRestrictions);
       return { id: existing.id, version: existing.version };
     }
-    const id = page.id ?? String(this.nextPageId++);
-    this.pages.set(id, { id, spaceKey, title: page.title, storageBody: page.storageBody, version: 1, when });
+    this.pages.set(id, {
+      id,
+      spaceKey,
+      title: page.title,
+      storageBody: page.storageBody,
+      version: 1,
+      when,
+      parentId: page.parentId,
+      readUsers: [],
+      readGroups: [],
+    });
+    if (page.readRestrictions !== undefined) this.setReadRestrictions(id, page.readRestrictions);
     return { id, version: 1 };
   }
 
-  /** Deletes a page: gone from listings, 404 when fetched. */
+  /**
+   * Replaces page `pageId`'s own read restriction: `{users: ['ann@example.com'], groups: ['staff']}`;
+   * `{}` lifts it. The page's version stays: Confluence's does too.
+   */
+  setReadRestrictions(pageId: string, restrictions: FakeReadRestrictions): void {
+    const page = this.existingPage(pageId);
+    page.readUsers = (restrictions.users ?? []).map((user) => this.storedUser(user));
+    page.readGroups = [...(restrictions.groups ?? [])];
+  }
+
+  /** Moves page `pageId` below `parentId` (undefined: to the top of its space); its version stays. */
+  setParent(pageId: string, parentId: string | undefined): void {
+    const page = this.existingPage(pageId);
+    if (parentId !== undefined) this.checkParent(pageId, parentId);
+    page.parentId = parentId;
+  }
+
+  /** Deletes a page: gone from listings, 404 when fetched; its children move up to its parent. */
   removePage(id: string): void {
+    const removed = this.pages.get(id);
     this.pages.delete(id);
+    for (const page of this.pages.values()) if (page.parentId === id) page.parentId = removed?.parentId;
+  }
+
+  /** The most users (and groups) one restriction answer holds, whatever `limit` asks (default 100). */
+  setRestrictionPageSize(size: number): void {
+    this.restrictionPageSize = size;
   }
 
   /** The most results one listing answers, whatever `limit` asks (default 25). */
@@ -199,6 +293,37 @@ export class FakeConfluenceServer {
 
   close(): Promise<void> {
     return this.http.close();
+  }
+
+  private existingPage(pageId: string): StoredPage {
+    const page = this.pages.get(pageId);
+    if (page === undefined) throw new Error(`fake Confluence: no page ${pageId}`);
+    return page;
+  }
+
+  /** A parent must exist and must not be the page itself or below it. */
+  private checkParent(pageId: string, parentId: string): void {
+    for (let at: string | undefined = parentId; at !== undefined; at = this.pages.get(at)?.parentId) {
+      if (!this.pages.has(at)) throw new Error(`fake Confluence: no parent page ${at}`);
+      if (at === pageId) throw new Error(`fake Confluence: page ${pageId} cannot be below itself`);
+    }
+  }
+
+  private storedUser(user: FakeConfluenceUser): StoredUser {
+    const given = typeof user === 'string' ? { email: user } : user;
+    const email = given.email === undefined || given.email === '' ? undefined : given.email;
+    const number = this.nextUserNumber++;
+    const seed = email ?? given.accountId ?? given.username ?? `user-${number}`;
+    const digest = createHash('sha256').update(seed).digest('hex');
+    const username = given.username ?? email?.split('@')[0] ?? `user${number}`;
+    return {
+      email,
+      accountId:
+        given.accountId ?? `557058:${digest.slice(0, 8)}-${digest.slice(8, 12)}-${digest.slice(12, 24)}`,
+      username,
+      userKey: digest.slice(0, 32),
+      displayName: given.displayName ?? username,
+    };
   }
 
   private handle(request: IncomingMessage, response: ServerResponse): void {
@@ -239,6 +364,12 @@ export class FakeConfluenceServer {
     if (apiPath === '/rest/api/content') return this.listing(query);
     const contentMatch = /^\/rest\/api\/content\/([^/]+)$/.exec(apiPath);
     if (contentMatch?.[1] !== undefined) return this.content(decodeURIComponent(contentMatch[1]), query);
+    const restrictionMatch = /^\/rest\/api\/content\/([^/]+)\/restriction\/byOperation(?:\/([^/]+))?$/.exec(
+      apiPath,
+    );
+    if (restrictionMatch?.[1] !== undefined) {
+      return this.restrictions(decodeURIComponent(restrictionMatch[1]), restrictionMatch[2], query);
+    }
     return confluenceError(404, `null for uri: ${this.baseUrl}${apiPath}`);
   }
 
@@ -360,6 +491,115 @@ export class FakeConfluenceServer {
     return json(200, this.pageJson(page, (query.get('expand') ?? '').split(','), true));
   }
 
+  /** One operation's restriction (`read` or `update`), or with no operation both, by operation. */
+  private restrictions(id: string, operation: string | undefined, query: URLSearchParams): Answer {
+    const page = this.pages.get(id);
+    if (page === undefined) return confluenceError(404, `No content found with id : ContentId{id=${id}}`);
+    const expandParameter = query.get('expand');
+    const expand = expandParameter === null ? undefined : expandParameter.split(',');
+    const start = integerParameter(query.get('start'), 0);
+    const limit = Math.max(0, Math.min(integerParameter(query.get('limit'), 100), this.restrictionPageSize));
+    if (operation === undefined) {
+      return json(200, {
+        read: this.restrictionJson(page, 'read', expand, start, limit),
+        update: this.restrictionJson(page, 'update', expand, start, limit),
+        _links: this.links(`/rest/api/content/${id}/restriction/byOperation`),
+      });
+    }
+    if (operation !== 'read' && operation !== 'update') {
+      return confluenceError(400, `Operation key is not valid: ${operation}`);
+    }
+    return json(200, {
+      ...this.restrictionJson(page, operation, expand, start, limit),
+      _links: this.links(`/rest/api/content/${id}/restriction/byOperation/${operation}`),
+    });
+  }
+
+  /** The fake keeps read restrictions only: `update` names no one. */
+  private restrictionJson(
+    page: StoredPage,
+    operation: 'read' | 'update',
+    expand: readonly string[] | undefined,
+    start: number,
+    limit: number,
+  ): Record<string, unknown> {
+    const users = operation === 'read' ? page.readUsers : [];
+    const groups = operation === 'read' ? page.readGroups : [];
+    const self = `/rest/api/content/${page.id}/restriction/byOperation/${operation}`;
+    const list = (results: readonly Record<string, unknown>[]) => {
+      const slice = results.slice(start, start + limit);
+      return { results: slice, start, limit, size: slice.length };
+    };
+    const restrictions: Record<string, unknown> = {};
+    const expandable: Record<string, string> = {};
+    if (expand === undefined || expand.includes('restrictions.user'))
+      restrictions.user = list(users.map((user) => this.userJson(user)));
+    else expandable.user = `${self}/user`;
+    if (expand === undefined || expand.includes('restrictions.group'))
+      restrictions.group = list(groups.map((name) => this.groupJson(name)));
+    else expandable.group = `${self}/group`;
+    if (Object.keys(expandable).length > 0) restrictions._expandable = expandable;
+    return {
+      operation,
+      restrictions,
+      _expandable: { content: `/rest/api/content/${page.id}` },
+      _links: { self: `${this.baseUrl}${self}` },
+    };
+  }
+
+  private userJson(user: StoredUser): Record<string, unknown> {
+    const profilePicture = {
+      path: '/images/icons/profilepics/default.svg',
+      width: 48,
+      height: 48,
+      isDefault: true,
+    };
+    if (this.flavour === 'cloud') {
+      return {
+        type: 'known',
+        accountId: user.accountId,
+        accountType: 'atlassian',
+        email: user.email ?? '',
+        publicName: user.displayName,
+        profilePicture,
+        displayName: user.displayName,
+        isExternalCollaborator: false,
+        _expandable: { operations: '', personalSpace: '' },
+        _links: { self: `${this.baseUrl}/rest/api/user?accountId=${encodeURIComponent(user.accountId)}` },
+      };
+    }
+    return {
+      type: 'known',
+      username: user.username,
+      userKey: user.userKey,
+      profilePicture,
+      displayName: user.displayName,
+      ...(user.email === undefined ? {} : { email: user.email }),
+      _expandable: { status: '' },
+      _links: { self: `${this.baseUrl}/rest/api/user?key=${user.userKey}` },
+    };
+  }
+
+  private groupJson(name: string): Record<string, unknown> {
+    const self = `${this.baseUrl}/rest/api/group/${encodeURIComponent(name)}`;
+    if (this.flavour === 'datacenter') return { type: 'group', name, _links: { self } };
+    const digest = createHash('sha256').update(name).digest('hex');
+    const id = `${digest.slice(0, 8)}-${digest.slice(8, 12)}-${digest.slice(12, 16)}-${digest.slice(16, 20)}-${digest.slice(20, 32)}`;
+    return { type: 'group', name, id, _links: { self } };
+  }
+
+  /** The page's ancestors, root first, as `expand=ancestors` lists them. */
+  private ancestorsOf(page: StoredPage): StoredPage[] {
+    const ancestors: StoredPage[] = [];
+    for (let at = page.parentId; at !== undefined; ) {
+      const ancestor = this.pages.get(at);
+      if (ancestor === undefined) break;
+      ancestors.unshift(ancestor);
+      at = ancestor.parentId;
+    }
+    return ancestors;
+  }
+
   private pageJson(page: StoredPage, expand: readonly string[], withBase: boolean): Record<string, unknown> {
     const titleInPath = encodeURIComponent(page.title).replace(/%20/g, '+');
     const webui =
@@ -386,6 +626,9 @@ export class FakeConfluenceServer {
         _expandable: { view: '', export_view: '', styled_view: '', anonymous_export_view: '' },
       };
     } else expandable.body = '';
+    if (expand.includes('ancestors')) {
+      json.ancestors = this.ancestorsOf(page).map((ancestor) => this.pageJson(ancestor, [], false));
+    } else expandable.ancestors = '';
     json._expandable = expandable;
     json._links = withBase
       ? this.links(self, { webui, tinyui: `/x/${page.id}` })

@@ -18,6 +18,10 @@ import { LocalHttpServer, sendJson } from './local-http-server.js';
  *   1000, or the `setPageSize` override) and `pageToken` / `nextPageToken` page through children in
  *   the order they were added. Shared-drive items are listed only with
  *   `includeItemsFromAllDrives=true&supportsAllDrives=true`; `corpora=drive` also needs `driveId`.
+ * - `/drive/v3/files/{id}/permissions`: `permissions.list`, one page of the file's permissions
+ *   (`pageSize`: all of them without it, at most 100, or the `setPageSize` override; `pageToken` /
+ *   `nextPageToken`), trimmed to `fields`; a 403 `insufficientFilePermissions` for a file added with
+ *   `canShare: false`.
  * - `/drive/v3/files/{id}/export?mimeType=…`: a Google-native file's text: Docs as `text/plain` or
  *   `text/markdown`, Sheets as `text/csv`, Slides as `text/plain` (the stored `content`), or any
  *   MIME type the file's `exports` map names. Another MIME type is a 400 like Google's, a binary
@@ -25,10 +29,18 @@ import { LocalHttpServer, sendJson } from './local-http-server.js';
  *   without `Content-Length`, as Google streams exports.
  *
  * Files on a shared drive (a `driveId`, inherited from the first parent unless given) are 404 to
- * requests without `supportsAllDrives=true`, as on Google. Trashed files stay readable by id; removed
+ * requests without `supportsAllDrives=true`, as on Google.
+ *
+ * Sharing: every item has its own permissions (`permissions` when added, else one grant to
+ * `ownerEmail`: `owner` in My Drive, `organizer` on a shared drive; nothing is inherited from
+ * folders). `files.get` and `files.list` include them under `permissions` (when the `fields` mask
+ * asks) only for items NOT on a shared drive and only when the user may share the item, as Google
+ * does; `permissions.list` serves them for every item the user may share. Changing them
+ * (`setPermissions`, `share`, `unshare`) leaves `modifiedTime` alone, as on Google. Trashed files stay readable by id; removed
  * ones are 404. Google-native files have no `size` or `md5Checksum`; binary files have both.
  *
  * Test controls: `addFolder`, `addSharedDrive`, `addFile`, `updateFile`, `trash`, `removeFile`;
+ * `setPermissions`, `share`, `unshare`, `permissionsOf`, `setCanShare`;
  * `failNext` (scripted errors: a status, a reason, `Retry-After`, how many times), `deliverNext`
  * (slow answers, no `Content-Length`), `setPageSize`; `addAccessToken` / `revokeAccessToken`;
  * `requests` (every request, with its route, file id, whether the token matched, the status sent,
@@ -64,6 +76,30 @@ const TEXT_EXPORTS: Readonly<Record<string, readonly string[]>> = {
   [DRIVE_MIME_TYPES.presentation]: ['text/plain'],
 };
 
+/** One grant of an item's sharing, as a test gives it. */
+export interface FakeDrivePermission {
+  readonly type: 'user' | 'group' | 'domain' | 'anyone';
+  /** `user` and `group` grants. */
+  readonly emailAddress?: string;
+  /** `domain` grants. */
+  readonly domain?: string;
+  /** `reader` by default. */
+  readonly role?: string;
+  /** `domain` and `anyone` grants: false (link-only) by default, as Drive creates them. */
+  readonly allowFileDiscovery?: boolean;
+}
+
+/** A grant as the fake stores and serves it (Drive's permission resource, trimmed). */
+export interface FakeDrivePermissionResource {
+  readonly kind: 'drive#permission';
+  readonly id: string;
+  readonly type: FakeDrivePermission['type'];
+  readonly role: string;
+  readonly emailAddress?: string;
+  readonly domain?: string;
+  readonly allowFileDiscovery?: boolean;
+}
+
 export interface FakeDriveFolderInput {
   readonly id?: string;
   readonly name: string;
@@ -72,6 +108,10 @@ export interface FakeDriveFolderInput {
   /** Defaults to the first parent's drive. */
   readonly driveId?: string;
   readonly modifiedTime?: string;
+  /** One grant to `ownerEmail` by default. */
+  readonly permissions?: readonly FakeDrivePermission[];
+  /** See `FakeDriveFileInput.canShare`. */
+  readonly canShare?: boolean;
 }
 
 export interface FakeDriveFileInput {
@@ -88,6 +128,13 @@ export interface FakeDriveFileInput {
   readonly trashed?: boolean;
   /** What `files.export` answers per MIME type, beyond (or instead of) `content`. */
   readonly exports?: Readonly<Record<string, string | Uint8Array>>;
+  /** Who the file is shared with; one grant to `ownerEmail` by default. */
+  readonly permissions?: readonly FakeDrivePermission[];
+  /**
+   * False for a file the user may read but not share: its permissions are left out of `files.get`
+   * and `files.list`, and `permissions.list` answers 403. True by default.
+   */
+  readonly canShare?: boolean;
 }
 
 export interface FakeDriveFileChanges {
@@ -100,7 +147,7 @@ export interface FakeDriveFileChanges {
 }
 
 /** Which endpoint a request reached. */
-export type FakeDriveRoute = 'get' | 'media' | 'list' | 'export' | 'unknown';
+export type FakeDriveRoute = 'get' | 'media' | 'list' | 'export' | 'permissions' | 'unknown';
 
 /** One request the fake received, as recorded in `requests`. */
 export interface FakeDriveRequest {
@@ -109,7 +156,10 @@ export interface FakeDriveRequest {
   readonly path: string;
   readonly query: Readonly<Record<string, string>>;
   readonly route: FakeDriveRoute;
-  /** The `{id}` of a file route; for `list`, the folder id parsed from `q` (when it parsed). */
+  /**
+   * The `{id}` of a file route (`permissions` included); for `list`, the folder id parsed from `q`
+   * (when it parsed).
+   */
   readonly fileId: string | undefined;
   /** Whether `Authorization: Bearer` carried a token the fake accepts. */
   readonly tokenMatched: boolean;
@@ -164,6 +214,8 @@ interface StoredItem {
   driveId: string | undefined;
   trashed: boolean;
   exports: Record<string, Uint8Array>;
+  permissions: FakeDrivePermissionResource[];
+  canShare: boolean;
   /** The insertion counter: listings come in this order. */
   order: number;
 }
@@ -198,6 +250,10 @@ interface GoogleErrorAnswer {
 
 const DEFAULT_PAGE_SIZE = 100;
 const MAX_PAGE_SIZE = 1000;
+/** `permissions.list` pages hold at most this many. */
+const MAX_PERMISSIONS_PAGE_SIZE = 100;
+/** Whose Drive the fake's token reads, unless `start` names someone else. */
+export const FAKE_DRIVE_OWNER_EMAIL = 'drive-owner@example.com';
 const DEFAULT_CHUNK_BYTES = 16 * 1024;
 
 export class FakeDriveServer {
@@ -219,16 +275,26 @@ export class FakeDriveServer {
     readonly url: string,
     /** A token the fake accepts from the start. */
     readonly accessToken: string,
+    /** The user the tokens belong to: the one grant of items added without `permissions`. */
+    readonly ownerEmail: string,
   ) {
     this.requests = this.recorded;
     this.tokens.add(accessToken);
   }
 
-  /** Listens on 127.0.0.1 at a free port. */
-  static async start(options: { accessToken?: string } = {}): Promise<FakeDriveServer> {
+  /**
+   * Listens on 127.0.0.1 at a free port. `ownerEmail` (FAKE_DRIVE_OWNER_EMAIL by default) is whose
+   * Drive it is: items added without `permissions` are shared with that user alone.
+   */
+  static async start(options: { accessToken?: string; ownerEmail?: string } = {}): Promise<FakeDriveServer> {
     const http = await LocalHttpServer.start();
     const token = options.accessToken ?? `ya29.fake-${randomBytes(24).toString('base64url')}`;
-    const fake = new FakeDriveServer(http, http.url('/'), token);
+    const fake = new FakeDriveServer(
+      http,
+      http.url('/'),
+      token,
+      options.ownerEmail ?? FAKE_DRIVE_OWNER_EMAIL,
+    );
     http.serve((request, response) => fake.handle(request, response));
     return fake;
   }
@@ -246,6 +312,7 @@ export class FakeDriveServer {
   /** Adds a folder; returns its id. */
   addFolder(folder: FakeDriveFolderInput): string {
     const parents = [...(folder.parents ?? [])];
+    const driveId = folder.driveId ?? this.inheritedDriveId(parents);
     return this.store({
       id: folder.id ?? newDriveId(),
       name: folder.name,
@@ -254,9 +321,11 @@ export class FakeDriveServer {
       md5Checksum: undefined,
       modifiedTime: folder.modifiedTime ?? this.nextModifiedTime(),
       parents,
-      driveId: folder.driveId ?? this.inheritedDriveId(parents),
+      driveId,
       trashed: false,
       exports: {},
+      permissions: this.permissionResources(folder.permissions, driveId),
+      canShare: folder.canShare ?? true,
       order: 0,
     });
   }
@@ -270,6 +339,7 @@ export class FakeDriveServer {
   addFile(file: FakeDriveFileInput): string {
     const parents = [...file.parents];
     const content = toBytes(file.content ?? '');
+    const driveId = file.driveId ?? this.inheritedDriveId(parents);
     return this.store({
       id: file.id ?? newDriveId(),
       name: file.name,
@@ -278,9 +348,11 @@ export class FakeDriveServer {
       md5Checksum: isNative(file.mimeType) ? undefined : md5(content),
       modifiedTime: file.modifiedTime ?? this.nextModifiedTime(),
       parents,
-      driveId: file.driveId ?? this.inheritedDriveId(parents),
+      driveId,
       trashed: file.trashed ?? false,
       exports: mapValues(file.exports ?? {}, toBytes),
+      permissions: this.permissionResources(file.permissions, driveId),
+      canShare: file.canShare ?? true,
       order: 0,
     });
   }
@@ -301,6 +373,44 @@ export class FakeDriveServer {
     const item = this.item(id);
     item.trashed = true;
     item.modifiedTime = this.nextModifiedTime();
+  }
+
+  /**
+   * Replaces who an item is shared with (the owner's grant too: include it to keep it). Like a
+   * sharing change in Drive, it leaves `modifiedTime` alone.
+   */
+  setPermissions(id: string, permissions: readonly FakeDrivePermission[]): void {
+    this.item(id).permissions = permissions.map(permissionResource);
+  }
+
+  /** Adds one grant, replacing the item's grant to the same user, group, domain or anyone. */
+  share(id: string, permission: FakeDrivePermission): void {
+    const item = this.item(id);
+    const added = permissionResource(permission);
+    item.permissions = [
+      ...item.permissions.filter((existing) => granteeOf(existing) !== granteeOf(added)),
+      added,
+    ];
+  }
+
+  /**
+   * Removes the item's grants to `grantee`: an e-mail address (a user or group), a domain, or
+   * `'anyone'`. Leaves `modifiedTime` alone.
+   */
+  unshare(id: string, grantee: string): void {
+    const item = this.item(id);
+    const wanted = grantee.toLowerCase();
+    item.permissions = item.permissions.filter((permission) => granteeOf(permission) !== wanted);
+  }
+
+  /** The item's grants as the fake serves them. */
+  permissionsOf(id: string): FakeDrivePermissionResource[] {
+    return [...this.item(id).permissions];
+  }
+
+  /** Whether the user may share the item (see `FakeDriveFileInput.canShare`). */
+  setCanShare(id: string, canShare: boolean): void {
+    this.item(id).canShare = canShare;
   }
 
   /** Deletes a file for good: 404 from now on. */
@@ -364,6 +474,21 @@ export class FakeDriveServer {
     const item = this.items.get(id);
     if (item === undefined) throw new Error(`No Drive item ${id}`);
     return item;
+  }
+
+  /** What an item is added with: the given grants, else the owner's alone. */
+  private permissionResources(
+    permissions: readonly FakeDrivePermission[] | undefined,
+    driveId: string | undefined,
+  ): FakeDrivePermissionResource[] {
+    const given = permissions ?? [
+      {
+        type: 'user' as const,
+        emailAddress: this.ownerEmail,
+        role: driveId === undefined ? 'owner' : 'organizer',
+      },
+    ];
+    return given.map(permissionResource);
   }
 
   private inheritedDriveId(parents: readonly string[]): string | undefined {
@@ -443,6 +568,8 @@ export class FakeDriveServer {
         return this.answerList(response, record, query);
       case 'export':
         return this.answerExport(response, record, query, delivery);
+      case 'permissions':
+        return this.answerPermissions(response, record, query);
       case 'unknown':
         return this.sendError(response, record, { status: 404, reason: 'notFound', message: 'Not Found' });
     }
@@ -556,6 +683,54 @@ export class FakeDriveServer {
     });
   }
 
+  private answerPermissions(
+    response: ServerResponse,
+    record: RecordedRequest,
+    query: Record<string, string>,
+  ): void {
+    const item = this.visibleItem(response, record, query);
+    if (item === undefined) return;
+    if (!item.canShare) {
+      this.sendError(response, record, {
+        status: 403,
+        reason: 'insufficientFilePermissions',
+        message: `The user does not have sufficient permissions for file ${item.id}.`,
+      });
+      return;
+    }
+    const listing = `permissions:${item.id}`;
+    let offset = 0;
+    if (query.pageToken !== undefined && query.pageToken !== '') {
+      const decoded = decodePageToken(query.pageToken, listing);
+      if (decoded === undefined) {
+        this.sendError(response, record, invalidValue('pageToken'));
+        return;
+      }
+      offset = decoded;
+    }
+    // Without pageSize, Drive sends a My Drive file's whole list, and 100 of a shared drive's.
+    let size = item.driveId === undefined ? Number.MAX_SAFE_INTEGER : MAX_PERMISSIONS_PAGE_SIZE;
+    if (query.pageSize !== undefined) {
+      const requested = Number(query.pageSize);
+      if (!Number.isInteger(requested) || requested < 1 || requested > MAX_PERMISSIONS_PAGE_SIZE) {
+        this.sendError(response, record, invalidValue('pageSize'));
+        return;
+      }
+      size = requested;
+    }
+    size = this.pageSizeOverride ?? size;
+    const page = item.permissions.slice(offset, offset + size);
+    const next =
+      offset + size < item.permissions.length ? encodePageToken(offset + size, listing) : undefined;
+    const body = {
+      kind: 'drive#permissionList',
+      ...(next === undefined ? {} : { nextPageToken: next }),
+      permissions: page.map((permission) => ({ ...permission })),
+    };
+    const mask = parseFieldMask(query.fields ?? 'kind,nextPageToken,permissions(kind,id,type,role)');
+    sendRecordedJson(response, record, 200, applyMask(body, mask));
+  }
+
   private answerList(response: ServerResponse, record: RecordedRequest, query: Record<string, string>): void {
     const q = query.q ?? '';
     const parsed = parseParentQuery(q);
@@ -626,6 +801,10 @@ function routeOf(
     return { route: 'list', fileId: undefined };
   const exportMatch = /^\/drive\/v3\/files\/([^/]+)\/export$/.exec(pathname);
   if (exportMatch?.[1] !== undefined) return { route: 'export', fileId: safeDecode(exportMatch[1]) };
+  const permissionsMatch = /^\/drive\/v3\/files\/([^/]+)\/permissions\/?$/.exec(pathname);
+  if (permissionsMatch?.[1] !== undefined) {
+    return { route: 'permissions', fileId: safeDecode(permissionsMatch[1]) };
+  }
   const fileMatch = /^\/drive\/v3\/files\/([^/]+)$/.exec(pathname);
   if (fileMatch?.[1] !== undefined) {
     return { route: query.alt === 'media' ? 'media' : 'get', fileId: safeDecode(fileMatch[1]) };
@@ -727,7 +906,58 @@ function resourceOf(item: StoredItem): Record<string, unknown> {
     webViewLink: webViewLinkOf(item),
     ...(item.driveId === undefined ? {} : { driveId: item.driveId }),
     trashed: item.trashed,
+    // Google leaves them out for shared-drive items (their lists can be long) and for items the
+    // user may not share.
+    ...(item.driveId === undefined && item.canShare
+      ? { permissions: item.permissions.map((permission) => ({ ...permission })) }
+      : {}),
   };
+}
+
+/** A test's grant as Drive's resource: ids stable per grantee, discovery said for domain and anyone. */
+function permissionResource(permission: FakeDrivePermission): FakeDrivePermissionResource {
+  const role = permission.role ?? 'reader';
+  switch (permission.type) {
+    case 'user':
+    case 'group':
+      return {
+        kind: 'drive#permission',
+        id: permissionId(`${permission.type}:${permission.emailAddress?.toLowerCase() ?? ''}`),
+        type: permission.type,
+        role,
+        ...(permission.emailAddress === undefined ? {} : { emailAddress: permission.emailAddress }),
+      };
+    case 'domain':
+      return {
+        kind: 'drive#permission',
+        id: permissionId(`domain:${permission.domain?.toLowerCase() ?? ''}`),
+        type: 'domain',
+        role,
+        ...(permission.domain === undefined ? {} : { domain: permission.domain }),
+        allowFileDiscovery: permission.allowFileDiscovery ?? false,
+      };
+    case 'anyone': {
+      const discoverable = permission.allowFileDiscovery ?? false;
+      return {
+        kind: 'drive#permission',
+        id: discoverable ? 'anyone' : 'anyoneWithLink',
+        type: 'anyone',
+        role,
+        allowFileDiscovery: discoverable,
+      };
+    }
+  }
+}
+
+/** Whom a grant is to: an e-mail address, a domain, or `anyone` (an item has one grant each). */
+function granteeOf(permission: FakeDrivePermissionResource): string {
+  if (permission.type === 'anyone') return 'anyone';
+  return (permission.type === 'domain' ? permission.domain : permission.emailAddress)?.toLowerCase() ?? '';
+}
+
+/** Drive's permission ids are digits for people and groups; a hash of the grantee stands in. */
+function permissionId(grantee: string): string {
+  return BigInt(`0x${createHash('sha256').update(grantee).digest('hex').slice(0, 15)}`).toString();
 }
 
 function webViewLinkOf(item: StoredItem): string {

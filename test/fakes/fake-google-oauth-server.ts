@@ -13,7 +13,12 @@ import { LocalHttpServer } from './local-http-server.js';
  * - `tokenUrl` (`POST /token`, https with a self-signed CA in `ca`: the service's token proxy calls
  *   only https) takes the form-encoded `authorization_code` grant: the code once, the same
  *   `redirect_uri`, the client's id and secret, and a `code_verifier` whose SHA-256 is the
- *   challenge; else 400 `invalid_grant` / 401 `invalid_client` in Google's JSON.
+ *   challenge; else 400 `invalid_grant` / 401 `invalid_client` in Google's JSON. An authorization
+ *   asked with `access_type=offline` also answers a `refresh_token`, as Google does at consent.
+ * - the same endpoint takes the `refresh_token` grant (a server's offline access): the client's id
+ *   and secret and a refresh token it issued (`issueRefreshToken`, or an offline code exchange)
+ *   get a new access token; a revoked or unknown one is 400 `invalid_grant` ("Token has been
+ *   expired or revoked."), as Google answers once a user removes the app's access.
  *
  * Every access token it issues is handed to `onAccessToken` (e.g. `FakeDriveServer.addAccessToken`).
  */
@@ -28,6 +33,8 @@ interface IssuedCode {
   readonly redirectUri: string;
   readonly challenge: string;
   readonly scope: string;
+  /** `offline`: the exchange also answers a refresh token. */
+  readonly accessType: string | undefined;
 }
 
 export class FakeGoogleOAuthServer {
@@ -35,7 +42,11 @@ export class FakeGoogleOAuthServer {
   readonly authorizations: Record<string, string>[] = [];
   /** Every access token handed out, oldest first. */
   readonly issuedTokens: string[] = [];
+  /** Every access token handed out for a refresh token, by that refresh token, oldest first. */
+  readonly refreshedTokens = new Map<string, string[]>();
   private readonly codes = new Map<string, IssuedCode>();
+  /** Live refresh tokens and the scope each grants. */
+  private readonly refreshTokens = new Map<string, string>();
   private denyNextAuthorization = false;
 
   private constructor(
@@ -79,6 +90,21 @@ export class FakeGoogleOAuthServer {
     return this.tokenServer.requests.map((request) => Object.fromEntries(new URLSearchParams(request.body)));
   }
 
+  /**
+   * A refresh token for this client, as an offline consent would have given the user's front end
+   * (which registers it with the service): the `refresh_token` grant accepts it until revoked.
+   */
+  issueRefreshToken(scope = 'openid email https://www.googleapis.com/auth/drive.readonly'): string {
+    const token = `1//0g${randomBytes(30).toString('base64url')}`;
+    this.refreshTokens.set(token, scope);
+    return token;
+  }
+
+  /** The user removed the app's access (or the token expired): the refresh token is refused from now on. */
+  revokeRefreshToken(token: string): void {
+    this.refreshTokens.delete(token);
+  }
+
   /** The next authorization is refused by the user ("Cancel" on Google's consent screen). */
   denyNext(): void {
     this.denyNextAuthorization = true;
@@ -115,6 +141,7 @@ export class FakeGoogleOAuthServer {
         redirectUri: query.redirect_uri as string,
         challenge: query.code_challenge as string,
         scope: query.scope as string,
+        accessType: query.access_type,
       });
       redirect.searchParams.set('code', code);
       redirect.searchParams.set('scope', query.scope as string);
@@ -145,6 +172,7 @@ export class FakeGoogleOAuthServer {
     if (form.client_id !== this.client.clientId || form.client_secret !== this.client.clientSecret) {
       return refuse(401, 'invalid_client', 'Unauthorized');
     }
+    if (form.grant_type === 'refresh_token') return this.refresh(form, refuse);
     if (form.grant_type !== 'authorization_code') {
       return refuse(400, 'unsupported_grant_type', 'Invalid grant_type');
     }
@@ -156,11 +184,40 @@ export class FakeGoogleOAuthServer {
       .update(form.code_verifier ?? '')
       .digest('base64url');
     if (challenge !== issued.challenge) return refuse(400, 'invalid_grant', 'Invalid code verifier.');
+    const accessToken = this.newAccessToken();
+    const body: Record<string, unknown> = {
+      access_token: accessToken,
+      expires_in: 3599,
+      scope: issued.scope,
+      token_type: 'Bearer',
+    };
+    if (issued.accessType === 'offline') {
+      const refreshToken = `1//0g${randomBytes(30).toString('base64url')}`;
+      this.refreshTokens.set(refreshToken, issued.scope);
+      body.refresh_token = refreshToken;
+    }
+    return { body };
+  }
+
+  /** The `refresh_token` grant: a new access token (and, as Google, no new refresh token). */
+  private refresh(
+    form: Record<string, string>,
+    refuse: (status: number, error: string, description: string) => FakeResponse,
+  ): FakeResponse {
+    const refreshToken = form.refresh_token ?? '';
+    if (refreshToken === '')
+      return refuse(400, 'invalid_request', 'Missing required parameter: refresh_token');
+    const scope = this.refreshTokens.get(refreshToken);
+    if (scope === undefined) return refuse(400, 'invalid_grant', 'Token has been expired or revoked.');
+    const accessToken = this.newAccessToken();
+    this.refreshedTokens.set(refreshToken, [...(this.refreshedTokens.get(refreshToken) ?? []), accessToken]);
+    return { body: { access_token: accessToken, expires_in: 3599, scope, token_type: 'Bearer' } };
+  }
+
+  private newAccessToken(): string {
     const accessToken = `ya29.a0${randomBytes(30).toString('base64url')}`;
     this.issuedTokens.push(accessToken);
     this.onAccessToken(accessToken);
-    return {
-      body: { access_token: accessToken, expires_in: 3599, scope: issued.scope, token_type: 'Bearer' },
-    };
+    return accessToken;
   }
 }

@@ -50,6 +50,19 @@ export interface PostedSlackMessage {
   readonly ts: string;
 }
 
+/** A person (or bot) of a workspace, as `users.info` describes them. */
+export interface FakeSlackUser {
+  readonly id: string;
+  /** The workspace they belong to; by default every installation's token may look them up. */
+  readonly teamId?: string;
+  /** Their profile e-mail, as typed (Slack keeps its case); none for bots and some guests. */
+  readonly email?: string;
+  /** False for an address the user never confirmed; Slack's default is true. */
+  readonly emailConfirmed?: boolean;
+  readonly name?: string;
+  readonly isBot?: boolean;
+}
+
 type SlackAnswer = { status: number; headers?: Record<string, string>; body: Record<string, unknown> };
 
 interface ScriptedFailure {
@@ -67,6 +80,7 @@ export class FakeSlackServer {
   private readonly codes = new Map<string, { clientId: string; installation: FakeSlackInstallation }>();
   private readonly tokens = new Map<string, FakeSlackInstallation>();
   private readonly scripted = new Map<string, ScriptedFailure[]>();
+  private readonly users = new Map<string, FakeSlackUser>();
   private tsCounter = 0;
   /** What the next visit to the authorize page installs, per client id. */
   private readonly pendingInstalls = new Map<string, Partial<FakeSlackInstallation>>();
@@ -110,7 +124,7 @@ export class FakeSlackServer {
       botToken:
         installation.botToken ?? `xoxb-${digits(12)}-${digits(13)}-${randomBytes(12).toString('hex')}`,
       authedUserId: installation.authedUserId ?? slackId('U'),
-      scope: installation.scope ?? 'app_mentions:read,chat:write,channels:history',
+      scope: installation.scope ?? 'app_mentions:read,chat:write,im:history,users:read,users:read.email',
     };
     this.codes.set(code, { clientId, installation: full });
     return full;
@@ -129,6 +143,16 @@ export class FakeSlackServer {
   /** The next authorize visit for `clientId` installs the app into this workspace. */
   approveNextInstall(clientId: string, installation: Partial<FakeSlackInstallation> = {}): void {
     this.pendingInstalls.set(clientId, installation);
+  }
+
+  /**
+   * A workspace user `users.info` describes (a later call with the same id replaces them). An id
+   * never added is `user_not_found`. Without the `users:read` scope in its installation a token is
+   * refused with `missing_scope`; without `users:read.email` the profile has no `email`, as on Slack.
+   */
+  addUser(user: FakeSlackUser): FakeSlackUser {
+    this.users.set(user.id, user);
+    return user;
   }
 
   /** Answers the next `times` calls to `method` with 429 and `Retry-After`. */
@@ -155,7 +179,7 @@ export class FakeSlackServer {
     return this.calls.filter((call) => call.method === method);
   }
 
-  /** Forgets calls, messages and scripted failures; keeps apps, codes and tokens. */
+  /** Forgets calls, messages and scripted failures; keeps apps, codes, tokens and users. */
   clearRecords(): void {
     this.calls.length = 0;
     this.messages.length = 0;
@@ -208,6 +232,8 @@ export class FakeSlackServer {
         return send(response, ok(this.authTest(request.headers, body)));
       case 'chat.postMessage':
         return send(response, ok(this.chatPostMessage(request.headers, body)));
+      case 'users.info':
+        return send(response, ok(this.usersInfo(request.headers, body)));
       default:
         // Slack answers an unknown method with 404 and `unknown_method`.
         return send(response, {
@@ -335,6 +361,54 @@ export class FakeSlackServer {
         team: installation.teamId,
         ...(blocks === undefined ? {} : { blocks }),
         ...(threadTs === undefined ? {} : { thread_ts: threadTs, parent_user_id: installation.authedUserId }),
+      },
+    };
+  }
+
+  /** `users.info` (https://api.slack.com/methods/users.info): a user object, trimmed to what bots read. */
+  private usersInfo(headers: IncomingHttpHeaders, body: Record<string, unknown>): Record<string, unknown> {
+    const auth = this.authorise(headers, body);
+    if ('error' in auth) return auth;
+    const scopes = new Set(auth.installation.scope.split(','));
+    if (!scopes.has('users:read')) {
+      return { ok: false, error: 'missing_scope', needed: 'users:read', provided: auth.installation.scope };
+    }
+    const id = stringField(body, 'user');
+    if (id === undefined || id === '') return { ok: false, error: 'user_not_found' };
+    const user = this.users.get(id);
+    if (user === undefined) return { ok: false, error: 'user_not_found' };
+    const teamId = user.teamId ?? auth.installation.teamId;
+    const name = user.name ?? id.toLowerCase();
+    return {
+      ok: true,
+      user: {
+        id,
+        team_id: teamId,
+        name,
+        deleted: false,
+        real_name: name,
+        tz: 'Europe/Amsterdam',
+        tz_label: 'Central European Time',
+        tz_offset: 3600,
+        is_admin: false,
+        is_owner: false,
+        is_primary_owner: false,
+        is_restricted: false,
+        is_ultra_restricted: false,
+        is_bot: user.isBot === true,
+        is_app_user: false,
+        updated: 1_700_000_000,
+        is_email_confirmed: user.emailConfirmed ?? true,
+        profile: {
+          real_name: name,
+          display_name: name,
+          real_name_normalized: name,
+          display_name_normalized: name,
+          ...(user.email !== undefined && scopes.has('users:read.email') ? { email: user.email } : {}),
+          image_24: `https://avatars.slack-edge.example/${id}_24.png`,
+          image_48: `https://avatars.slack-edge.example/${id}_48.png`,
+          team: teamId,
+        },
       },
     };
   }

@@ -45,7 +45,7 @@ export class FakeTeamSearch implements TeamSearch {
         index,
         score: overlap(query, lexemes(`${document.title} ${document.text}`)),
       }))
-      .filter((item) => item.document.teamId === request.teamId && item.score > 0)
+      .filter((item) => item.document.teamId === request.reader.teamId && item.score > 0)
       .sort((a, b) => b.score - a.score || a.index - b.index)
       .slice(0, request.topK)
       .map(({ document, index, score }) => hitOf(document, index, score));

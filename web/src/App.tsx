@@ -13,6 +13,8 @@ import { ConnectorsPage } from './pages/ConnectorsPage';
 import { DocumentPage } from './pages/DocumentPage';
 import { DocumentsPage } from './pages/DocumentsPage';
 import { JobsPage } from './pages/JobsPage';
+import { JoinPage } from './pages/JoinPage';
+import { MembersPage } from './pages/MembersPage';
 import { NotFoundPage } from './pages/NotFoundPage';
 import { SignInPage } from './pages/SignInPage';
 import { type AppLocation, navigate, takeKeptFocus, useLocation } from './router/history';
@@ -89,6 +91,19 @@ export function App() {
       </main>
     );
   }
+  // An invitation's link: open signed out (that is who follows one), and signed in too.
+  if (matchRoute(location.pathname).page === 'join') {
+    return (
+      <JoinPage
+        invitation={location.searchParams.get('invitation')}
+        signedInAs={session.state === 'signed-in' ? session.user.email : undefined}
+        onJoined={(user) => {
+          setSession({ state: 'signed-in', user });
+          navigate('/', { replace: true });
+        }}
+      />
+    );
+  }
   if (session.state === 'signed-out') {
     return <SignInPage onSignedIn={(user) => setSession({ state: 'signed-in', user })} />;
   }
@@ -150,6 +165,13 @@ function SignedInApp({
     return (
       <AppShell user={user} section={undefined} onSignOut={onSignOut}>
         <ConnectorsPage callback={route.callback} query={location.searchParams} />
+      </AppShell>
+    );
+  }
+  if (route.page === 'members') {
+    return (
+      <AppShell user={user} section={undefined} onSignOut={onSignOut}>
+        <MembersPage user={user} />
       </AppShell>
     );
   }

@@ -14,6 +14,27 @@ export interface DriveFile {
   /** Set for files on a shared drive. */
   readonly driveId: string | undefined;
   readonly trashed: boolean;
+  /**
+   * Who the file is shared with; undefined when Drive did not say: it never does for items on a
+   * shared drive, nor for files the user may not share (then ask `listPermissions`).
+   */
+  readonly permissions: readonly DrivePermission[] | undefined;
+}
+
+/** One grant of a file's sharing (`permissions(type,emailAddress,domain,role,allowFileDiscovery)`). */
+export interface DrivePermission {
+  readonly type: 'user' | 'group' | 'domain' | 'anyone';
+  /** `user` and `group` grants. */
+  readonly emailAddress?: string;
+  /** `domain` grants. */
+  readonly domain?: string;
+  /** `owner`, `organizer`, `fileOrganizer`, `writer`, `commenter`, `reader`: each may open the file. */
+  readonly role: string;
+  /**
+   * `domain` and `anyone` grants: true when the file can be found by search; false for a
+   * link-only share (whoever has the link may open it, but nobody is told of it).
+   */
+  readonly allowFileDiscovery?: boolean;
 }
 
 export interface DriveFolderPage {
@@ -58,4 +79,14 @@ export interface GoogleDrive {
     maxBytes: number,
     signal?: AbortSignal,
   ): Promise<Uint8Array>;
+  /**
+   * Every grant of a file (`permissions.list` with `supportsAllDrives`, each page followed): the
+   * way to a shared-drive item's sharing, which `getFile` and `listFolder` do not carry. A user
+   * who may not see the sharing gets `permission_denied`.
+   */
+  listPermissions(
+    accessToken: string,
+    fileId: string,
+    signal?: AbortSignal,
+  ): Promise<readonly DrivePermission[]>;
 }

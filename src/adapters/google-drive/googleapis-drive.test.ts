@@ -2,7 +2,11 @@ import { createHash } from 'node:crypto';
 import { type AddressInfo, createServer } from 'node:net';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DRIVE_MIME_TYPES, FakeDriveServer } from '../../../test/fakes/fake-drive-server.js';
+import {
+  DRIVE_MIME_TYPES,
+  FAKE_DRIVE_OWNER_EMAIL,
+  FakeDriveServer,
+} from '../../../test/fakes/fake-drive-server.js';
 import { SourceError } from '../source-error.js';
 import { GoogleApisDrive } from './googleapis-drive.js';
 
@@ -61,14 +65,76 @@ describe('getFile', () => {
       webViewLink: `https://drive.google.com/file/d/${id}/view?usp=drivesdk`,
       driveId: undefined,
       trashed: false,
+      permissions: [{ type: 'user', emailAddress: FAKE_DRIVE_OWNER_EMAIL, role: 'owner' }],
     });
     const [request] = server.requests;
     expect(request?.route).toBe('get');
     expect(request?.tokenMatched).toBe(true);
     expect(request?.query).toMatchObject({
-      fields: 'id,name,mimeType,modifiedTime,size,md5Checksum,webViewLink,driveId,trashed',
+      fields:
+        'id,name,mimeType,modifiedTime,size,md5Checksum,webViewLink,driveId,trashed,' +
+        'permissions(type,emailAddress,domain,role,allowFileDiscovery)',
       supportsAllDrives: 'true',
     });
+  });
+
+  it('reads who a file is shared with: users, groups, domains and anyone, discoverable or by link', async () => {
+    const id = server.addFile({
+      name: 'shared.txt',
+      mimeType: 'text/plain',
+      parents: [newFolder()],
+      permissions: [
+        { type: 'user', emailAddress: 'ann@example.com', role: 'owner' },
+        { type: 'user', emailAddress: 'bob@example.com', role: 'commenter' },
+        { type: 'group', emailAddress: 'sales@example.com', role: 'reader' },
+        { type: 'domain', domain: 'example.com', role: 'reader', allowFileDiscovery: true },
+        { type: 'anyone', role: 'reader', allowFileDiscovery: false },
+      ],
+    });
+
+    const file = await client.getFile(token, id);
+
+    expect(file.permissions).toEqual([
+      { type: 'user', emailAddress: 'ann@example.com', role: 'owner' },
+      { type: 'user', emailAddress: 'bob@example.com', role: 'commenter' },
+      { type: 'group', emailAddress: 'sales@example.com', role: 'reader' },
+      { type: 'domain', domain: 'example.com', role: 'reader', allowFileDiscovery: true },
+      { type: 'anyone', role: 'reader', allowFileDiscovery: false },
+    ]);
+  });
+
+  it('sees a sharing change, which leaves modifiedTime alone', async () => {
+    const id = server.addFile({ name: 'a.txt', mimeType: 'text/plain', parents: [newFolder()] });
+    const before = await client.getFile(token, id);
+
+    server.share(id, { type: 'user', emailAddress: 'bob@example.com' });
+    const shared = await client.getFile(token, id);
+    server.unshare(id, 'bob@example.com');
+    const unshared = await client.getFile(token, id);
+
+    expect(shared.modifiedTime).toBe(before.modifiedTime);
+    expect(shared.permissions?.map((permission) => permission.emailAddress)).toEqual([
+      FAKE_DRIVE_OWNER_EMAIL,
+      'bob@example.com',
+    ]);
+    expect(unshared.permissions).toEqual(before.permissions);
+  });
+
+  it('has no permissions for a shared-drive file, nor for one the user may not share', async () => {
+    const onSharedDrive = server.addFile({
+      name: 'team.txt',
+      mimeType: 'text/plain',
+      parents: [server.addSharedDrive('Team drive')],
+    });
+    const unshareable = server.addFile({
+      name: 'theirs.txt',
+      mimeType: 'text/plain',
+      parents: [newFolder()],
+      canShare: false,
+    });
+
+    expect((await client.getFile(token, onSharedDrive)).permissions).toBeUndefined();
+    expect((await client.getFile(token, unshareable)).permissions).toBeUndefined();
   });
 
   it('reads a Google Doc without size or md5', async () => {
@@ -162,6 +228,9 @@ describe('listFolder', () => {
     expect(pages[0]?.files[0]).toMatchObject({ name: 'file-0.txt', size: 1, trashed: false });
     expect(server.requests[0]?.query).toMatchObject({
       q: `'${folderId}' in parents and trashed = false`,
+      fields:
+        'nextPageToken,files(id,name,mimeType,modifiedTime,size,md5Checksum,webViewLink,driveId,trashed,' +
+        'permissions(type,emailAddress,domain,role,allowFileDiscovery))',
       pageSize: '1000',
       supportsAllDrives: 'true',
       includeItemsFromAllDrives: 'true',
@@ -199,7 +268,25 @@ describe('listFolder', () => {
 
     const page = await client.listFolder(token, folderId, undefined);
 
-    expect(page.files).toEqual([expect.objectContaining({ id, driveId })]);
+    expect(page.files).toEqual([expect.objectContaining({ id, driveId, permissions: undefined })]);
+  });
+
+  it("carries each My Drive file's permissions", async () => {
+    const folderId = newFolder();
+    const mine = server.addFile({ name: 'mine.txt', mimeType: 'text/plain', parents: [folderId] });
+    const open = server.addFile({
+      name: 'open.txt',
+      mimeType: 'text/plain',
+      parents: [folderId],
+      permissions: [{ type: 'anyone', role: 'reader', allowFileDiscovery: true }],
+    });
+
+    const page = await client.listFolder(token, folderId, undefined);
+
+    expect(page.files.map((file) => [file.id, file.permissions])).toEqual([
+      [mine, [{ type: 'user', emailAddress: FAKE_DRIVE_OWNER_EMAIL, role: 'owner' }]],
+      [open, [{ type: 'anyone', role: 'reader', allowFileDiscovery: true }]],
+    ]);
   });
 
   it("escapes ' and \\ in the folder id", async () => {
@@ -210,6 +297,141 @@ describe('listFolder', () => {
 
     expect(page.files.map((file) => file.id)).toEqual([id]);
     expect(server.requests[0]?.query.q).toBe("'odd\\'id\\\\x' in parents and trashed = false");
+  });
+});
+
+describe('listPermissions', () => {
+  it("lists a My Drive file's permissions in one request", async () => {
+    const id = server.addFile({
+      name: 'a.txt',
+      mimeType: 'text/plain',
+      parents: [newFolder()],
+      permissions: [
+        { type: 'user', emailAddress: 'ann@example.com', role: 'owner' },
+        { type: 'domain', domain: 'example.com', allowFileDiscovery: false },
+      ],
+    });
+
+    const permissions = await client.listPermissions(token, id);
+
+    expect(permissions).toEqual([
+      { type: 'user', emailAddress: 'ann@example.com', role: 'owner' },
+      { type: 'domain', domain: 'example.com', role: 'reader', allowFileDiscovery: false },
+    ]);
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]).toMatchObject({ route: 'permissions', fileId: id, status: 200 });
+    expect(server.requests[0]?.query).toMatchObject({
+      fields: 'nextPageToken,permissions(type,emailAddress,domain,role,allowFileDiscovery)',
+      supportsAllDrives: 'true',
+      pageSize: '100',
+    });
+  });
+
+  it("lists a shared-drive file's permissions, which files.get leaves out", async () => {
+    const id = server.addFile({
+      name: 'team.txt',
+      mimeType: 'text/plain',
+      parents: [server.addSharedDrive('Team drive')],
+      permissions: [
+        { type: 'group', emailAddress: 'eng@example.com', role: 'organizer' },
+        { type: 'user', emailAddress: 'bob@example.com', role: 'reader' },
+      ],
+    });
+
+    const permissions = await client.listPermissions(token, id);
+
+    expect(permissions).toEqual([
+      { type: 'group', emailAddress: 'eng@example.com', role: 'organizer' },
+      { type: 'user', emailAddress: 'bob@example.com', role: 'reader' },
+    ]);
+  });
+
+  it('follows nextPageToken to the last page', async () => {
+    const grants = Array.from({ length: 5 }, (_, index) => ({
+      type: 'user' as const,
+      emailAddress: `user-${index}@example.com`,
+    }));
+    const id = server.addFile({
+      name: 'a.txt',
+      mimeType: 'text/plain',
+      parents: [server.addSharedDrive('Big drive')],
+      permissions: grants,
+    });
+    server.setPageSize(2);
+
+    const permissions = await client.listPermissions(token, id);
+
+    expect(permissions.map((permission) => permission.emailAddress)).toEqual(
+      grants.map((grant) => grant.emailAddress),
+    );
+    expect(server.requests.map((request) => request.query.pageToken === undefined)).toEqual([
+      true,
+      false,
+      false,
+    ]);
+  });
+
+  it('answers an empty list for a file shared with nobody', async () => {
+    const id = server.addFile({
+      name: 'a.txt',
+      mimeType: 'text/plain',
+      parents: [newFolder()],
+      permissions: [],
+    });
+
+    expect(await client.listPermissions(token, id)).toEqual([]);
+  });
+
+  it('is permission_denied for a file the user may not share', async () => {
+    const id = server.addFile({
+      name: 'theirs.txt',
+      mimeType: 'text/plain',
+      parents: [newFolder()],
+      canShare: false,
+    });
+
+    const error = await sourceErrorOf(client.listPermissions(token, id));
+
+    expect(error.failure).toBe('permission_denied');
+    expect(error.status).toBe(403);
+  });
+
+  it('is not_found for a removed file', async () => {
+    const id = server.addFile({ name: 'gone.txt', mimeType: 'text/plain', parents: [newFolder()] });
+    server.removeFile(id);
+
+    expect((await sourceErrorOf(client.listPermissions(token, id))).failure).toBe('not_found');
+  });
+
+  it('is rate_limited with Retry-After, and unauthorized for an unknown token', async () => {
+    const id = server.addFile({ name: 'a.txt', mimeType: 'text/plain', parents: [newFolder()] });
+    server.failNext((request) => request.route === 'permissions', { status: 429, retryAfter: 9 });
+
+    const limited = await sourceErrorOf(client.listPermissions(token, id));
+    const refused = await sourceErrorOf(client.listPermissions('ya29.unknown', id));
+
+    expect(limited.failure).toBe('rate_limited');
+    expect(limited.retryAfterSeconds).toBe(9);
+    expect(refused.failure).toBe('unauthorized');
+    expect(refused.message).not.toContain('ya29.unknown');
+  });
+
+  it('fails on a later page as on the first', async () => {
+    const id = server.addFile({
+      name: 'a.txt',
+      mimeType: 'text/plain',
+      parents: [newFolder()],
+      permissions: [
+        { type: 'user', emailAddress: 'a@example.com' },
+        { type: 'user', emailAddress: 'b@example.com' },
+      ],
+    });
+    server.setPageSize(1);
+    server.failNext((request) => request.route === 'permissions' && request.query.pageToken !== undefined, {
+      status: 503,
+    });
+
+    expect((await sourceErrorOf(client.listPermissions(token, id))).failure).toBe('unavailable');
   });
 });
 

@@ -1,11 +1,19 @@
 import { drive, type drive_v3 } from '@googleapis/drive';
 import { headerValue, parseRetryAfter } from '../http/headers.js';
 import { SourceError, type SourceFailure } from '../source-error.js';
-import type { DriveFile, DriveFolderPage, GoogleDrive } from './google-drive.js';
+import type { DriveFile, DriveFolderPage, DrivePermission, GoogleDrive } from './google-drive.js';
 
 const DEFAULT_API_URL = 'https://www.googleapis.com/';
 const DEFAULT_TIMEOUT_MS = 60_000;
-const FILE_FIELDS = 'id,name,mimeType,modifiedTime,size,md5Checksum,webViewLink,driveId,trashed';
+const PERMISSION_FIELDS = 'type,emailAddress,domain,role,allowFileDiscovery';
+const FILE_FIELDS = `id,name,mimeType,modifiedTime,size,md5Checksum,webViewLink,driveId,trashed,permissions(${PERMISSION_FIELDS})`;
+/** Drive's largest `permissions.list` page. */
+const PERMISSIONS_PAGE_SIZE = 100;
+/**
+ * Pages of one file's permissions we follow at most: a shared drive has at most 600 members, so
+ * far more pages than that means a server that never stops.
+ */
+const MAX_PERMISSION_PAGES = 100;
 /** An error body longer than this is cut: only its reason and message matter. */
 const ERROR_BODY_LIMIT_BYTES = 64 * 1024;
 const MESSAGE_LIMIT_CHARS = 300;
@@ -138,6 +146,51 @@ export class GoogleApisDrive implements GoogleDrive {
       );
       return readContent(operation, response, maxBytes, accessToken);
     });
+  }
+
+  async listPermissions(
+    accessToken: string,
+    fileId: string,
+    signal?: AbortSignal,
+  ): Promise<readonly DrivePermission[]> {
+    const operation = `Google Drive permissions.list of ${fileId}`;
+    const permissions: DrivePermission[] = [];
+    let pageToken: string | undefined;
+    for (let pages = 0; ; pages += 1) {
+      if (pages === MAX_PERMISSION_PAGES) {
+        throw new SourceError('bad_response', `${operation}: more than ${MAX_PERMISSION_PAGES} pages`);
+      }
+      const page = await this.call(operation, accessToken, signal, async (callSignal) => {
+        const response = await this.client.permissions.list(
+          {
+            fileId,
+            pageSize: PERMISSIONS_PAGE_SIZE,
+            ...(pageToken === undefined ? {} : { pageToken }),
+            fields: `nextPageToken,permissions(${PERMISSION_FIELDS})`,
+            supportsAllDrives: true,
+          },
+          jsonOptions(accessToken, callSignal),
+        );
+        if (!isSuccess(response.status)) {
+          throw errorFromResponse(operation, response.status, response.headers, response.data, accessToken);
+        }
+        const body: unknown = response.data;
+        if (!isRecord(body)) throw new SourceError('bad_response', `${operation}: the answer is not JSON`);
+        // An empty list is left out of the answer altogether.
+        const listed = body.permissions ?? [];
+        if (!Array.isArray(listed)) {
+          throw new SourceError('bad_response', `${operation}: "permissions" is not a list`);
+        }
+        const next = body.nextPageToken;
+        return {
+          permissions: toPermissions(listed),
+          nextPageToken: typeof next === 'string' && next !== '' ? next : undefined,
+        };
+      });
+      permissions.push(...page.permissions);
+      if (page.nextPageToken === undefined || page.nextPageToken === pageToken) return permissions;
+      pageToken = page.nextPageToken;
+    }
   }
 
   /**
@@ -289,7 +342,34 @@ function toDriveFile(operation: string, raw: unknown): DriveFile {
     webViewLink: optionalString(raw.webViewLink),
     driveId: optionalString(raw.driveId),
     trashed: raw.trashed === true,
+    // Left out when Drive does not tell (shared drives, files the user may not share).
+    permissions: Array.isArray(raw.permissions) ? toPermissions(raw.permissions) : undefined,
   };
+}
+
+const PERMISSION_TYPES: ReadonlySet<string> = new Set(['user', 'group', 'domain', 'anyone']);
+
+/**
+ * Drive's permission resources, trimmed to what access needs. A grant of a kind we do not know
+ * (a type Google adds later) is left out: leaving a grant out can only narrow who may open it.
+ */
+function toPermissions(raw: readonly unknown[]): DrivePermission[] {
+  const permissions: DrivePermission[] = [];
+  for (const entry of raw) {
+    if (!isRecord(entry) || typeof entry.type !== 'string' || !PERMISSION_TYPES.has(entry.type)) continue;
+    const emailAddress = optionalString(entry.emailAddress);
+    const domain = optionalString(entry.domain);
+    permissions.push({
+      type: entry.type as DrivePermission['type'],
+      role: optionalString(entry.role) ?? '',
+      ...(emailAddress === undefined ? {} : { emailAddress }),
+      ...(domain === undefined ? {} : { domain }),
+      ...(typeof entry.allowFileDiscovery === 'boolean'
+        ? { allowFileDiscovery: entry.allowFileDiscovery }
+        : {}),
+    });
+  }
+  return permissions;
 }
 
 /** Drive's query language: string literals in single quotes, `'` and `\` escaped with `\`. */

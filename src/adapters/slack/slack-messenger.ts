@@ -20,10 +20,17 @@ export interface SlackMessage {
   readonly blocks?: readonly SlackBlock[];
 }
 
-/** Posts a bot's messages to Slack. */
+/** The bot's calls to Slack's Web API: posting its messages, and who asked. */
 export interface SlackMessenger {
   /** Answers the posted message's `ts`; throws a `SlackApiError` saying whether a retry can help. */
   postMessage(botToken: string, message: SlackMessage): Promise<{ ts: string }>;
+  /**
+   * A workspace user's confirmed e-mail, lower-cased (`users.info`, with the `users:read.email`
+   * scope), or undefined when Slack tells none: no e-mail (a bot, a guest without one), an
+   * unconfirmed one, an unknown or hidden user, a token without the scope. Throws a `SlackApiError`
+   * for what another attempt may cure (429, 5xx, network) and for a token Slack no longer takes.
+   */
+  userEmail(botToken: string, slackUserId: string): Promise<string | undefined>;
 }
 
 /**
@@ -67,6 +74,8 @@ const FAILURE_BY_SLACK_ERROR: Readonly<Record<string, SourceFailure>> = {
   team_access_not_granted: 'permission_denied',
   ekm_access_denied: 'permission_denied',
   channel_not_found: 'not_found',
+  user_not_found: 'not_found',
+  user_not_visible: 'permission_denied',
   msg_too_long: 'too_large',
 };
 

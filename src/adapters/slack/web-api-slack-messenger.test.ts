@@ -94,4 +94,57 @@ describe('WebApiSlackMessenger against a fake Slack Web API', () => {
     expect(revoked).toMatchObject({ slackError: 'invalid_auth', retryable: false });
     expect(toJobError(revoked).reason).toBe('unauthorized');
   });
+
+  describe('userEmail (users.info)', () => {
+    it("answers the user's confirmed e-mail, lower-cased, asking users.info with the bot token", async () => {
+      fake.addUser({ id: 'U0MEMBER01', email: 'Ann.Lee@Example.COM' });
+      expect(await messenger.userEmail(botToken, 'U0MEMBER01')).toBe('ann.lee@example.com');
+      const call = fake.callsTo('users.info').at(-1);
+      expect(call?.body).toMatchObject({ user: 'U0MEMBER01' });
+      expect(call?.headers.authorization).toBe(`Bearer ${botToken}`);
+    });
+
+    it('answers undefined when Slack tells no e-mail: none, unconfirmed, unknown user, missing scope', async () => {
+      fake.addUser({ id: 'U0NOEMAIL1', isBot: true });
+      fake.addUser({ id: 'U0UNCONFIRM', email: 'someone@example.com', emailConfirmed: false });
+      expect(await messenger.userEmail(botToken, 'U0NOEMAIL1')).toBeUndefined();
+      expect(await messenger.userEmail(botToken, 'U0UNCONFIRM')).toBeUndefined();
+      expect(await messenger.userEmail(botToken, 'U0NOBODY01')).toBeUndefined();
+      for (const slackError of ['user_not_visible', 'missing_scope']) {
+        fake.failNext('users.info', slackError);
+        expect(await messenger.userEmail(botToken, 'U0MEMBER01')).toBeUndefined();
+      }
+    });
+
+    it('leaves out the e-mail of an installation without users:read.email, and refuses one without users:read', async () => {
+      const scoped = async (code: string, scope: string) => {
+        const token = fake.issueCode(code, CLIENT_ID, { scope }).botToken;
+        await fetch(`${fake.url}oauth.v2.access`, {
+          method: 'POST',
+          body: new URLSearchParams({ client_id: CLIENT_ID, client_secret: 'secret', code }),
+        });
+        return token;
+      };
+      fake.addUser({ id: 'U0SCOPED01', email: 'scoped@example.com' });
+      const withoutEmail = await scoped('code-no-email', 'app_mentions:read,chat:write,users:read');
+      expect(await messenger.userEmail(withoutEmail, 'U0SCOPED01')).toBeUndefined();
+      const withoutUsers = await scoped('code-no-users', 'app_mentions:read,chat:write');
+      expect(await messenger.userEmail(withoutUsers, 'U0SCOPED01')).toBeUndefined();
+    });
+
+    it('throws what another attempt may cure, and a token Slack no longer takes', async () => {
+      fake.rateLimitNext('users.info', 5);
+      expect(await failureOf(messenger.userEmail(botToken, 'U0MEMBER01'))).toMatchObject({
+        failure: 'rate_limited',
+        retryable: true,
+        retryAfterSeconds: 5,
+      });
+      fake.failNextWithStatus('users.info', 503);
+      expect(await failureOf(messenger.userEmail(botToken, 'U0MEMBER01'))).toMatchObject({ retryable: true });
+      fake.failNext('users.info', 'internal_error');
+      expect(await failureOf(messenger.userEmail(botToken, 'U0MEMBER01'))).toMatchObject({ retryable: true });
+      const revoked = await failureOf(messenger.userEmail('xoxb-not-a-token', 'U0MEMBER01'));
+      expect(revoked).toMatchObject({ slackError: 'invalid_auth', retryable: false });
+    });
+  });
 });

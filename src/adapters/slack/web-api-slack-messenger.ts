@@ -2,6 +2,7 @@ import {
   type ChatPostMessageArguments,
   ErrorCode,
   LogLevel,
+  type UsersInfoResponse,
   WebAPIHTTPError,
   WebAPIPlatformError,
   WebAPIRateLimitedError,
@@ -9,12 +10,16 @@ import {
   WebClient,
 } from '@slack/web-api';
 import { headerValue, parseRetryAfter } from '../http/headers.js';
+import type { SourceFailure } from '../source-error.js';
 import { SlackApiError, type SlackMessage, type SlackMessenger, slackFailureOf } from './slack-messenger.js';
 
 /** Block Kit blocks as the library types them (from @slack/types, not a dependency of ours). */
 type PostedBlocks = NonNullable<Extract<ChatPostMessageArguments, { blocks?: unknown }>['blocks']>;
 
-/** `chat.postMessage` through `@slack/web-api`, at a configurable API URL (a fake one in tests). */
+/** Why Slack will not tell a user's e-mail that is no failure: the asker then reads as the team. */
+const EMAIL_UNKNOWN: ReadonlySet<SourceFailure> = new Set(['not_found', 'permission_denied']);
+
+/** `chat.postMessage` and `users.info` through `@slack/web-api`, at a configurable API URL (a fake one in tests). */
 export class WebApiSlackMessenger implements SlackMessenger {
   private readonly client: WebClient;
 
@@ -51,6 +56,22 @@ export class WebApiSlackMessenger implements SlackMessenger {
       throw new SlackApiError('bad_response', 'no_ts', 'Slack answered chat.postMessage without a ts');
     }
     return { ts };
+  }
+
+  async userEmail(botToken: string, slackUserId: string): Promise<string | undefined> {
+    let user: UsersInfoResponse['user'];
+    try {
+      ({ user } = await this.client.users.info({ token: botToken, user: slackUserId }));
+    } catch (error) {
+      const failure = slackApiError('users.info', error);
+      // user_not_found, user_not_visible, missing_scope (installed before users:read.email), …
+      if (error instanceof WebAPIPlatformError && EMAIL_UNKNOWN.has(failure.failure)) return undefined;
+      throw failure;
+    }
+    // An address the user has not confirmed could be anyone's.
+    if (user?.is_email_confirmed === false) return undefined;
+    const email = user?.profile?.email?.trim().toLowerCase();
+    return email === undefined || email === '' ? undefined : email;
   }
 }
 

@@ -4,7 +4,13 @@ import { GuardedFetch } from '../http/guarded-fetch.js';
 import { SourceError } from '../source-error.js';
 import { ConfluenceClient } from './confluence-client.js';
 import { InMemoryWiki } from './in-memory-wiki.js';
-import type { WikiClient, WikiPageSummary, WikiSite } from './wiki-client.js';
+import type {
+  WikiClient,
+  WikiPageSummary,
+  WikiReadRestriction,
+  WikiRestrictionCache,
+  WikiSite,
+} from './wiki-client.js';
 
 /** The client as the service builds it: user addresses policed, the administrator's origin trusted. */
 function clientFor(trustedBaseUrl: string | undefined, pageSize?: number): ConfluenceClient {
@@ -72,6 +78,7 @@ describe.each([
 
   afterEach(() => {
     fake.setPageSize(25);
+    fake.setRestrictionPageSize(100);
   });
 
   async function expectFailure(promise: Promise<unknown>): Promise<SourceError> {
@@ -128,7 +135,7 @@ describe.each([
       spaceKey: 'MANY',
       type: 'page',
       status: 'current',
-      expand: 'version',
+      expand: 'version,ancestors',
     });
     if (flavour === 'cloud') expect(listings[1]?.query.cursor).toBeDefined();
   });
@@ -241,6 +248,218 @@ describe.each([
     expect(fake.requests.length).toBe(before);
   });
 
+  describe('read restrictions', () => {
+    /** Each level as e-mails (undefined for a hidden one) and groups, sorted: what access is made of. */
+    function simplified(levels: readonly WikiReadRestriction[]) {
+      return levels.map((level) => ({
+        contentId: level.contentId,
+        emails: level.users.map((user) => user.email).sort(),
+        groups: [...level.groups].sort(),
+      }));
+    }
+
+    function restrictionRequests(since: number) {
+      return fake.requests.slice(since).filter((request) => request.apiPath.includes('/restriction/'));
+    }
+
+    it('reads an unrestricted page at the top of its space: one level, no one named', async () => {
+      fake.addSpace('OPEN', 'Open');
+      const { id } = fake.putPage('OPEN', { title: 'Open', storageBody: '' });
+      const before = fake.requests.length;
+      const levels = await client.getReadRestrictions(site, id);
+      expect(simplified(levels)).toEqual([{ contentId: id, emails: [], groups: [] }]);
+      const requests = fake.requests.slice(before);
+      expect(requests.map((request) => request.apiPath)).toEqual([
+        `/rest/api/content/${id}`,
+        `/rest/api/content/${id}/restriction/byOperation/read`,
+      ]);
+      expect(requests[0]?.query.expand).toBe('ancestors');
+      expect(requests[1]?.query.expand?.split(',').sort()).toEqual([
+        'restrictions.group',
+        'restrictions.user',
+      ]);
+    });
+
+    it('reads the restrictions of every ancestor, root first, and of the page', async () => {
+      fake.addSpace('TREE', 'Tree');
+      const root = fake.putPage('TREE', {
+        title: 'Root',
+        storageBody: '',
+        readRestrictions: { users: ['Ann@Example.com', 'bob@example.com'], groups: ['staff'] },
+      });
+      const middle = fake.putPage('TREE', { title: 'Middle', storageBody: '', parentId: root.id });
+      const leaf = fake.putPage('TREE', {
+        title: 'Leaf',
+        storageBody: '',
+        parentId: middle.id,
+        readRestrictions: { users: ['ann@example.com'] },
+      });
+      const before = fake.requests.length;
+      const levels = await client.getReadRestrictions(site, leaf.id);
+      expect(simplified(levels)).toEqual([
+        { contentId: root.id, emails: ['Ann@Example.com', 'bob@example.com'], groups: ['staff'] },
+        { contentId: middle.id, emails: [], groups: [] },
+        { contentId: leaf.id, emails: ['ann@example.com'], groups: [] },
+      ]);
+      for (const level of levels) for (const user of level.users) expect(user.id).toBeTruthy();
+      expect(restrictionRequests(before)).toHaveLength(3);
+    });
+
+    it('sees a restriction set or lifted without a new page version', async () => {
+      fake.addSpace('LATER', 'Later');
+      const { id } = fake.putPage('LATER', { title: 'Later', storageBody: '' });
+      fake.setReadRestrictions(id, { users: ['carol@example.com'], groups: ['leads'] });
+      expect(simplified(await client.getReadRestrictions(site, id))).toEqual([
+        { contentId: id, emails: ['carol@example.com'], groups: ['leads'] },
+      ]);
+      fake.setReadRestrictions(id, {});
+      expect(simplified(await client.getReadRestrictions(site, id))).toEqual([
+        { contentId: id, emails: [], groups: [] },
+      ]);
+      const [listed] = (await client.listPages(site, 'LATER', undefined)).pages;
+      expect(listed?.version).toBe(1);
+    });
+
+    it('sees a page moved below a restricted one', async () => {
+      fake.addSpace('MOVE', 'Moved');
+      const secret = fake.putPage('MOVE', {
+        title: 'Secret',
+        storageBody: '',
+        readRestrictions: { groups: ['board'] },
+      });
+      const { id } = fake.putPage('MOVE', { title: 'Moved', storageBody: '' });
+      fake.setParent(id, secret.id);
+      expect(simplified(await client.getReadRestrictions(site, id))).toEqual([
+        { contentId: secret.id, emails: [], groups: ['board'] },
+        { contentId: id, emails: [], groups: [] },
+      ]);
+    });
+
+    it('keeps a user whose e-mail the wiki hides, without an e-mail', async () => {
+      fake.addSpace('HIDDEN', 'Hidden');
+      const { id } = fake.putPage('HIDDEN', {
+        title: 'Hidden',
+        storageBody: '',
+        readRestrictions: { users: [{ displayName: 'Dana' }, 'erin@example.com'] },
+      });
+      const [level] = await client.getReadRestrictions(site, id);
+      expect(level?.users).toHaveLength(2);
+      expect(level?.users.map((user) => user.email)).toEqual([undefined, 'erin@example.com']);
+      expect(level?.users.every((user) => user.id !== undefined && user.id !== '')).toBe(true);
+    });
+
+    it('reads long lists of users and groups a page at a time', async () => {
+      fake.addSpace('LONG', 'Long lists');
+      const emails = Array.from({ length: 7 }, (_, index) => `user${index}@example.com`);
+      const groups = ['g1', 'g2', 'g3'];
+      const { id } = fake.putPage('LONG', {
+        title: 'Long',
+        storageBody: '',
+        readRestrictions: { users: emails, groups },
+      });
+      fake.setRestrictionPageSize(3);
+      const before = fake.requests.length;
+      const levels = await client.getReadRestrictions(site, id);
+      expect(simplified(levels)).toEqual([{ contentId: id, emails: [...emails].sort(), groups }]);
+      expect(restrictionRequests(before).map((request) => request.query.start)).toEqual(['0', '3', '6']);
+    });
+
+    it('reads a level once for calls that share a cache, and again after a failure', async () => {
+      fake.addSpace('CACHE', 'Cached');
+      const parent = fake.putPage('CACHE', {
+        title: 'Parent',
+        storageBody: '',
+        readRestrictions: { users: ['ann@example.com'] },
+      });
+      const first = fake.putPage('CACHE', { title: 'First', storageBody: '', parentId: parent.id });
+      const second = fake.putPage('CACHE', { title: 'Second', storageBody: '', parentId: parent.id });
+      const cache: WikiRestrictionCache = new Map();
+      const before = fake.requests.length;
+      await client.getReadRestrictions(site, first.id, undefined, { cache });
+      const levels = await client.getReadRestrictions(site, second.id, undefined, { cache });
+      expect(simplified(levels).map((level) => level.emails)).toEqual([['ann@example.com'], []]);
+      expect(restrictionRequests(before).map((request) => request.apiPath)).toEqual([
+        `/rest/api/content/${parent.id}/restriction/byOperation/read`,
+        `/rest/api/content/${first.id}/restriction/byOperation/read`,
+        `/rest/api/content/${second.id}/restriction/byOperation/read`,
+      ]);
+
+      const third = fake.putPage('CACHE', { title: 'Third', storageBody: '', parentId: parent.id });
+      fake.failNext({ path: `/rest/api/content/${third.id}/restriction/byOperation/read`, status: 403 });
+      const error = await expectFailure(client.getReadRestrictions(site, third.id, undefined, { cache }));
+      expect(error.failure).toBe('permission_denied');
+      expect(error.message).toContain(`read restrictions of page ${third.id}`);
+      expect(cache.has(third.id)).toBe(false);
+      await expect(client.getReadRestrictions(site, third.id, undefined, { cache })).resolves.toHaveLength(2);
+    });
+
+    it('lists each page’s ancestors, and reads only the restrictions when given them', async () => {
+      fake.addSpace('KNOWN', 'Known ancestors');
+      const root = fake.putPage('KNOWN', {
+        title: 'Root',
+        storageBody: '',
+        readRestrictions: { users: ['ann@example.com'] },
+      });
+      const leaf = fake.putPage('KNOWN', { title: 'Leaf', storageBody: '', parentId: root.id });
+      const { pages } = await client.listPages(site, 'KNOWN', undefined);
+      expect(pages.map((page) => page.ancestorIds)).toEqual([[], [root.id]]);
+      const before = fake.requests.length;
+      const levels = await client.getReadRestrictions(site, leaf.id, undefined, {
+        ancestorIds: pages[1]?.ancestorIds ?? [],
+      });
+      expect(simplified(levels).map((level) => level.contentId)).toEqual([root.id, leaf.id]);
+      expect(fake.requests.slice(before).every((request) => request.apiPath.includes('/restriction/'))).toBe(
+        true,
+      );
+    });
+
+    it('asks for the current ancestors when one the listing gave is gone', async () => {
+      fake.addSpace('STALE', 'Stale ancestors');
+      const top = fake.putPage('STALE', {
+        title: 'Top',
+        storageBody: '',
+        readRestrictions: { groups: ['g'] },
+      });
+      const gone = fake.putPage('STALE', { title: 'Gone', storageBody: '', parentId: top.id });
+      const leaf = fake.putPage('STALE', { title: 'Leaf', storageBody: '', parentId: gone.id });
+      fake.removePage(gone.id);
+      const levels = await client.getReadRestrictions(site, leaf.id, undefined, {
+        ancestorIds: [top.id, gone.id],
+      });
+      expect(simplified(levels)).toEqual([
+        { contentId: top.id, emails: [], groups: ['g'] },
+        { contentId: leaf.id, emails: [], groups: [] },
+      ]);
+    });
+
+    it('reports a removed page as not_found', async () => {
+      const { id } = fake.putPage('DOC', { title: 'Soon gone', storageBody: '' });
+      fake.removePage(id);
+      const error = await expectFailure(client.getReadRestrictions(site, id));
+      expect(error.failure).toBe('not_found');
+      expect(error.message).toContain(id);
+    });
+
+    it('reports an answer without restrictions as bad_response, never as unrestricted', async () => {
+      const { id } = fake.putPage('DOC', { title: 'Odd', storageBody: '' });
+      fake.failNext({
+        path: `/rest/api/content/${id}/restriction/byOperation/read`,
+        status: 200,
+        body: JSON.stringify({ operation: 'read', _links: {} }),
+      });
+      expect((await expectFailure(client.getReadRestrictions(site, id))).failure).toBe('bad_response');
+      fake.failNext({
+        path: `/rest/api/content/${id}/restriction/byOperation/read`,
+        status: 200,
+        body: JSON.stringify({
+          operation: 'read',
+          restrictions: { group: { results: [] }, _expandable: { user: '/rest/api/…' } },
+        }),
+      });
+      expect((await expectFailure(client.getReadRestrictions(site, id))).failure).toBe('bad_response');
+    });
+  });
+
   it('passes an abort through', async () => {
     const reason = new Error('stopped');
     await expect(client.getSpace(site, 'DOC', AbortSignal.abort(reason))).rejects.toBe(reason);
@@ -290,5 +509,40 @@ describe('InMemoryWiki keeps the port’s contract', () => {
     expect((await failureOf(wiki.getSpace(site, 'DOC'))).failure).toBe('unauthorized');
     wiki.failNext('getPage', new SourceError('rate_limited', 'slow down', { retryAfterSeconds: 3 }));
     expect((await failureOf(wiki.getPage({ ...site, apiToken: 'other' }, id))).retryAfterSeconds).toBe(3);
+  });
+
+  it('answers read restrictions of a page and its ancestors, root first, through a cache', async () => {
+    const wiki = new InMemoryWiki();
+    wiki.addSpace('DOC', 'Documentation');
+    const root = wiki.putPage('DOC', {
+      title: 'Root',
+      storageBody: '',
+      readRestrictions: { users: ['ann@example.com'], groups: ['staff'] },
+    });
+    const child = wiki.putPage('DOC', { title: 'Child', storageBody: '', parentId: root.id });
+    const cache: WikiRestrictionCache = new Map();
+    const levels = await wiki.getReadRestrictions(site, child.id, undefined, { cache });
+    const listed = (await wiki.listPages(site, 'DOC', undefined)).pages;
+    expect(listed.map((page) => page.ancestorIds)).toEqual([[], [root.id]]);
+    wiki.calls.length = 0;
+    expect(levels).toEqual([
+      { contentId: root.id, users: [{ id: 'ann@example.com', email: 'ann@example.com' }], groups: ['staff'] },
+      { contentId: child.id, users: [], groups: [] },
+    ]);
+    wiki.setReadRestrictions(child.id, { users: [{ id: 'acc-1', email: undefined }] });
+    await wiki.getReadRestrictions(site, child.id);
+    await wiki.getReadRestrictions(site, child.id, undefined, { cache, ancestorIds: [root.id] });
+    expect(wiki.calls).toEqual([
+      `getReadRestrictions ${child.id}`,
+      `ancestors ${child.id}`,
+      `readRestriction ${root.id}`,
+      `readRestriction ${child.id}`,
+      `getReadRestrictions ${child.id}`,
+    ]);
+    wiki.removePage(root.id);
+    expect(await wiki.getReadRestrictions(site, child.id)).toEqual([
+      { contentId: child.id, users: [{ id: 'acc-1', email: undefined }], groups: [] },
+    ]);
+    expect((await failureOf(wiki.getReadRestrictions(site, root.id))).failure).toBe('not_found');
   });
 });

@@ -1,13 +1,17 @@
 import type { GuardedFetch, GuardedResponse } from '../http/guarded-fetch.js';
 import { headerValue, parseRetryAfter } from '../http/headers.js';
 import { SourceError } from '../source-error.js';
-import type {
-  WikiClient,
-  WikiPage,
-  WikiPageList,
-  WikiPageSummary,
-  WikiSite,
-  WikiSpace,
+import {
+  readRestrictionsOfPage,
+  type WikiClient,
+  type WikiPage,
+  type WikiPageList,
+  type WikiPageSummary,
+  type WikiReadRestriction,
+  type WikiRestrictedUser,
+  type WikiRestrictionOptions,
+  type WikiSite,
+  type WikiSpace,
 } from './wiki-client.js';
 
 export interface ConfluenceClientOptions {
@@ -18,15 +22,21 @@ export interface ConfluenceClientOptions {
   readonly http: GuardedFetch;
   /** Pages asked for per listing request; the wiki may answer fewer. Default 50. */
   readonly pageSize?: number;
+  /** Users (and groups) asked for per restriction request; the wiki may answer fewer. Default 100. */
+  readonly restrictionPageSize?: number;
 }
 
 /** What a request was about, for messages: a 404 names the space key or page id. */
 type Subject =
   | { readonly kind: 'space'; readonly key: string }
   | { readonly kind: 'page'; readonly id: string }
+  | { readonly kind: 'restrictions'; readonly id: string }
   | { readonly kind: 'listing'; readonly spaceKey: string };
 
 const API_PREFIX = '/rest/api/';
+
+/** Requests for one content's restriction at most: a list longer than this many pages is not believed. */
+const MAX_RESTRICTION_REQUESTS = 1_000;
 
 /**
  * Confluence's REST API v1, which Cloud (`https://<site>.atlassian.net/wiki`) and Data Center
@@ -35,9 +45,11 @@ const API_PREFIX = '/rest/api/';
  */
 export class ConfluenceClient implements WikiClient {
   private readonly pageSize: number;
+  private readonly restrictionPageSize: number;
 
   constructor(private readonly options: ConfluenceClientOptions) {
     this.pageSize = options.pageSize ?? 50;
+    this.restrictionPageSize = options.restrictionPageSize ?? 100;
   }
 
   async getSpace(site: WikiSite, spaceKey: string, signal?: AbortSignal): Promise<WikiSpace> {
@@ -61,7 +73,7 @@ export class ConfluenceClient implements WikiClient {
         spaceKey,
         type: 'page',
         status: 'current',
-        expand: 'version',
+        expand: 'version,ancestors',
         limit: String(this.pageSize),
         start: '0',
       })}`;
@@ -89,6 +101,79 @@ export class ConfluenceClient implements WikiClient {
       storageBody,
       lastModified: stringField(record(content.version), 'when'),
     };
+  }
+
+  /**
+   * `GET /rest/api/content/{id}?expand=ancestors` for the ancestors (root first) unless given,
+   * then for each level not in the cache `GET /rest/api/content/{id}/restriction/byOperation/read`
+   * with its users and groups expanded, a page of them at a time.
+   */
+  getReadRestrictions(
+    site: WikiSite,
+    pageId: string,
+    signal?: AbortSignal,
+    options: WikiRestrictionOptions = {},
+  ): Promise<readonly WikiReadRestriction[]> {
+    return readRestrictionsOfPage(
+      pageId,
+      options,
+      () => this.ancestorIds(site, pageId, signal),
+      (contentId) => this.readRestriction(site, contentId, signal),
+    );
+  }
+
+  private async ancestorIds(
+    site: WikiSite,
+    pageId: string,
+    signal: AbortSignal | undefined,
+  ): Promise<string[]> {
+    const subject: Subject = { kind: 'page', id: pageId };
+    const path = `/rest/api/content/${encodeURIComponent(pageId)}?expand=ancestors`;
+    const ancestors = ancestorIdsOf(record(await this.getJson(site, path, subject, signal)), subject);
+    if (ancestors === undefined) throw unreadable(subject, 'it has no ancestors');
+    return ancestors;
+  }
+
+  /** One content's own read restriction, every page of its users and groups. */
+  private async readRestriction(
+    site: WikiSite,
+    contentId: string,
+    signal: AbortSignal | undefined,
+  ): Promise<WikiReadRestriction> {
+    const subject: Subject = { kind: 'restrictions', id: contentId };
+    const users: WikiRestrictedUser[] = [];
+    const groups: string[] = [];
+    let start = 0;
+    for (let request = 0; request < MAX_RESTRICTION_REQUESTS; request += 1) {
+      const query = new URLSearchParams({
+        expand: 'restrictions.user,restrictions.group',
+        start: String(start),
+        limit: String(this.restrictionPageSize),
+      });
+      const path = `/rest/api/content/${encodeURIComponent(contentId)}/restriction/byOperation/read?${query}`;
+      const body = record(await this.getJson(site, path, subject, signal));
+      const operation = body.operation;
+      if (operation !== undefined && operation !== 'read') {
+        throw unreadable(subject, `it describes the operation ${String(operation)}`);
+      }
+      if (!isRecord(body.restrictions)) throw unreadable(subject, 'it has no restrictions');
+      const userList = restrictionList(body.restrictions, 'user', subject);
+      const groupList = restrictionList(body.restrictions, 'group', subject);
+      for (const user of userList.results) users.push(restrictedUser(record(user)));
+      for (const group of groupList.results) {
+        const name = stringField(record(group), 'name');
+        if (name === undefined || name === '') throw unreadable(subject, 'a group has no name');
+        groups.push(name);
+      }
+      // Users and groups share `start` and `limit`: while either list came back full there may
+      // be more, from the shortest full one on (a list the wiki cut shorter than asked included).
+      const full = [userList, groupList].filter(
+        (list) => list.results.length > 0 && list.results.length >= (list.limit ?? this.restrictionPageSize),
+      );
+      if (full.length === 0) return { contentId, users, groups };
+      start += Math.min(...full.map((list) => list.results.length));
+    }
+    throw unreadable(subject, 'its lists of users and groups never end');
   }
 
   /** GETs `path` below the site's base with the site's credentials; any answer but 200 throws. */
@@ -144,22 +229,71 @@ function authorization(site: WikiSite): string {
   return `Basic ${Buffer.from(`${site.username}:${site.apiToken}`, 'utf8').toString('base64')}`;
 }
 
+/** A content's id, which Confluence sends as a string (numbers are taken too); undefined when none. */
+function idOf(content: Record<string, unknown>): string | undefined {
+  const rawId = content.id;
+  const id = typeof rawId === 'string' || typeof rawId === 'number' ? String(rawId) : undefined;
+  return id === '' ? undefined : id;
+}
+
+/** The content's `ancestors` as ids, root first; undefined when the answer has none. */
+function ancestorIdsOf(content: Record<string, unknown>, subject: Subject): string[] | undefined {
+  const { ancestors } = content;
+  if (!Array.isArray(ancestors)) return undefined;
+  return ancestors.map((ancestor) => {
+    const id = idOf(record(ancestor));
+    if (id === undefined) throw unreadable(subject, 'an ancestor has no id');
+    return id;
+  });
+}
+
+/** A restriction's `user` or `group` list: absent is empty, unless the wiki left it unexpanded. */
+function restrictionList(
+  restrictions: Record<string, unknown>,
+  name: 'user' | 'group',
+  subject: Subject,
+): { readonly results: readonly unknown[]; readonly limit: number | undefined } {
+  const list = restrictions[name];
+  if (list === undefined || list === null) {
+    if (record(restrictions._expandable)[name] !== undefined) {
+      throw unreadable(subject, `its ${name} restrictions were not expanded`);
+    }
+    return { results: [], limit: undefined };
+  }
+  const { results, limit } = record(list);
+  if (!Array.isArray(results)) throw unreadable(subject, `its ${name} restrictions have no results`);
+  return { results, limit: typeof limit === 'number' && limit > 0 ? limit : undefined };
+}
+
+/** Cloud: `{accountId, email}` (`email` empty when hidden); Data Center: `{username, userKey}`. */
+function restrictedUser(user: Record<string, unknown>): WikiRestrictedUser {
+  const present = (name: string) => {
+    const value = stringField(user, name)?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  return {
+    id: present('accountId') ?? present('username') ?? present('userKey'),
+    email: present('email'),
+  };
+}
+
 function summary(
   content: Record<string, unknown>,
   linksBase: string | undefined,
   root: SiteRoot,
   subject: Subject,
 ): WikiPageSummary {
-  const rawId = content.id;
-  const id = typeof rawId === 'string' || typeof rawId === 'number' ? String(rawId) : undefined;
-  if (id === undefined || id === '') throw unreadable(subject, 'a page has no id');
+  const id = idOf(content);
+  if (id === undefined) throw unreadable(subject, 'a page has no id');
   const version = record(content.version).number;
   if (typeof version !== 'number') throw unreadable(subject, `page ${id} has no version number`);
+  const ancestorIds = ancestorIdsOf(content, subject);
   return {
     id,
     title: requiredString(content, 'title', subject),
     version,
     url: pageUrl(id, stringField(record(content._links), 'webui'), linksBase, root),
+    ...(ancestorIds === undefined ? {} : { ancestorIds }),
   };
 }
 
@@ -251,7 +385,7 @@ function failureOf(response: GuardedResponse, site: WikiSite, subject: Subject):
   }
   if (status === 404 || status === 410) {
     const what =
-      subject.kind === 'page'
+      subject.kind === 'page' || subject.kind === 'restrictions'
         ? `The wiki has no current page with id ${subject.id}`
         : `The wiki has no space with key "${subject.kind === 'space' ? subject.key : subject.spaceKey}"`;
     // Cloud answers 404, not 403, for a space the account cannot see.
@@ -298,6 +432,8 @@ function describe(subject: Subject): string {
       return `the pages of space "${subject.spaceKey}"`;
     case 'page':
       return `page ${subject.id}`;
+    case 'restrictions':
+      return `the read restrictions of page ${subject.id}`;
   }
 }
 
@@ -333,10 +469,12 @@ function unreadable(subject: Subject, why: string): SourceError {
   );
 }
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 function record(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
+  return isRecord(value) ? value : {};
 }
 
 function stringField(object: Record<string, unknown>, name: string): string | undefined {

@@ -1,5 +1,21 @@
 import { SourceError } from '../source-error.js';
-import type { WikiClient, WikiPage, WikiPageList, WikiSite, WikiSpace } from './wiki-client.js';
+import {
+  readRestrictionsOfPage,
+  type WikiClient,
+  type WikiPage,
+  type WikiPageList,
+  type WikiReadRestriction,
+  type WikiRestrictedUser,
+  type WikiRestrictionOptions,
+  type WikiSite,
+  type WikiSpace,
+} from './wiki-client.js';
+
+/** Who a page's read restriction names: users by e-mail (or as the wiki shows them), group names. */
+export interface InMemoryReadRestrictions {
+  readonly users?: readonly (string | WikiRestrictedUser)[];
+  readonly groups?: readonly string[];
+}
 
 interface StoredPage {
   readonly id: string;
@@ -8,6 +24,9 @@ interface StoredPage {
   readonly storageBody: string;
   readonly version: number;
   readonly lastModified: string;
+  readonly parentId: string | undefined;
+  readonly users: readonly WikiRestrictedUser[];
+  readonly groups: readonly string[];
 }
 
 /**
@@ -15,7 +34,11 @@ interface StoredPage {
  * `ConfluenceClient`, no network. Any site is served; `acceptToken` makes others `unauthorized`.
  */
 export class InMemoryWiki implements WikiClient {
-  /** Every call, in order: `getSpace DOC`, `listPages DOC 0`, `getPage 3`. */
+  /**
+   * Every call, in order: `getSpace DOC`, `listPages DOC 0`, `getPage 3`, `getReadRestrictions 3`
+   * followed by `ancestors 3` when it looked them up and `readRestriction <id>` for each level it
+   * did not find in its cache.
+   */
   readonly calls: string[] = [];
 
   private readonly spaces = new Map<string, WikiSpace>();
@@ -36,15 +59,27 @@ export class InMemoryWiki implements WikiClient {
     this.spaces.set(key, { key, name });
   }
 
-  /** Creates a page, or stores a new version of page `id`. */
+  /**
+   * Creates a page, or stores a new version of page `id`. `parentId` places it below another page
+   * (kept from the previous version when not given); `readRestrictions` replaces its own (kept too).
+   */
   putPage(
     spaceKey: string,
-    page: { id?: string; title: string; storageBody: string; lastModified?: string },
+    page: {
+      id?: string;
+      title: string;
+      storageBody: string;
+      lastModified?: string;
+      parentId?: string;
+      readRestrictions?: InMemoryReadRestrictions;
+    },
   ): { id: string; version: number } {
     if (!this.spaces.has(spaceKey)) throw new Error(`in-memory wiki: no space ${spaceKey}; addSpace first`);
     const existing = page.id === undefined ? undefined : this.pages.get(page.id);
     const id = existing?.id ?? page.id ?? String(this.nextId++);
     const version = (existing?.version ?? 0) + 1;
+    const parentId = page.parentId ?? existing?.parentId;
+    this.checkParent(id, parentId);
     this.pages.set(id, {
       id,
       spaceKey,
@@ -52,12 +87,34 @@ export class InMemoryWiki implements WikiClient {
       storageBody: page.storageBody,
       version,
       lastModified: page.lastModified ?? new Date().toISOString(),
+      parentId,
+      ...(page.readRestrictions === undefined
+        ? { users: existing?.users ?? [], groups: existing?.groups ?? [] }
+        : restrictionOf(page.readRestrictions)),
     });
     return { id, version };
   }
 
+  /** Replaces the page's own read restriction (none named: unrestricted); its version stays. */
+  setReadRestrictions(pageId: string, restrictions: InMemoryReadRestrictions): void {
+    const page = this.existingPage(pageId);
+    this.pages.set(pageId, { ...page, ...restrictionOf(restrictions) });
+  }
+
+  /** Moves the page below `parentId` (undefined: to the top of its space); its version stays. */
+  setParent(pageId: string, parentId: string | undefined): void {
+    const page = this.existingPage(pageId);
+    this.checkParent(pageId, parentId);
+    this.pages.set(pageId, { ...page, parentId });
+  }
+
+  /** Deletes a page; its children move up to its parent, as Confluence does. */
   removePage(id: string): void {
+    const removed = this.pages.get(id);
     this.pages.delete(id);
+    for (const page of this.pages.values()) {
+      if (page.parentId === id) this.pages.set(page.id, { ...page, parentId: removed?.parentId });
+    }
   }
 
   setPageSize(size: number): void {
@@ -91,7 +148,13 @@ export class InMemoryWiki implements WikiClient {
       .sort((left, right) => Number(left.id) - Number(right.id));
     const slice = matching.slice(start, start + this.pageSize);
     return {
-      pages: slice.map(({ id, title, version }) => ({ id, title, version, url: this.pageUrl(id) })),
+      pages: slice.map(({ id, title, version }) => ({
+        id,
+        title,
+        version,
+        url: this.pageUrl(id),
+        ancestorIds: this.ancestorsOf(id),
+      })),
       next: start + slice.length < matching.length ? String(start + slice.length) : undefined,
     };
   }
@@ -104,6 +167,54 @@ export class InMemoryWiki implements WikiClient {
     }
     const { id, title, version, storageBody, lastModified } = page;
     return { id, title, version, storageBody, lastModified, url: this.pageUrl(id) };
+  }
+
+  async getReadRestrictions(
+    site: WikiSite,
+    pageId: string,
+    signal?: AbortSignal,
+    options: WikiRestrictionOptions = {},
+  ): Promise<readonly WikiReadRestriction[]> {
+    this.enter('getReadRestrictions', `getReadRestrictions ${pageId}`, site, signal);
+    return readRestrictionsOfPage(
+      pageId,
+      options,
+      async () => {
+        this.calls.push(`ancestors ${pageId}`);
+        if (!this.pages.has(pageId)) throw notFound(pageId);
+        return this.ancestorsOf(pageId);
+      },
+      async (contentId) => {
+        signal?.throwIfAborted();
+        this.calls.push(`readRestriction ${contentId}`);
+        const level = this.pages.get(contentId);
+        if (level === undefined) throw notFound(contentId);
+        return { contentId, users: level.users, groups: level.groups };
+      },
+    );
+  }
+
+  /** The page's ancestors' ids, root first. */
+  private ancestorsOf(pageId: string): string[] {
+    const ancestors: string[] = [];
+    for (let at = this.pages.get(pageId)?.parentId; at !== undefined; at = this.pages.get(at)?.parentId) {
+      ancestors.unshift(at);
+    }
+    return ancestors;
+  }
+
+  private existingPage(pageId: string): StoredPage {
+    const page = this.pages.get(pageId);
+    if (page === undefined) throw new Error(`in-memory wiki: no page ${pageId}`);
+    return page;
+  }
+
+  /** A parent must exist and must not be the page itself or below it. */
+  private checkParent(pageId: string, parentId: string | undefined): void {
+    for (let at = parentId; at !== undefined; at = this.pages.get(at)?.parentId) {
+      if (!this.pages.has(at)) throw new Error(`in-memory wiki: no parent page ${at}`);
+      if (at === pageId) throw new Error(`in-memory wiki: page ${pageId} cannot be below itself`);
+    }
   }
 
   private enter(
@@ -128,4 +239,17 @@ export class InMemoryWiki implements WikiClient {
   private pageUrl(id: string): string {
     return `${this.baseUrl}/pages/viewpage.action?pageId=${id}`;
   }
+}
+
+function restrictionOf(restrictions: InMemoryReadRestrictions): Pick<StoredPage, 'users' | 'groups'> {
+  return {
+    users: (restrictions.users ?? []).map((user) =>
+      typeof user === 'string' ? { id: user, email: user } : user,
+    ),
+    groups: [...(restrictions.groups ?? [])],
+  };
+}
+
+function notFound(pageId: string): SourceError {
+  return new SourceError('not_found', `The wiki has no current page with id ${pageId}`, { status: 404 });
 }

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { TEAM_ACCESS, teamReader } from '../../access.js';
 import { type DatabaseHandle, openDatabase } from '../client.js';
 import { runAsBackgroundWork } from '../sql-connection.js';
 import {
   ATOMIC_REPLACE_CHUNKS,
   type ChunkToStore,
   type DocumentFields,
-  findTeamDocument,
-  listDocumentChunks,
+  findReadableDocument,
+  listReadableDocumentChunks,
   replaceDocument,
 } from './documents.js';
 
@@ -35,6 +36,8 @@ function fields(externalId: string): DocumentFields {
     sourceModifiedAt: null,
     originId: null,
     metadata: {},
+    access: TEAM_ACCESS,
+    indexedBy: null,
   };
 }
 
@@ -125,20 +128,20 @@ it("reads a team's document and its first chunks in order, and nothing of anothe
   const id = await replaceDocument(database.sql, fields('guide'), 'hash-g', chunks(7, 'guide'), undefined);
   const { rows } = await database.sql.executeSql("INSERT INTO teams (name) VALUES ('Others') RETURNING id");
   const otherTeam = Number(rows[0]?.id);
-  expect(await findTeamDocument(database.sql, teamId, id)).toMatchObject({
+  expect(await findReadableDocument(database.sql, teamReader(teamId), id)).toMatchObject({
     id,
     externalId: 'guide',
     status: 'indexed',
     chunkCount: 7,
     createdAt: expect.any(Date),
   });
-  const first = await listDocumentChunks(database.sql, teamId, id, 5);
+  const first = await listReadableDocumentChunks(database.sql, teamReader(teamId), id, 5);
   expect(first.map((chunk) => chunk.position)).toEqual([0, 1, 2, 3, 4]);
   expect(first[0]).toMatchObject({
     id: expect.any(Number),
     headingPath: [],
     text: expect.stringContaining('Section 0'),
   });
-  expect(await findTeamDocument(database.sql, otherTeam, id)).toBeUndefined();
-  expect(await listDocumentChunks(database.sql, otherTeam, id, 5)).toEqual([]);
+  expect(await findReadableDocument(database.sql, teamReader(otherTeam), id)).toBeUndefined();
+  expect(await listReadableDocumentChunks(database.sql, teamReader(otherTeam), id, 5)).toEqual([]);
 });

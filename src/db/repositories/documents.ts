@@ -1,8 +1,7 @@
-import { and, asc, count, eq } from 'drizzle-orm';
-import type { Database } from '../client.js';
-import { documents } from '../schema.js';
+import type { DocumentAccess, Reader } from '../../access.js';
 import type { SqlConnection, SqlExecutor } from '../sql-connection.js';
 import { StatementSizer } from '../statement-sizer.js';
+import { readableDocumentCondition, saveAccessList, spreadDocumentAccess } from './access-lists.js';
 
 /** A timestamp as either driver answers it. */
 type Timestamp = Date | string;
@@ -68,6 +67,10 @@ export interface DocumentFields extends DocumentKey {
   readonly sourceModifiedAt: Date | null;
   readonly originId: string | null;
   readonly metadata: Record<string, unknown>;
+  /** Who may open it, as its source says now. */
+  readonly access: DocumentAccess;
+  /** The user whose token or upload brought it in. */
+  readonly indexedBy: number | null;
 }
 
 export interface ChunkToStore {
@@ -112,9 +115,9 @@ function chunkStatementSizer(connection: SqlConnection): StatementSizer {
 const UPSERT_DOCUMENT = `
   INSERT INTO documents (team_id, source, external_id, connector_id, title, url, mime_type, source_version,
     source_modified_at, origin_id, metadata, status, reason, message, content_hash, chunk_count, indexed_at,
-    last_job_id, last_job_status, last_job_reason, last_job_message, last_job_at)
+    last_job_id, last_job_status, last_job_reason, last_job_message, last_job_at, access_list_id, indexed_by)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $15, $16, $17,
-    $18, $19, $20, $21, CASE WHEN $19::text IS NULL THEN NULL ELSE now() END)
+    $18, $19, $20, $21, CASE WHEN $19::text IS NULL THEN NULL ELSE now() END, $22, $23)
   ON CONFLICT (team_id, source, external_id) DO UPDATE SET
     connector_id = excluded.connector_id, title = excluded.title, url = excluded.url,
     mime_type = excluded.mime_type, source_version = excluded.source_version,
@@ -130,11 +133,13 @@ const UPSERT_DOCUMENT = `
     last_job_message = CASE WHEN excluded.last_job_status IS NULL THEN documents.last_job_message
       ELSE excluded.last_job_message END,
     last_job_at = COALESCE(excluded.last_job_at, documents.last_job_at),
+    access_list_id = excluded.access_list_id, indexed_by = COALESCE(documents.indexed_by, excluded.indexed_by),
     updated_at = now()
   RETURNING id`;
 
 function documentParameters(
   fields: DocumentFields,
+  accessListId: number,
   stored: {
     status: string;
     reason: string | null;
@@ -167,6 +172,8 @@ function documentParameters(
     lastJob?.status ?? null,
     lastJob?.reason ?? null,
     lastJob?.message ?? null,
+    accessListId,
+    fields.indexedBy,
   ];
 }
 
@@ -215,10 +222,12 @@ export async function replaceDocument(
       return documentId;
     });
   }
+  const accessListId = await saveAccessList(connection, fields.teamId, fields.access);
   const { rows } = await connection.executeSql<{ id: Integer }>(
     UPSERT_DOCUMENT,
     documentParameters(
       fields,
+      accessListId,
       { status: 'indexing', reason: null, message: null, contentHash: null, chunkCount: 0, indexed: false },
       undefined,
     ),
@@ -243,10 +252,12 @@ async function upsertIndexed(
   chunkCount: number,
   jobId: string | null | undefined,
 ): Promise<number> {
+  const accessListId = await saveAccessList(db, fields.teamId, fields.access);
   const { rows } = await db.executeSql<{ id: Integer }>(
     UPSERT_DOCUMENT,
     documentParameters(
       fields,
+      accessListId,
       { status: 'indexed', reason: null, message: null, contentHash, chunkCount, indexed: true },
       { jobId: jobId ?? null, status: 'indexed', reason: null, message: null },
     ),
@@ -270,20 +281,22 @@ async function insertChunks(
     const inserted = await db.executeSql<{ id: Integer; position: number }>(
       `WITH inserted AS (
          INSERT INTO chunks (document_id, team_id, connector_id, source, position, text, heading_path,
-           page_labels, token_count, search, lexical_length)
+           page_labels, token_count, search, lexical_length, access_list_id)
          SELECT $1, $2, $3, $4, t.position, t.text,
            ARRAY(SELECT jsonb_array_elements_text(t.heading_path)),
            ARRAY(SELECT jsonb_array_elements_text(t.page_labels)),
            t.token_count, v.search,
-           (SELECT coalesce(sum(array_length(l.positions, 1)), 0) FROM unnest(v.search) AS l)
+           (SELECT coalesce(sum(array_length(l.positions, 1)), 0) FROM unnest(v.search) AS l),
+           (SELECT access_list_id FROM documents WHERE id = $1)
          FROM jsonb_to_recordset($5::jsonb)
            AS t(position int, text text, heading_path jsonb, page_labels jsonb, token_count int, contextual text)
          CROSS JOIN LATERAL (SELECT to_tsvector('english', t.contextual) AS search) AS v
-         RETURNING id, position, search, lexical_length
+         RETURNING id, position, search, lexical_length, access_list_id
        ), postings AS (
-         INSERT INTO chunk_terms (chunk_id, term, team_id, frequency, chunk_length, impact, connector_id, source)
+         INSERT INTO chunk_terms (chunk_id, term, team_id, frequency, chunk_length, impact, connector_id, source,
+           access_list_id)
          SELECT i.id, l.lexeme, $2, f.frequency, i.lexical_length,
-           ${postingImpactSql('f.frequency', 'i.lexical_length')}, $3, $4
+           ${postingImpactSql('f.frequency', 'i.lexical_length')}, $3, $4, i.access_list_id
          FROM inserted AS i, unnest(i.search) AS l,
            LATERAL (SELECT coalesce(array_length(l.positions, 1), 1) AS frequency) AS f
        )
@@ -374,11 +387,12 @@ export async function insertEmbeddings(
 ): Promise<void> {
   if (rows.length === 0) return;
   await db.executeSql(
-    `INSERT INTO chunk_embeddings (chunk_id, team_id, model, dimensions, embedding)
-     SELECT t.chunk_id, COALESCE($1, c.team_id), $2, t.dimensions, t.embedding::vector
+    `INSERT INTO chunk_embeddings (chunk_id, team_id, model, dimensions, embedding, access_list_id)
+     SELECT t.chunk_id, COALESCE($1, c.team_id), $2, t.dimensions, t.embedding::vector, c.access_list_id
      FROM jsonb_to_recordset($3::jsonb) AS t(chunk_id bigint, dimensions int, embedding text)
      JOIN chunks c ON c.id = t.chunk_id
-     ON CONFLICT (chunk_id, model) DO UPDATE SET dimensions = excluded.dimensions, embedding = excluded.embedding`,
+     ON CONFLICT (chunk_id, model) DO UPDATE SET dimensions = excluded.dimensions, embedding = excluded.embedding,
+       access_list_id = excluded.access_list_id`,
     [
       teamId,
       model,
@@ -424,10 +438,12 @@ export async function recordDocumentOutcome(
       reason: outcome.reason,
       message: outcome.message,
     };
+    const accessListId = await saveAccessList(transaction, fields.teamId, fields.access);
     const { rows } = await transaction.executeSql<{ id: Integer }>(
       UPSERT_DOCUMENT,
       documentParameters(
         fields,
+        accessListId,
         keepChunks
           ? {
               status: current.status,
@@ -450,6 +466,7 @@ export async function recordDocumentOutcome(
     );
     const documentId = Number(rows[0]?.id);
     if (!keepChunks) await transaction.executeSql('DELETE FROM chunks WHERE document_id = $1', [documentId]);
+    else await spreadDocumentAccess(transaction, documentId);
     const chunkCount = keepChunks ? current.chunkCount : 0;
     await within?.(transaction, documentId, chunkCount);
     return documentId;
@@ -463,13 +480,18 @@ export async function recordDocumentOutcome(
 export async function markDocumentUnchanged(
   connection: SqlConnection,
   documentId: number,
-  fields: Pick<DocumentFields, 'title' | 'url' | 'sourceVersion' | 'sourceModifiedAt' | 'originId'>,
+  fields: Pick<
+    DocumentFields,
+    'teamId' | 'title' | 'url' | 'sourceVersion' | 'sourceModifiedAt' | 'originId' | 'access'
+  >,
   jobId: string | null,
   within?: (transaction: SqlExecutor) => Promise<void>,
 ): Promise<void> {
   await connection.transaction(async (transaction) => {
+    // Sharing changes no content: the new list reaches the chunks without re-embedding them.
+    const accessListId = await saveAccessList(transaction, fields.teamId, fields.access);
     await transaction.executeSql(
-      `UPDATE documents SET title = $2, url = $3,
+      `UPDATE documents SET title = $2, url = $3, access_list_id = $8,
          source_version = COALESCE($4, source_version), source_modified_at = COALESCE($5, source_modified_at),
          origin_id = COALESCE($6, origin_id), last_job_id = COALESCE($7, last_job_id),
          last_job_status = 'skipped', last_job_reason = 'unchanged', last_job_message = NULL,
@@ -483,8 +505,10 @@ export async function markDocumentUnchanged(
         fields.sourceModifiedAt,
         fields.originId,
         jobId,
+        accessListId,
       ],
     );
+    await spreadDocumentAccess(transaction, documentId);
     await within?.(transaction);
   });
 }
@@ -525,6 +549,9 @@ export interface ListedDocument {
   readonly createdAt: Date | null;
   readonly updatedAt: Date | null;
   readonly indexedAt: Date | null;
+  /** Its access list (`findAccessLists` reads it). */
+  readonly accessListId: number;
+  readonly indexedBy: number | null;
   readonly lastJob: {
     readonly id: string | null;
     readonly status: string;
@@ -534,10 +561,10 @@ export interface ListedDocument {
   } | null;
 }
 
-/** The columns of a listed document. */
-const LISTED_DOCUMENT_COLUMNS = `id, external_id, title, source, status, reason, chunk_count, url, connector_id, mime_type,
-  created_at, updated_at, indexed_at, last_job_id, last_job_status, last_job_reason, last_job_message,
-  last_job_at`;
+/** The columns of a listed document (`d`). */
+const LISTED_DOCUMENT_COLUMNS = `d.id, d.external_id, d.title, d.source, d.status, d.reason, d.chunk_count, d.url,
+  d.connector_id, d.mime_type, d.created_at, d.updated_at, d.indexed_at, d.last_job_id, d.last_job_status,
+  d.last_job_reason, d.last_job_message, d.last_job_at, d.access_list_id, d.indexed_by`;
 
 /** A `documents` row as selected with LISTED_DOCUMENT_COLUMNS. */
 interface ListedDocumentRow {
@@ -559,6 +586,8 @@ interface ListedDocumentRow {
   last_job_reason: string | null;
   last_job_message: string | null;
   last_job_at: Timestamp | null;
+  access_list_id: Integer;
+  indexed_by: Integer | null;
 }
 
 function listedDocumentFromRow(row: ListedDocumentRow): ListedDocument {
@@ -577,6 +606,8 @@ function listedDocumentFromRow(row: ListedDocumentRow): ListedDocument {
     createdAt: dateOrNull(row.created_at),
     updatedAt: dateOrNull(row.updated_at),
     indexedAt: dateOrNull(row.indexed_at),
+    accessListId: Number(row.access_list_id),
+    indexedBy: row.indexed_by === null || row.indexed_by === undefined ? null : Number(row.indexed_by),
     lastJob:
       row.last_job_status === null || row.last_job_status === undefined
         ? null
@@ -590,60 +621,67 @@ function listedDocumentFromRow(row: ListedDocumentRow): ListedDocument {
   };
 }
 
-/** One of a team's documents, or undefined when the team has no such document. */
-export async function findTeamDocument(
+/** One document the reader may open, or undefined (another team's, or not theirs to open). */
+export async function findReadableDocument(
   db: SqlExecutor,
-  teamId: number,
+  reader: Reader,
   documentId: number,
 ): Promise<ListedDocument | undefined> {
+  const values: unknown[] = [documentId];
+  const readable = readableDocumentCondition('d', reader, values);
   const { rows } = await db.executeSql<ListedDocumentRow>(
-    `SELECT ${LISTED_DOCUMENT_COLUMNS}
-     FROM documents WHERE id = $1 AND team_id = $2`,
-    [documentId, teamId],
+    `SELECT ${LISTED_DOCUMENT_COLUMNS} FROM documents AS d WHERE d.id = $1 AND ${readable}`,
+    values,
   );
   const row = rows[0];
   return row === undefined ? undefined : listedDocumentFromRow(row);
 }
 
-/** A page of a team's documents (of one source, or all when `source` is null), newest first. */
-export async function listTeamDocuments(
+/** A page of the documents the reader may open (of one source, or all when `source` is null), newest first. */
+export async function listReadableDocuments(
   db: SqlExecutor,
-  teamId: number,
+  reader: Reader,
   page: { readonly source: string | null; readonly limit: number; readonly offset: number },
 ): Promise<ListedDocument[]> {
+  const values: unknown[] = [page.source, page.limit, page.offset];
+  const readable = readableDocumentCondition('d', reader, values);
   const { rows } = await db.executeSql<ListedDocumentRow>(
     `SELECT ${LISTED_DOCUMENT_COLUMNS}
-     FROM documents WHERE team_id = $1 AND ($2::text IS NULL OR source = $2)
-     ORDER BY id DESC LIMIT $3 OFFSET $4`,
-    [teamId, page.source, page.limit, page.offset],
+     FROM documents AS d WHERE ${readable} AND ($1::text IS NULL OR d.source = $1)
+     ORDER BY d.id DESC LIMIT $2 OFFSET $3`,
+    values,
   );
   return rows.map(listedDocumentFromRow);
 }
 
-/** How many documents a team has (of one source, or all when `source` is null). */
-export async function countTeamDocuments(
+/** How many documents the reader may open (of one source, or all when `source` is null). */
+export async function countReadableDocuments(
   db: SqlExecutor,
-  teamId: number,
+  reader: Reader,
   source: string | null,
 ): Promise<number> {
+  const values: unknown[] = [source];
+  const readable = readableDocumentCondition('d', reader, values);
   const { rows } = await db.executeSql<{ total: Integer }>(
-    'SELECT count(*) AS total FROM documents WHERE team_id = $1 AND ($2::text IS NULL OR source = $2)',
-    [teamId, source],
+    `SELECT count(*) AS total FROM documents AS d WHERE ${readable} AND ($1::text IS NULL OR d.source = $1)`,
+    values,
   );
   return Number(rows[0]?.total ?? 0);
 }
 
-/** How many documents of the team a connector has. */
-export async function countConnectorDocuments(
-  db: Database,
-  teamId: number,
+/** How many documents of the connector the reader may open. */
+export async function countReadableConnectorDocuments(
+  db: SqlExecutor,
+  reader: Reader,
   connectorId: number,
 ): Promise<number> {
-  const [counted] = await db
-    .select({ value: count() })
-    .from(documents)
-    .where(and(eq(documents.connectorId, connectorId), eq(documents.teamId, teamId)));
-  return counted?.value ?? 0;
+  const values: unknown[] = [connectorId];
+  const readable = readableDocumentCondition('d', reader, values);
+  const { rows } = await db.executeSql<{ total: Integer }>(
+    `SELECT count(*) AS total FROM documents AS d WHERE d.connector_id = $1 AND ${readable}`,
+    values,
+  );
+  return Number(rows[0]?.total ?? 0);
 }
 
 /** A connector's stored file, with the outcome of its latest indexing. */
@@ -656,26 +694,35 @@ export interface ConnectorFile {
   readonly url: string | null;
 }
 
-/** The first `limit` documents of the team's connector, oldest first, as its files. */
-export async function listConnectorFiles(
-  db: Database,
-  teamId: number,
+/** The first `limit` documents of the connector the reader may open, oldest first, as its files. */
+export async function listReadableConnectorFiles(
+  db: SqlExecutor,
+  reader: Reader,
   connectorId: number,
   limit: number,
 ): Promise<ConnectorFile[]> {
-  return db
-    .select({
-      id: documents.externalId,
-      name: documents.title,
-      status: documents.status,
-      reason: documents.reason,
-      chunks: documents.chunkCount,
-      url: documents.url,
-    })
-    .from(documents)
-    .where(and(eq(documents.connectorId, connectorId), eq(documents.teamId, teamId)))
-    .orderBy(asc(documents.id))
-    .limit(limit);
+  const values: unknown[] = [connectorId, limit];
+  const readable = readableDocumentCondition('d', reader, values);
+  const { rows } = await db.executeSql<{
+    id: string;
+    name: string;
+    status: string;
+    reason: string | null;
+    chunks: Integer;
+    url: string | null;
+  }>(
+    `SELECT d.external_id AS id, d.title AS name, d.status, d.reason, d.chunk_count AS chunks, d.url
+     FROM documents AS d WHERE d.connector_id = $1 AND ${readable} ORDER BY d.id LIMIT $2`,
+    values,
+  );
+  return rows.map((row) => ({
+    id: String(row.id),
+    name: String(row.name),
+    status: String(row.status),
+    reason: row.reason ?? null,
+    chunks: Number(row.chunks),
+    url: row.url ?? null,
+  }));
 }
 
 /** A stored chunk as a document's page shows it. */
@@ -686,22 +733,25 @@ export interface DocumentChunk {
   readonly headingPath: string[];
 }
 
-/** A team's document's first `limit` chunks, in order (the team's own: another's id reads nothing). */
-export async function listDocumentChunks(
+/** The first `limit` chunks of a document the reader may open, in order (nothing otherwise). */
+export async function listReadableDocumentChunks(
   db: SqlExecutor,
-  teamId: number,
+  reader: Reader,
   documentId: number,
   limit: number,
 ): Promise<DocumentChunk[]> {
+  const values: unknown[] = [documentId, limit];
+  const readable = readableDocumentCondition('d', reader, values);
   const { rows } = await db.executeSql<{
     id: Integer;
     position: number;
     text: string;
     heading_path: string[] | null;
   }>(
-    `SELECT id, position, text, heading_path FROM chunks
-     WHERE document_id = $1 AND team_id = $2 ORDER BY position LIMIT $3`,
-    [documentId, teamId, limit],
+    `SELECT c.id, c.position, c.text, c.heading_path FROM documents AS d
+     JOIN chunks AS c ON c.document_id = d.id AND c.team_id = d.team_id
+     WHERE d.id = $1 AND ${readable} ORDER BY c.position LIMIT $2`,
+    values,
   );
   return rows.map((row) => ({
     id: Number(row.id),

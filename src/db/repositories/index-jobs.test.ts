@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/helpers/test-database.js';
+import { memberReader, teamReader } from '../../access.js';
 import { type DatabaseHandle, openDatabase } from '../client.js';
 import type { SqlExecutor } from '../sql-connection.js';
 import {
@@ -130,6 +131,15 @@ describe('summarizeJobs', () => {
   it("counts each job's items, names its first and lists its first failures in position order, in one statement", async () => {
     const files = ['one.md', 'two.pdf', 'three.md', 'four.pdf', 'five.pdf', 'six.docx', 'seven.md'];
     const busy = await newJob(teamId, 1, files);
+    const { rows } = await database.sql.executeSql(
+      "INSERT INTO users (email, name, team_id, role) VALUES ('requester@example.com', 'R', $1, 'member') RETURNING id",
+      [teamId],
+    );
+    const requester = memberReader({ teamId, email: 'requester@example.com', userId: Number(rows[0]?.id) });
+    await database.sql.executeSql('UPDATE index_jobs SET requested_by = $2 WHERE id = $1', [
+      busy,
+      requester.userId,
+    ]);
     await setItemOutcome(database.sql, busy, 'one.md', { status: 'indexed', chunks: 3, documentId: 11 });
     await setItemOutcome(database.sql, busy, 'two.pdf', {
       status: 'failed',
@@ -144,7 +154,7 @@ describe('summarizeJobs', () => {
     const unknown = randomUUID();
 
     const db = counting(database.sql);
-    const summaries = await summarizeJobs(db, [busy, empty, unknown], 2);
+    const summaries = await summarizeJobs(db, [busy, empty, unknown], 2, requester);
     expect(db.statements).toBe(1);
 
     expect(summaries.get(busy)?.progress).toEqual({
@@ -173,11 +183,14 @@ describe('summarizeJobs', () => {
     expect(summaries.get(busy)?.firstItemName).toBe('one.md');
     expect(summaries.get(empty)).toEqual({ progress: zero, failures: [], firstItemName: null });
     expect(summaries.get(unknown)).toEqual({ progress: zero, failures: [], firstItemName: null });
+    // Another member sees the counts, but no file of a job they did not ask for and cannot open.
+    const other = await summarizeJobs(database.sql, [busy], 2, teamReader(teamId));
+    expect(other.get(busy)).toMatchObject({ failures: [], firstItemName: null, progress: { total: 7 } });
   });
 
   it('sends no statement for no jobs', async () => {
     const db = counting(database.sql);
-    expect((await summarizeJobs(db, [], 5)).size).toBe(0);
+    expect((await summarizeJobs(db, [], 5, teamReader(teamId))).size).toBe(0);
     expect(db.statements).toBe(0);
   });
 });

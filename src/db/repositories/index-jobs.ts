@@ -1,7 +1,6 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type { Database } from '../client.js';
-import { indexJobItems, indexJobs } from '../schema.js';
+import type { Reader } from '../../access.js';
 import type { SqlExecutor } from '../sql-connection.js';
+import { readableDocumentCondition } from './access-lists.js';
 import type { ConnectorFile } from './documents.js';
 
 export type IndexJobKind = 'googledrive' | 'wiki' | 'upload';
@@ -14,6 +13,9 @@ export interface IndexJobRow {
   readonly connectorId: number | null;
   readonly kind: IndexJobKind;
   readonly status: IndexJobStatus;
+  /** The user who asked for it (null once that user is gone), and their e-mail. */
+  readonly requestedBy: number | null;
+  readonly requestedByEmail: string | null;
   readonly request: Record<string, unknown>;
   readonly secretsSealed: string | null;
   /** Attempts started before this one. */
@@ -67,6 +69,8 @@ interface JobDbRow {
   connector_id: number | string | null;
   kind: IndexJobKind;
   status: IndexJobStatus;
+  requested_by: number | string | null;
+  requested_by_email: string | null;
   /** jsonb: parsed by the driver, or its text. */
   request: Record<string, unknown> | string | null;
   secrets_sealed: string | null;
@@ -96,7 +100,8 @@ interface ItemDbRow {
 type Count = number | string | null;
 
 const JOB_COLUMNS = `id, team_id, connector_id, kind, status, request, secrets_sealed, attempts, expanded_at, error,
-  created_at, updated_at, finished_at`;
+  created_at, updated_at, finished_at, requested_by,
+  (SELECT u.email FROM users AS u WHERE u.id = index_jobs.requested_by) AS requested_by_email`;
 
 function toDate(value: unknown): Date | null {
   if (value === null || value === undefined) return null;
@@ -110,6 +115,9 @@ function jobFromRow(row: JobDbRow): IndexJobRow {
     connectorId: row.connector_id === null ? null : Number(row.connector_id),
     kind: row.kind,
     status: row.status,
+    requestedBy:
+      row.requested_by === null || row.requested_by === undefined ? null : Number(row.requested_by),
+    requestedByEmail: row.requested_by_email ?? null,
     request: (typeof row.request === 'string' ? JSON.parse(row.request) : row.request) ?? {},
     secretsSealed: row.secrets_sealed ?? null,
     attempts: Number(row.attempts ?? 0),
@@ -229,16 +237,31 @@ export async function listItems(
   db: SqlExecutor,
   jobId: string,
   statuses?: readonly ItemStatus[],
-  options: { withPayload?: boolean } = {},
+  options: { withPayload?: boolean; readableBy?: Reader } = {},
 ): Promise<IndexJobItemRow[]> {
-  const payload = options.withPayload === false ? "'{}'::jsonb AS payload" : 'payload';
+  const payload = options.withPayload === false ? "'{}'::jsonb AS payload" : 'i.payload';
+  const values: unknown[] = [jobId, statuses ?? null];
+  const readable =
+    options.readableBy === undefined ? 'true' : readableItemCondition(options.readableBy, values);
   const { rows } = await db.executeSql<ItemDbRow>(
-    `SELECT external_id, position, name, status, reason, message, chunks, document_id, ${payload}
-     FROM index_job_items WHERE job_id = $1 AND ($2::text[] IS NULL OR status = ANY($2::text[]))
-     ORDER BY position`,
-    [jobId, statuses ?? null],
+    `SELECT i.external_id, i.position, i.name, i.status, i.reason, i.message, i.chunks, i.document_id, ${payload}
+     FROM index_job_items AS i JOIN index_jobs AS j ON j.id = i.job_id
+     WHERE i.job_id = $1 AND ($2::text[] IS NULL OR i.status = ANY($2::text[])) AND ${readable}
+     ORDER BY i.position`,
+    values,
   );
   return rows.map(itemFromRow);
+}
+
+/**
+ * An item of job `j` (`index_job_items AS i`) the reader may see: every item of a job they asked
+ * for, else only those whose stored document they may open (a file's name is its content's too).
+ */
+function readableItemCondition(reader: Reader, values: unknown[]): string {
+  values.push(reader.userId);
+  const requester = `$${values.length}`;
+  return `(j.requested_by = ${requester}::int OR EXISTS (SELECT 1 FROM documents AS d
+    WHERE d.source = j.kind AND d.external_id = i.external_id AND ${readableDocumentCondition('d', reader, values)}))`;
 }
 
 /** An uploaded file's bytes. */
@@ -400,7 +423,7 @@ export async function listTeamJobs(
   const statuses = page.status === undefined ? null : STATUSES_OF[page.status];
   const { rows } = await db.executeSql<JobDbRow>(
     `SELECT id, team_id, connector_id, kind, status, '{}'::jsonb AS request, NULL AS secrets_sealed, attempts,
-       expanded_at, error, created_at, updated_at, finished_at
+       expanded_at, error, created_at, updated_at, finished_at, requested_by, NULL AS requested_by_email
      FROM index_jobs WHERE team_id = $1 AND ($2::text[] IS NULL OR status = ANY($2::text[]))
      ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
     [teamId, statuses, page.limit, page.offset],
@@ -425,9 +448,12 @@ export async function summarizeJobs(
   db: SqlExecutor,
   jobIds: readonly string[],
   failuresEach: number,
+  reader: Reader,
 ): Promise<Map<string, JobSummary>> {
   const summaries = new Map<string, JobSummary>();
   if (jobIds.length === 0) return summaries;
+  const values: unknown[] = [jobIds, failuresEach];
+  const readable = readableItemCondition(reader, values);
   const { rows } = await db.executeSql<{
     id: string;
     total: Count;
@@ -438,15 +464,16 @@ export async function summarizeJobs(
     failures: Omit<ItemDbRow, 'payload'>[] | string | null;
     first_item_name: string | null;
   }>(
-    `SELECT j.id, p.total, p.indexed, p.skipped, p.failed, f.failures,
-       (SELECT name FROM index_job_items WHERE job_id = j.id ORDER BY position LIMIT 1) AS first_item_name
-     FROM unnest($1::uuid[]) AS j(id)
+    `SELECT u.id, p.total, p.indexed, p.skipped, p.failed, f.failures,
+       (SELECT i.name FROM index_job_items AS i WHERE i.job_id = u.id AND ${readable}
+        ORDER BY i.position LIMIT 1) AS first_item_name
+     FROM unnest($1::uuid[]) AS u(id) LEFT JOIN index_jobs AS j ON j.id = u.id
      CROSS JOIN LATERAL (
        SELECT count(*) AS total,
          count(*) FILTER (WHERE status = 'indexed') AS indexed,
          count(*) FILTER (WHERE status = 'skipped') AS skipped,
          count(*) FILTER (WHERE status = 'failed') AS failed
-       FROM index_job_items WHERE job_id = j.id
+       FROM index_job_items WHERE job_id = u.id
      ) p
      CROSS JOIN LATERAL (
        SELECT COALESCE(jsonb_agg(jsonb_build_object(
@@ -454,11 +481,12 @@ export async function summarizeJobs(
            'reason', i.reason, 'message', i.message, 'chunks', i.chunks, 'document_id', i.document_id
          ) ORDER BY i.position), '[]'::jsonb) AS failures
        FROM (
-         SELECT external_id, position, name, status, reason, message, chunks, document_id
-         FROM index_job_items WHERE job_id = j.id AND status = 'failed' ORDER BY position LIMIT $2
+         SELECT i.external_id, i.position, i.name, i.status, i.reason, i.message, i.chunks, i.document_id
+         FROM index_job_items AS i WHERE i.job_id = u.id AND i.status = 'failed' AND ${readable}
+         ORDER BY i.position LIMIT $2
        ) i
      ) f`,
-    [jobIds, failuresEach],
+    values,
   );
   for (const row of rows) {
     const indexed = Number(row.indexed ?? 0);
@@ -503,32 +531,35 @@ export async function cancelConnectorJobs(
  * yet, oldest job first, each in its job's order (no URL: they are not stored yet).
  */
 export async function listPendingConnectorFiles(
-  db: Database,
-  teamId: number,
+  db: SqlExecutor,
+  reader: Reader,
   connectorId: number,
   limit: number,
 ): Promise<ConnectorFile[]> {
-  return db
-    .select({
-      id: indexJobItems.externalId,
-      name: indexJobItems.name,
-      status: indexJobItems.status,
-      reason: indexJobItems.reason,
-      chunks: indexJobItems.chunks,
-      url: sql<string | null>`NULL`,
-    })
-    .from(indexJobItems)
-    .innerJoin(indexJobs, eq(indexJobs.id, indexJobItems.jobId))
-    .where(
-      and(
-        eq(indexJobs.connectorId, connectorId),
-        eq(indexJobs.teamId, teamId),
-        inArray(indexJobs.status, ['queued', 'running']),
-        inArray(indexJobItems.status, ['queued', 'indexing']),
-      ),
-    )
-    .orderBy(asc(indexJobs.createdAt), asc(indexJobItems.position))
-    .limit(limit);
+  const values: unknown[] = [connectorId, reader.teamId, limit];
+  const readable = readableItemCondition(reader, values);
+  const { rows } = await db.executeSql<{
+    id: string;
+    name: string;
+    status: string;
+    reason: string | null;
+    chunks: number | string;
+  }>(
+    `SELECT i.external_id AS id, i.name, i.status, i.reason, i.chunks
+     FROM index_job_items AS i JOIN index_jobs AS j ON j.id = i.job_id
+     WHERE j.connector_id = $1 AND j.team_id = $2 AND j.status IN ('queued', 'running')
+       AND i.status IN ('queued', 'indexing') AND ${readable}
+     ORDER BY j.created_at, i.position LIMIT $3`,
+    values,
+  );
+  return rows.map((row) => ({
+    id: String(row.id),
+    name: String(row.name),
+    status: String(row.status),
+    reason: row.reason ?? null,
+    chunks: Number(row.chunks),
+    url: null,
+  }));
 }
 
 /** Adds to a queued item's payload (e.g. the Drive file's metadata read while expanding) and renames it. */

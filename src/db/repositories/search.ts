@@ -4,7 +4,9 @@ import { indexedVectorType, vectorSessionSettings } from '../vector-index.js';
 /**
  * The search statements: BM25 over the postings, cosine kNN over the vectors, and the chunks they
  * rank read with their documents. Every statement names the team (`$1`); nothing here can reach
- * another team's rows. The ranking logic around them (fusion, caches) is retrieval's.
+ * another team's rows, and every one keeps to the access lists its reader may open
+ * (`ChunkScope.accessListIds`, from access-lists.ts) inside the index scans, before ranking.
+ * The ranking logic around them (fusion, caches) is retrieval's.
  */
 
 /**
@@ -25,6 +27,11 @@ const QUERY_LEXEMES = `ARRAY(SELECT DISTINCT lexeme FROM unnest(to_tsvector('eng
 /** Which of the team's chunks a ranking may return. */
 export interface ChunkScope {
   readonly teamId: number;
+  /**
+   * The access lists whose chunks the reader may see (`readableAccessListIds`). Always a filter,
+   * even when it names every list: a list created after it was read is not the reader's.
+   */
+  readonly accessListIds: readonly number[];
   readonly connectorIds?: readonly number[] | undefined;
   /** Document sources (`googledrive`, `wiki`, `upload`). */
   readonly sources?: readonly string[] | undefined;
@@ -134,6 +141,7 @@ async function runLexical<Row extends Pick<ScoredRow, 'counted_frequencies'>>(
     return `$${values.length}`;
   };
   const filters: string[] = [];
+  filters.push(`p.access_list_id = ANY(${parameter(ranking.accessListIds)}::int[])`);
   if (ranking.connectorIds !== undefined && ranking.connectorIds.length > 0) {
     filters.push(`p.connector_id = ANY(${parameter(ranking.connectorIds)}::int[])`);
   }
@@ -250,6 +258,8 @@ async function runVectors<Row>(
   const literal = `'${ranking.model.replaceAll("'", "''")}'`;
   const values: unknown[] = [ranking.teamId, `[${ranking.vector.join(',')}]`, ranking.limit];
   const filters: string[] = [];
+  values.push(ranking.accessListIds);
+  const accessFilter = `AND e.access_list_id = ANY($${values.length}::int[])`;
   if (ranking.connectorIds !== undefined && ranking.connectorIds.length > 0) {
     values.push(ranking.connectorIds);
     filters.push(`c.connector_id = ANY($${values.length}::int[])`);
@@ -266,7 +276,7 @@ async function runVectors<Row>(
   const query = (distance: string) =>
     wrap(`SELECT e.chunk_id, 1 - (e.embedding::${cast} <=> $2::${cast}) AS similarity
      FROM chunk_embeddings AS e
-     WHERE e.model = ${literal} AND e.team_id = $1 ${chunkFilter}
+     WHERE e.model = ${literal} AND e.team_id = $1 ${accessFilter} ${chunkFilter}
      ORDER BY ${distance} LIMIT $3`);
   const exact = async () =>
     // `+ 0` hides the indexed expression: the planner scans the team's rows and sorts them.
@@ -315,14 +325,14 @@ function withDocuments(
  */
 export async function readChunkHits(
   sql: SqlExecutor,
-  teamId: number,
+  scope: Pick<ChunkScope, 'teamId' | 'accessListIds'>,
   ranked: readonly RankedChunk[],
 ): Promise<ChunkHitRow[]> {
   if (ranked.length === 0) return [];
   const { rows } = await sql.executeSql<Omit<ChunkHitRow, 'score'>>(
     `SELECT ${HIT_COLUMNS} FROM chunks AS c JOIN documents AS d ON d.id = c.document_id
-     WHERE c.id = ANY($1::bigint[]) AND c.team_id = $2`,
-    [ranked.map((match) => match.chunkId), teamId],
+     WHERE c.id = ANY($1::bigint[]) AND c.team_id = $2 AND c.access_list_id = ANY($3::int[])`,
+    [ranked.map((match) => match.chunkId), scope.teamId, scope.accessListIds],
   );
   const byId = new Map(rows.map((row) => [Number(row.id), row]));
   return ranked.flatMap(({ chunkId, score }) => {

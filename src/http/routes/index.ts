@@ -14,6 +14,7 @@ import { healthRoutes } from './health/health.route.js';
 import { jobRoutes } from './jobs/jobs.route.js';
 import { oauthProxyRoutes } from './oauth-proxy/oauth-proxy.route.js';
 import { searchRoutes } from './search/search.route.js';
+import { teamRoutes } from './teams/teams.route.js';
 import { userRoutes } from './users/users.route.js';
 import { wikiRoutes } from './wiki/wiki.route.js';
 
@@ -34,4 +35,5 @@ export async function registerRoutes(app: FastifyInstance, options: AppOptions):
   await app.register(chatappInstallRoutes, options);
   await app.register(searchRoutes, options);
   await app.register(webChatRoutes, options);
+  await app.register(teamRoutes, options);
 }

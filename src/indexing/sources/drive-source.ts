@@ -1,3 +1,4 @@
+import type { DocumentAccess } from '../../access.js';
 import { DRIVE_FOLDER_MIME_TYPE, type DriveFile } from '../../adapters/google-drive/google-drive.js';
 import { SourceError } from '../../adapters/source-error.js';
 import type { DocumentFields, StoredDocumentState } from '../../db/repositories/documents.js';
@@ -13,6 +14,7 @@ import { FileFailure } from '../document.js';
 import { outcomeOfError } from '../file-outcome.js';
 import type { IndexingDependencies } from '../indexing-dependencies.js';
 import { isSupportedMimeType } from '../parse/parse-document.js';
+import { driveAccess } from './drive-access.js';
 import type { FetchedItem, IndexSource } from './index-source.js';
 import { documentFieldsOf, recordListing } from './source-items.js';
 
@@ -128,7 +130,16 @@ export class DriveSource implements IndexSource {
     return [...files.values()];
   }
 
+  /**
+   * Who may open it is what the listing (or `files.get`) said of its permissions; without them (a
+   * shared drive, a file the user may not share) only the indexing user, until `fetch` asks Drive.
+   */
   fields(job: IndexJobRow, item: IndexJobItemRow): DocumentFields {
+    const payload = item.payload as DrivePayload;
+    return this.fieldsWithAccess(job, item, driveAccess(payload.meta?.permissions, job.requestedByEmail));
+  }
+
+  private fieldsWithAccess(job: IndexJobRow, item: IndexJobItemRow, access: DocumentAccess): DocumentFields {
     const payload = item.payload as DrivePayload;
     const meta = payload.meta;
     return documentFieldsOf(job, item, 'googledrive', {
@@ -139,7 +150,36 @@ export class DriveSource implements IndexSource {
       sourceModifiedAt: meta?.modifiedTime === undefined ? null : new Date(meta.modifiedTime),
       originId: payload.origin ?? null,
       metadata: meta?.driveId === undefined ? {} : { drive_id: meta.driveId },
+      access,
+      // Whose token read it.
+      indexedBy: job.requestedBy,
     });
+  }
+
+  /**
+   * Who may open the file now: its permissions as the listing or `files.get` gave them, else (a
+   * shared drive, a file the user may not share) as `permissions.list` gives them. Permissions
+   * Drive will not show (403, 404) leave the indexing user alone; other failures are thrown, to
+   * be retried or recorded as any other call's.
+   */
+  private async accessOf(
+    token: string,
+    job: IndexJobRow,
+    meta: DriveFile,
+    signal: AbortSignal,
+  ): Promise<DocumentAccess> {
+    if (meta.permissions !== undefined) return driveAccess(meta.permissions, job.requestedByEmail);
+    try {
+      return driveAccess(await this.deps.drive.listPermissions(token, meta.id, signal), job.requestedByEmail);
+    } catch (error) {
+      if (
+        error instanceof SourceError &&
+        (error.failure === 'permission_denied' || error.failure === 'not_found')
+      ) {
+        return driveAccess(undefined, job.requestedByEmail);
+      }
+      throw error;
+    }
   }
 
   async fetch(
@@ -152,7 +192,6 @@ export class DriveSource implements IndexSource {
     const token = this.token(job);
     const payload = item.payload as DrivePayload;
     const meta = payload.meta ?? (await drive.getFile(token, item.externalId, signal));
-    const fields = this.fields(job, { ...item, payload: { ...payload, meta } });
     if (meta.mimeType === DRIVE_FOLDER_MIME_TYPE) {
       throw new FileFailure('unsupported_type', 'A folder inside the selection was listed on its own');
     }
@@ -160,6 +199,9 @@ export class DriveSource implements IndexSource {
     if (exportAs === undefined && !isSupportedMimeType(meta.mimeType, meta.name)) {
       throw new FileFailure('unsupported_type', `Files of type ${meta.mimeType} are not indexed`);
     }
+    // Read for unchanged files too: sharing changes leave modifiedTime as it was.
+    const access = await this.accessOf(token, job, meta, signal);
+    const fields = this.fieldsWithAccess(job, { ...item, payload: { ...payload, meta } }, access);
     // Unchanged modification time and checksum: the content is what we already have.
     if (stored?.contentHash != null && stored.sourceVersion === fields.sourceVersion) {
       return { kind: 'unchanged', fields };

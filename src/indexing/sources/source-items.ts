@@ -9,12 +9,16 @@ import {
 import type { SqlExecutor } from '../../db/sql-connection.js';
 
 /** What only the source knows of an item's document; the rest is the same for every source. */
-export type DescribedFields = Pick<DocumentFields, 'title' | 'url' | 'mimeType' | 'sourceVersion'> &
-  Partial<Pick<DocumentFields, 'connectorId' | 'sourceModifiedAt' | 'originId' | 'metadata'>>;
+export type DescribedFields = Pick<
+  DocumentFields,
+  'title' | 'url' | 'mimeType' | 'sourceVersion' | 'access'
+> &
+  Partial<Pick<DocumentFields, 'connectorId' | 'sourceModifiedAt' | 'originId' | 'metadata' | 'indexedBy'>>;
 
 /**
  * The document an item becomes: the job's team and connector (unless the source says otherwise),
- * the item's id, and no modification time, origin or metadata unless the source knows them.
+ * the item's id, the job's requester as its indexer, and no modification time, origin or metadata
+ * unless the source knows them. Who may open it is always the source's to say.
  */
 export function documentFieldsOf(
   job: IndexJobRow,
@@ -30,6 +34,7 @@ export function documentFieldsOf(
     sourceModifiedAt: null,
     originId: null,
     metadata: {},
+    indexedBy: job.requestedBy,
     ...described,
   };
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { peopleAccess, TEAM_ACCESS } from '../../access.js';
 import type { DocumentFields, StoredDocumentState } from '../../db/repositories/documents.js';
 import { type IndexJobItemRow, type IndexJobRow, readItemContent } from '../../db/repositories/index-jobs.js';
 import { FileFailure } from '../document.js';
@@ -29,7 +30,12 @@ export type UploadPayload = {
   readonly uploadKey?: string;
   /** SHA-256 of an uploaded file's bytes: the same bytes again are unchanged without parsing them. */
   readonly sha256?: string;
+  /** `team` (absent in payloads queued before visibility existed) or `private`: the uploader alone. */
+  readonly visibility?: UploadVisibility;
 };
+
+/** Who may open an upload: the whole team (the default) or only the member who posted it. */
+export type UploadVisibility = 'team' | 'private';
 
 /** JSON documents are read as Markdown: plain text parses the same, and headings are kept. */
 const JSON_TEXT_MIME_TYPE = 'text/markdown';
@@ -50,6 +56,7 @@ export class UploadSource implements IndexSource {
       mimeType: payload.text === undefined ? fileMimeType(payload) : JSON_TEXT_MIME_TYPE,
       sourceVersion: uploadVersion(payload),
       metadata: payload.metadata ?? {},
+      access: payload.visibility === 'private' ? peopleAccess(job.requestedByEmail ?? '') : TEAM_ACCESS,
     });
   }
 

@@ -1,4 +1,5 @@
-import type { WikiPageSummary, WikiSite } from '../../adapters/wiki/wiki-client.js';
+import { peopleAccess } from '../../access.js';
+import type { WikiPageSummary, WikiRestrictionCache, WikiSite } from '../../adapters/wiki/wiki-client.js';
 import { findWikiConnectorSecrets } from '../../db/repositories/connectors.js';
 import type { DocumentFields, StoredDocumentState } from '../../db/repositories/documents.js';
 import type { IndexJobItemRow, IndexJobRow } from '../../db/repositories/index-jobs.js';
@@ -7,11 +8,14 @@ import type { IndexingDependencies } from '../indexing-dependencies.js';
 import { CONFLUENCE_STORAGE_MIME_TYPE } from '../parse/parse-document.js';
 import type { FetchedItem, IndexSource } from './index-source.js';
 import { documentFieldsOf, recordListing } from './source-items.js';
+import { wikiPageAccess } from './wiki-access.js';
 
 /** A wiki item's payload: the listing's view of the page. */
 interface WikiPayload {
   readonly version: number;
   readonly url: string;
+  /** Root first; absent when the listing did not say (or the item is older than this field). */
+  readonly ancestorIds?: readonly string[];
 }
 
 interface WikiConnector {
@@ -19,9 +23,27 @@ interface WikiConnector {
   readonly spaceKey: string;
 }
 
-/** A Confluence space, synced through the team's wiki connector. */
+/** The restrictions one job has read, by content id: a parent's is read once for its children. */
+interface JobRestrictions {
+  readonly jobId: string;
+  readonly cache: WikiRestrictionCache;
+}
+
+/**
+ * A Confluence space, synced through the team's wiki connector. Every page's access list comes
+ * from its read restrictions and its ancestors', read again at every sync, for unchanged pages
+ * too: restrictions change without a new page version.
+ */
 export class WikiSource implements IndexSource {
+  private restrictions: JobRestrictions | undefined;
+
   constructor(private readonly deps: Pick<IndexingDependencies, 'sql' | 'secrets' | 'wiki'>) {}
+
+  /** The job's restriction cache; another job starts an empty one. */
+  private restrictionCache(job: IndexJobRow): WikiRestrictionCache {
+    if (this.restrictions?.jobId !== job.id) this.restrictions = { jobId: job.id, cache: new Map() };
+    return this.restrictions.cache;
+  }
 
   private async connector(job: IndexJobRow): Promise<WikiConnector> {
     if (job.connectorId === null) throw new FileFailure('not_found', 'The wiki connector was deleted');
@@ -57,11 +79,19 @@ export class WikiSource implements IndexSource {
       pages.map((page) => ({
         externalId: page.id,
         name: page.title,
-        payload: { version: page.version, url: page.url } satisfies WikiPayload,
+        payload: {
+          version: page.version,
+          url: page.url,
+          ...(page.ancestorIds === undefined ? {} : { ancestorIds: page.ancestorIds }),
+        } satisfies WikiPayload,
       })),
     );
   }
 
+  /**
+   * Before its restrictions are read, a page is open to the indexing user alone (`indexedBy`):
+   * what a failure records, never everyone.
+   */
   fields(job: IndexJobRow, item: IndexJobItemRow): DocumentFields {
     const payload = item.payload as unknown as WikiPayload;
     return documentFieldsOf(job, item, 'wiki', {
@@ -69,6 +99,8 @@ export class WikiSource implements IndexSource {
       url: payload.url ?? null,
       mimeType: CONFLUENCE_STORAGE_MIME_TYPE,
       sourceVersion: payload.version === undefined ? null : String(payload.version),
+      access: peopleAccess(),
+      indexedBy: job.requestedBy,
     });
   }
 
@@ -78,12 +110,20 @@ export class WikiSource implements IndexSource {
     stored: StoredDocumentState | undefined,
     signal: AbortSignal,
   ): Promise<FetchedItem> {
-    const fields = this.fields(job, item);
-    // Only pages whose version changed are fetched again.
+    // A deleted connector stops the job's remaining pages, changed or not.
+    const { site } = await this.connector(job);
+    const { ancestorIds } = item.payload as unknown as WikiPayload;
+    const levels = await this.deps.wiki.getReadRestrictions(site, item.externalId, signal, {
+      cache: this.restrictionCache(job),
+      ...(Array.isArray(ancestorIds) && ancestorIds.every((id) => typeof id === 'string')
+        ? { ancestorIds }
+        : {}),
+    });
+    const fields: DocumentFields = { ...this.fields(job, item), access: wikiPageAccess(levels) };
+    // Only pages whose version changed are fetched again; the others get their access list anew.
     if (stored?.contentHash != null && stored.sourceVersion === fields.sourceVersion) {
       return { kind: 'unchanged', fields };
     }
-    const { site } = await this.connector(job);
     const page = await this.deps.wiki.getPage(site, item.externalId, signal);
     return {
       kind: 'content',

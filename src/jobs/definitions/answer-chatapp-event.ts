@@ -37,6 +37,8 @@ const AnswerChatappEventPayloadSchema = Type.Object({
   /** As Slack sent it (mentions and escapes included). */
   text: Type.String({ maxLength: 40_000 }),
   user: SlackId,
+  /** Asked in a direct message to the bot (`channel_type` `im`): only the asker reads the answer. Absent in older jobs: a channel. */
+  direct: Type.Optional(Type.Boolean()),
   /** Asked in a channel shared with another organisation. */
   externalShared: Type.Boolean(),
 });

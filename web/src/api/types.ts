@@ -1,11 +1,43 @@
 /** The API's shapes the app reads, as the OpenAPI document (src/http/routes) describes them. */
 
+/** A member's role in their team: owners and admins manage members and connections. */
+export type TeamRole = 'owner' | 'admin' | 'member';
+
 /** GET /v1/users/me: the caller's user_context. */
 export interface CurrentUser {
   id: number;
   email: string;
   team_id: number;
   is_active: boolean;
+  /** The caller's role in the team (absent from a service older than teams). */
+  role?: TeamRole;
+}
+
+/** GET /v1/teams/members: one member of the caller's team. */
+export interface TeamMember {
+  user_id: number;
+  email: string;
+  name: string;
+  role: TeamRole;
+  joined_at: string;
+}
+
+/** GET /v1/teams/invitations: an open invitation (its code is shown only when it is made). */
+export interface Invitation {
+  invitation_id: number | string;
+  email: string;
+  role: TeamRole;
+  expires_at: string;
+  created_at: string;
+}
+
+/** POST /v1/teams/invitations: the new invitation, with the code its link carries. */
+export interface NewInvitation {
+  invitation_id: number | string;
+  code: string;
+  email: string;
+  role: TeamRole;
+  expires_at: string;
 }
 
 /** A document an answer cites (the `sources` line of a streamed answer; kept in the chat history). */

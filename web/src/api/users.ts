@@ -4,6 +4,8 @@ export interface PasswordRegistration {
   email: string;
   password: string;
   name?: string;
+  /** An invitation's code (from its link): the new user joins that team instead of getting one. */
+  invitation?: string;
 }
 
 interface RegistrationAnswer {
@@ -11,13 +13,16 @@ interface RegistrationAnswer {
 }
 
 /**
- * POST /v2/users/register with a password: creates the user, their team and its store. 409 is an
- * e-mail already registered, 422 names each bad field (a password under 8 characters). The answer
- * carries a bearer token, which the caller should revoke: the app signs in by cookie instead.
+ * POST /v2/users/register with a password: creates the user, their team and its store, or with an
+ * invitation joins its team (403 in the service's words: another e-mail, a used, withdrawn or
+ * expired code). 409 is an e-mail already registered, 422 names each bad field (a password under 8
+ * characters). The answer carries a bearer token, which the caller should revoke: the app signs in
+ * by cookie instead.
  */
 export async function registerWithPassword(registration: PasswordRegistration): Promise<string> {
   const body: Record<string, string> = { email: registration.email, password: registration.password };
   if (registration.name !== undefined && registration.name !== '') body.name = registration.name;
+  if (registration.invitation !== undefined) body.invitation = registration.invitation;
   const answer = await requestJson<RegistrationAnswer>('POST', '/v2/users/register', {
     body,
     expectUnauthorized: true,

@@ -5,6 +5,8 @@ interface ConfirmDialogProps {
   title: string;
   message: string;
   confirmLabel: string;
+  /** The confirm button's words while it works: `Deleting…` unless told. */
+  busyLabel?: string;
   /** What confirming does; a failure is shown in the dialog, which stays open. */
   onConfirm: () => Promise<void>;
   /** The dialog is done (confirmed and done, or cancelled); the owner unmounts it. */
@@ -16,7 +18,14 @@ interface ConfirmDialogProps {
  * focus goes back where it was when it closes. No window.confirm: it blocks the page and cannot
  * show what went wrong.
  */
-export function ConfirmDialog({ title, message, confirmLabel, onConfirm, onClose }: ConfirmDialogProps) {
+export function ConfirmDialog({
+  title,
+  message,
+  confirmLabel,
+  busyLabel = 'Deleting…',
+  onConfirm,
+  onClose,
+}: ConfirmDialogProps) {
   const dialogRef = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const messageId = useId();
@@ -69,7 +78,7 @@ export function ConfirmDialog({ title, message, confirmLabel, onConfirm, onClose
           Cancel
         </button>
         <button type="button" className="button-danger" onClick={confirm} disabled={busy}>
-          {busy ? 'Deleting…' : confirmLabel}
+          {busy ? busyLabel : confirmLabel}
         </button>
       </div>
     </dialog>

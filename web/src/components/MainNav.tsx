@@ -8,10 +8,11 @@ interface MainNavProps {
 
 /** The app's sections. Only pages that exist are linked. */
 export function MainNav({ current }: MainNavProps) {
-  // Index status and Connectors mark their links by path (AppShell's `section` names only ask and documents).
+  // Index status, Connectors and Members mark their links by path (AppShell's `section` names only ask and documents).
   const path = useLocation().pathname.replace(/\/+$/, '');
   const onJobs = path === '/jobs';
   const onConnectors = path === '/connectors';
+  const onMembers = path === '/members';
   return (
     <nav aria-label="Main" className="main-nav">
       <ul>
@@ -33,6 +34,11 @@ export function MainNav({ current }: MainNavProps) {
         <li>
           <Link to="/connectors" aria-current={onConnectors ? 'page' : undefined}>
             Connectors
+          </Link>
+        </li>
+        <li>
+          <Link to="/members" aria-current={onMembers ? 'page' : undefined}>
+            Members
           </Link>
         </li>
       </ul>

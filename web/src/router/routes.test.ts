@@ -10,6 +10,8 @@ describe('matchRoute', () => {
     expect(matchRoute('/documents/42')).toEqual({ page: 'document', documentId: '42' });
     expect(matchRoute('/connectors')).toEqual({ page: 'connectors' });
     expect(matchRoute('/connectors/')).toEqual({ page: 'connectors' });
+    expect(matchRoute('/members')).toEqual({ page: 'members' });
+    expect(matchRoute('/join')).toEqual({ page: 'join' });
   });
 
   it('decodes path segments', () => {
@@ -20,6 +22,8 @@ describe('matchRoute', () => {
     expect(matchRoute('/chats')).toEqual({ page: 'not-found' });
     expect(matchRoute('/documents/1/2')).toEqual({ page: 'not-found' });
     expect(matchRoute('/connectors/wiki')).toEqual({ page: 'not-found' });
+    expect(matchRoute('/members/7')).toEqual({ page: 'not-found' });
+    expect(matchRoute('/join/abc')).toEqual({ page: 'not-found' });
     expect(matchRoute('/connectors/google-drive/callback')).toEqual({
       page: 'connectors',
       callback: 'google-drive',

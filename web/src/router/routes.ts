@@ -5,6 +5,9 @@ export type Route =
   | { page: 'documents' }
   | { page: 'document'; documentId: string }
   | { page: 'jobs' }
+  | { page: 'members' }
+  /** An invitation's link (`/join?invitation=<code>`): open signed out too. */
+  | { page: 'join' }
   /** With `callback`: a provider's OAuth redirect back (`/connectors/{provider}/callback`). */
   | { page: 'connectors'; callback?: 'google-drive' | 'slack' }
   | { page: 'not-found' };
@@ -38,6 +41,8 @@ export function matchRoute(pathname: string): Route {
   }
   if (first === 'connectors') return second === undefined ? { page: 'connectors' } : { page: 'not-found' };
   if (first === 'jobs') return second === undefined ? { page: 'jobs' } : { page: 'not-found' };
+  if (first === 'members') return second === undefined ? { page: 'members' } : { page: 'not-found' };
+  if (first === 'join') return second === undefined ? { page: 'join' } : { page: 'not-found' };
   if (first === 'documents') {
     if (second === undefined) return { page: 'documents' };
     const documentId = decodeSegment(second);

@@ -197,6 +197,7 @@ describe('POST /v1/chatapp/answer', () => {
   let installation: FakeSlackInstallation;
   let teamId: number;
   let userToken: string;
+  let userEmail: string;
 
   beforeAll(async () => {
     fake = await FakeSlackServer.start();
@@ -206,6 +207,7 @@ describe('POST /v1/chatapp/answer', () => {
     installation = setup.installation;
     teamId = setup.user.teamId;
     userToken = setup.user.token;
+    userEmail = (setup.user.body.user as { email: string }).email;
   });
   afterAll(async () => {
     await testApp?.close();
@@ -383,6 +385,66 @@ describe('POST /v1/chatapp/answer', () => {
     const [message] = fake.messages as [PostedSlackMessage];
     expect(message.channel).toBe('D0DIRECT01');
     expect(blockTexts(message).join('\n')).toContain('Trains are preferred over flights');
+  });
+
+  it("answers a member's direct message with their access, and a channel or anyone else with the team's", async () => {
+    await uploadDocuments(testApp.app, userToken, [
+      {
+        external_id: 'salary-bands',
+        title: 'Salary bands',
+        url: 'https://hr.example.com/salary-bands',
+        text: 'The zqxband for senior engineers tops out at 91,000 euros a year.',
+        visibility: 'private',
+      },
+    ]);
+    // The uploader's Slack account (Slack keeps the address as typed), a stranger to the team
+    // (registered with a team of their own), and a Slack user without an e-mail.
+    fake.addUser({ id: 'U0MEMBER01', email: userEmail.toUpperCase() });
+    const outsider = await registerUser(testApp.app);
+    fake.addUser({ id: 'U0OUTSIDE1', email: (outsider.body.user as { email: string }).email });
+    fake.addUser({ id: 'U0NOEMAIL1' });
+    const question = 'What does the zqxband for senior engineers top out at?';
+    const direct = (user: string) =>
+      envelope(WORKSPACE, {
+        type: 'message',
+        channel: `D0${user.slice(2)}`,
+        channel_type: 'im',
+        user,
+        text: question,
+      });
+    const asked = async (event: ReturnType<typeof envelope>) => {
+      expect((await deliver(testApp.app, event)).json()).toEqual({ ok: true, status: 'queued' });
+      expect(await waitUntilSettled(testApp.runtime, WORKSPACE, event.event_id)).toBe('answered');
+      const message = fake.messages.find((posted) => posted.threadTs === event.event.ts);
+      if (message === undefined) throw new Error(`no reply to ${event.event_id}`);
+      return [message.text ?? '', ...blockTexts(message)].join('\n');
+    };
+
+    const own = await asked(direct('U0MEMBER01'));
+    expect(own).toContain('91,000 euros');
+    expect(own).toContain('<https://hr.example.com/salary-bands|Salary bands>');
+    expect(fake.callsTo('users.info').map((call) => call.body.user)).toEqual(['U0MEMBER01']);
+
+    // In a channel everyone present reads the reply: the member's own upload stays out of it.
+    const inChannel = await asked(mention(question, { user: 'U0MEMBER01' }));
+    const others = [
+      inChannel,
+      await asked(direct('U0OUTSIDE1')),
+      await asked(direct('U0NOEMAIL1')),
+      await asked(direct('U0STRANGE1')),
+    ];
+    for (const reply of others) {
+      expect(reply).not.toContain('91,000');
+      expect(reply).not.toContain('salary-bands');
+      expect(reply).not.toContain('Salary bands');
+    }
+    // Only direct messages ask Slack who asked.
+    expect(fake.callsTo('users.info').map((call) => call.body.user)).toEqual([
+      'U0MEMBER01',
+      'U0OUTSIDE1',
+      'U0NOEMAIL1',
+      'U0STRANGE1',
+    ]);
   });
 
   it("ignores bots, the bot's own messages, edits, deletions and other events", async () => {

@@ -51,9 +51,19 @@ const MultipartUploadForm = Type.Object({
   metadata: Type.Optional(
     Type.String({
       description:
-        'a JSON object keyed by file name: `{"<file name>": {"title"?, "url"?, "external_id"?, …}}`',
+        'a JSON object keyed by file name: `{"<file name>": {"title"?, "url"?, "external_id"?, "visibility"?, …}}`',
     }),
   ),
+  visibility: Type.Optional(
+    Type.Union([Type.Literal('team'), Type.Literal('private')], {
+      description: 'who may open the files: `team` (default) or `private` (the uploader alone)',
+    }),
+  ),
+});
+
+/** Who may open an upload: the team (default), or its uploader alone. */
+const Visibility = Type.Union([Type.Literal('team'), Type.Literal('private')], {
+  description: '`team` (default): every member; `private`: the uploader alone',
 });
 
 /** /docs shows the upload's two bodies: the JSON batch and the multipart form with file pickers. */
@@ -99,6 +109,20 @@ const DocumentView = Type.Object({
   created_at: Type.Union([Type.String(), Type.Null()]),
   updated_at: Type.Union([Type.String(), Type.Null()]),
   indexed_at: Type.Union([Type.String(), Type.Null()]),
+  access: Type.Object(
+    {
+      team: Type.Boolean({ description: 'every member of the team may open it' }),
+      emails: Type.Array(Type.String(), { description: 'people who may open it (lower-cased e-mails)' }),
+      domains: Type.Array(Type.String(), { description: 'members whose e-mail is in one of these domains' }),
+      groups: Type.Array(Type.String(), {
+        description: 'groups (by e-mail or name): they match members only through a known group membership',
+      }),
+    },
+    {
+      description:
+        "who may open the document, as its source says (Drive permissions, Confluence restrictions, an upload's visibility)",
+    },
+  ),
 });
 
 export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { deps }) => {
@@ -127,6 +151,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app,
           text: Type.String({ description: 'blank: the document is skipped with reason `empty`' }),
           url: Nullable.String({ maxLength: 4096 }),
           metadata: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
+          visibility: Type.Optional(Visibility),
         }),
         { minItems: 1, maxItems: uploadMaxDocuments },
       ),
@@ -142,7 +167,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app,
       schema: {
         tags: ['documents'],
         summary: "Index documents into the caller's team: a JSON batch or uploaded files",
-        description: `Either \`application/json\` \`{"documents":[{"external_id","title","text","url"?,"metadata"?}]}\` (1 to ${uploadMaxDocuments} documents, UPLOAD_MAX_DOCUMENTS), or \`multipart/form-data\` with up to ${UPLOAD_MAX_FILES} \`file\` parts (PDF, DOCX, Markdown, text, HTML, CSV, JSON) and optional form fields: for a single file \`external_id\` (default: the file name), \`title\` and \`url\`; for several, \`metadata\`, a JSON object keyed by file name (\`{"a.pdf": {"external_id"?, "title"?, "url"?, "metadata"?}}\`). A JSON document's empty \`title\` falls back to its own heading or first paragraph, a blank \`text\` is skipped as \`empty\`. Files of other types are refused with 415, and a request over UPLOAD_MAX_BYTES (all files together) with 413 as soon as it passes it; nothing of a refused request is stored. Posting an external_id again replaces that document. Answers 202 with the job to follow at \`GET /v1/documents/jobs/{result_id}\`.`,
+        description: `Either \`application/json\` \`{"documents":[{"external_id","title","text","url"?,"metadata"?,"visibility"?}]}\` (1 to ${uploadMaxDocuments} documents, UPLOAD_MAX_DOCUMENTS), or \`multipart/form-data\` with up to ${UPLOAD_MAX_FILES} \`file\` parts (PDF, DOCX, Markdown, text, HTML, CSV, JSON) and optional form fields: \`visibility\` (\`team\`, the default, or \`private\`: the uploader alone); for a single file \`external_id\` (default: the file name), \`title\` and \`url\`; for several, \`metadata\`, a JSON object keyed by file name (\`{"a.pdf": {"external_id"?, "title"?, "url"?, "metadata"?}}\`). A JSON document's empty \`title\` falls back to its own heading or first paragraph, a blank \`text\` is skipped as \`empty\`. Files of other types are refused with 415, and a request over UPLOAD_MAX_BYTES (all files together) with 413 as soon as it passes it; nothing of a refused request is stored. Posting an external_id again replaces that document. Answers 202 with the job to follow at \`GET /v1/documents/jobs/{result_id}\`.`,
         security: bearerSecurity,
         consumes: ['application/json', 'multipart/form-data'],
         body: UploadBody,
@@ -281,6 +306,8 @@ interface UploadFormFields {
   url?: string;
   /** Per file name: `title`, `url`, `external_id` and `metadata` for that file. */
   perFile?: Record<string, unknown>;
+  /** Every file's, unless its `metadata` entry says otherwise (checked with the entries). */
+  visibility?: string;
 }
 
 /**
@@ -342,6 +369,7 @@ function readFormField(fields: UploadFormFields, name: string, value: string): v
   if (name === 'external_id') fields.externalId = value;
   else if (name === 'title') fields.title = value;
   else if (name === 'url') fields.url = value;
+  else if (name === 'visibility') fields.visibility = value;
   else if (name === 'metadata') {
     let parsed: unknown;
     try {
@@ -368,8 +396,12 @@ const FileFormEntry = Type.Object({
   title: Nullable.String(),
   url: Nullable.String(),
   metadata: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  visibility: Type.Optional(Visibility),
 });
-const PerFileForm = Type.Object({ metadata: Type.Record(Type.String(), FileFormEntry) });
+const PerFileForm = Type.Object({
+  metadata: Type.Record(Type.String(), FileFormEntry),
+  visibility: Type.Optional(Visibility),
+});
 
 /**
  * Each file's external_id, title, url and metadata: a `metadata` form entry for its name, else (for
@@ -382,7 +414,10 @@ function describeFiles(
   fields: UploadFormFields,
 ): UploadedFile[] {
   const validate = request.compileValidationSchema(PerFileForm);
-  const form = { metadata: fields.perFile ?? {} };
+  const form = {
+    metadata: fields.perFile ?? {},
+    ...(fields.visibility === undefined ? {} : { visibility: fields.visibility }),
+  };
   if (!validate(form)) throw ServiceError.validation(toValidationIssues('body', validate.errors ?? []));
   const entries = form.metadata as Record<string, Static<typeof FileFormEntry>>;
   const single = files.length === 1;
@@ -390,12 +425,14 @@ function describeFiles(
     const entry = entries[file.fileName] ?? {};
     const title = entry.title ?? (single ? fields.title : undefined);
     const url = entry.url ?? (single ? fields.url : undefined);
+    const visibility = entry.visibility ?? (form.visibility as UploadedFile['visibility']);
     return {
       ...file,
       externalId: entry.external_id ?? (single ? fields.externalId : undefined) ?? file.fileName,
       ...(title === undefined ? {} : { title }),
       ...(url === undefined ? {} : { url }),
       ...(entry.metadata === undefined ? {} : { metadata: entry.metadata as Record<string, unknown> }),
+      ...(visibility === undefined ? {} : { visibility }),
     };
   });
 }

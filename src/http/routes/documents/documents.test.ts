@@ -424,9 +424,13 @@ describe('GET /v1/documents?source and the upload in /docs', () => {
     user = await registerUser(testApp.app);
     // One document of each source, stored as indexing leaves them.
     await testApp.runtime.deps.sql.executeSql(
-      `INSERT INTO documents (team_id, source, external_id, title)
-       VALUES ($1, 'googledrive', 'drive-file', 'From Drive'), ($1, 'wiki', 'page-1', 'From the wiki'),
-              ($1, 'upload', 'notes.md', 'Uploaded')`,
+      `WITH team AS (
+         INSERT INTO access_lists (team_id, fingerprint, team, emails, domains, groups)
+         VALUES ($1, 'team-wide', true, '{}', '{}', '{}') RETURNING id
+       )
+       INSERT INTO documents (team_id, source, external_id, title, access_list_id)
+       SELECT $1, source, external_id, title, team.id FROM team, (VALUES ('googledrive', 'drive-file', 'From Drive'),
+         ('wiki', 'page-1', 'From the wiki'), ('upload', 'notes.md', 'Uploaded')) AS d(source, external_id, title)`,
       [user.teamId],
     );
   });

@@ -50,12 +50,14 @@ describe('GET /v1/jobs: the team’s index jobs', () => {
     const id = randomUUID();
     const sql = testApp.runtime.deps.sql;
     const files = options.files ?? ['notes.md'];
+    // Asked for by the team's owner (the user each test registers): its files are theirs to see.
+    const { rows: owners } = await sql.executeSql('SELECT owner_user_id FROM teams WHERE id = $1', [teamId]);
     await insertIndexJob(sql, {
       id,
       teamId,
       connectorId: null,
       kind: options.kind ?? 'upload',
-      requestedBy: null,
+      requestedBy: Number(owners[0]?.owner_user_id),
       request: {},
       requestHash: null,
       secretsSealed: null,

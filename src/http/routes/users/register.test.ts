@@ -41,7 +41,7 @@ describe('POST /v2/users/register', () => {
     expect(body).toMatchObject({
       message: 'User registered.',
       token_type: 'bearer',
-      user: { email: record.email.toLowerCase(), name: 'Person', is_active: true },
+      user: { email: record.email.toLowerCase(), name: 'Person', is_active: true, role: 'owner' },
       vector_store: { provider: 'pgvector', index_name: 'chunks', environment: expect.any(String) },
     });
     expect(body.team.owner_user_id).toBe(body.user.id);
@@ -63,6 +63,7 @@ describe('POST /v2/users/register', () => {
       created_at: expect.any(String),
       connectors: [],
       vector_store: body.vector_store,
+      role: 'owner',
     });
   });
 

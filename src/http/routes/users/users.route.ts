@@ -17,11 +17,12 @@ export const userRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { d
         summary:
           'Register a user with an account, a team and its vector store; again (with proof) to refresh tokens',
         description:
-          '`{"email", "password"}` (and optionally `name`) is enough for a password account; a provider sign-in sends its `type`, `provider` and `provider_account_id`. A new e-mail and provider account: 201. An existing one: 200 with its tokens updated, only with the user\'s bearer token, its password, or `Authorization: Bearer <REGISTRATION_SECRET>`; otherwise 409. Only registrations with the secret vouch for the e-mail: others create an unverified account (a verification link is mailed when SMTP_URL is set), which a later registration with the secret takes over (its password cleared, its tokens revoked). A verified account is linked to a new provider account only with its password or bearer token. Passwords need at least 8 characters; registrations without the secret are limited per client address (REGISTRATIONS_PER_HOUR_PER_ADDRESS).',
+          '`{"email", "password"}` (and optionally `name`) is enough for a password account; a provider sign-in sends its `type`, `provider` and `provider_account_id`. A new e-mail and provider account: 201. An existing one: 200 with its tokens updated, only with the user\'s bearer token, its password, or `Authorization: Bearer <REGISTRATION_SECRET>`; otherwise 409. Only registrations with the secret vouch for the e-mail: others create an unverified account (a verification link is mailed when SMTP_URL is set), which a later registration with the secret takes over (its password cleared, its tokens revoked). A verified account is linked to a new provider account only with its password or bearer token. Passwords need at least 8 characters; registrations without the secret are limited per client address (REGISTRATIONS_PER_HOUR_PER_ADDRESS). With `invitation` (a code from POST /v1/teams/invitations, for this e-mail) the user joins that team with the invitation\'s role, and the e-mail counts as proven; an unknown, used, withdrawn or expired code, or another e-mail, is a 403 that says which. An existing user (with the proof above) moves only from a team of their own that holds nothing else (no other members, documents or connectors), which is then deleted; otherwise 409.',
         body: RegistrationBody,
         response: {
           200: RegistrationResponse,
           201: RegistrationResponse,
+          403: ErrorDetail,
           409: ErrorDetail,
           422: ValidationErrorBody,
           429: ErrorDetail,
@@ -43,7 +44,8 @@ export const userRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { d
     {
       schema: {
         tags: ['user'],
-        summary: "The caller's user_context, as drive and chat requests carry it",
+        summary:
+          "The caller's user_context, as drive and chat requests carry it, with their role in the team",
         security: bearerSecurity,
         response: withErrors({ 200: UserContextView }),
       },

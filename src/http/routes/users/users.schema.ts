@@ -36,6 +36,11 @@ export const RegistrationBody = Type.Object(
     username: Nullable.String({ maxLength: 100 }),
     password: Nullable.String({ maxLength: 1024, description: 'at least 8 characters' }),
     chatappCode: Nullable.String({ maxLength: 1024 }),
+    invitation: Nullable.String({
+      maxLength: 200,
+      description:
+        "an invitation's code (POST /v1/teams/invitations): the user joins that team with the invitation's role instead of getting a team of their own; the e-mail must be the invitation's (403 otherwise, and for a code that is unknown, used, withdrawn or expired)",
+    }),
   },
   {
     // The example /docs fills in: a password sign-up.
@@ -66,6 +71,7 @@ export const RegistrationResponse = Type.Object({
     username: Type.Union([Type.String(), Type.Null()]),
     is_active: Type.Boolean(),
     team_id: Type.Union([Type.Integer(), Type.Null()]),
+    role: Type.String({ description: '`owner` of a team of their own, or the role an invitation gave' }),
     ...Timestamps,
   }),
   team: Type.Object({
@@ -102,4 +108,9 @@ export const UserContextView = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   connectors: Type.Array(Type.Object({ name: Type.String(), id: Type.Array(Type.Integer()) })),
   vector_store: VectorStoreView,
+  role: Type.Unsafe<'owner' | 'admin' | 'member'>({
+    type: 'string',
+    enum: ['owner', 'admin', 'member'],
+    description: "the caller's role in the team: owners and admins manage members and connections",
+  }),
 });

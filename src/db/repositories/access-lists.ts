@@ -1,0 +1,125 @@
+import {
+  accessFingerprint,
+  type DocumentAccess,
+  emailDomain,
+  normalizeAccess,
+  type Reader,
+} from '../../access.js';
+import type { SqlExecutor } from '../sql-connection.js';
+
+/**
+ * The one place that decides what a reader may open. A document's access list (`access_lists`,
+ * one row per distinct list in a team) is readable by a reader when it is team-wide, names the
+ * reader's e-mail, its domain, or one of the reader's groups. Every read of documents, chunks,
+ * rankings, answers, citations and file lists applies `readableListCondition` (listings) or the
+ * ids `readableAccessListIds` answers (rankings: inside the index scans, as a constant array).
+ */
+export function readableListCondition(
+  alias: string,
+  reader: Reader,
+  parameter: (value: unknown) => string,
+): string {
+  if (reader.email === null) return `${alias}.team`;
+  const email = reader.email.toLowerCase();
+  const conditions = [
+    `${alias}.team`,
+    `${alias}.emails @> ARRAY[${parameter(email)}::text]`,
+    `${alias}.domains @> ARRAY[${parameter(emailDomain(email))}::text]`,
+  ];
+  if (reader.groups.length > 0) {
+    conditions.push(
+      `${alias}.groups && ${parameter(reader.groups.map((group) => group.toLowerCase()))}::text[]`,
+    );
+  }
+  return `(${conditions.join(' OR ')})`;
+}
+
+/**
+ * `documents AS <documentAlias>` may be read by the reader: the team's, with a readable list.
+ * Appends what it needs to `values`.
+ */
+export function readableDocumentCondition(documentAlias: string, reader: Reader, values: unknown[]): string {
+  const parameter = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const team = parameter(reader.teamId);
+  return `(${documentAlias}.team_id = ${team} AND EXISTS (SELECT 1 FROM access_lists AS readable
+    WHERE readable.id = ${documentAlias}.access_list_id AND ${readableListCondition('readable', reader, parameter)}))`;
+}
+
+/** The ids of the team's access lists the reader may open: few, since documents shared alike share one. */
+export async function readableAccessListIds(sql: SqlExecutor, reader: Reader): Promise<number[]> {
+  const values: unknown[] = [reader.teamId];
+  const parameter = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const { rows } = await sql.executeSql<{ id: number | string }>(
+    `SELECT a.id FROM access_lists AS a WHERE a.team_id = $1 AND ${readableListCondition('a', reader, parameter)}`,
+    values,
+  );
+  return rows.map((row) => Number(row.id));
+}
+
+/** The id of the team's row for this list, created when new (concurrent writers agree on one). */
+export async function saveAccessList(
+  sql: SqlExecutor,
+  teamId: number,
+  access: DocumentAccess,
+): Promise<number> {
+  const list = normalizeAccess(access);
+  const { rows } = await sql.executeSql<{ id: number | string }>(
+    `INSERT INTO access_lists (team_id, fingerprint, team, emails, domains, groups)
+     VALUES ($1, $2, $3, $4::text[], $5::text[], $6::text[])
+     ON CONFLICT (team_id, fingerprint) DO UPDATE SET team = excluded.team
+     RETURNING id`,
+    [teamId, accessFingerprint(list), list.team, list.emails, list.domains, list.groups],
+  );
+  return Number(rows[0]?.id);
+}
+
+/** The lists of these ids, by id (a listing shows each document's). */
+export async function findAccessLists(
+  sql: SqlExecutor,
+  teamId: number,
+  ids: readonly number[],
+): Promise<Map<number, DocumentAccess>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await sql.executeSql<{
+    id: number | string;
+    team: boolean;
+    emails: string[];
+    domains: string[];
+    groups: string[];
+  }>(
+    'SELECT id, team, emails, domains, groups FROM access_lists WHERE team_id = $1 AND id = ANY($2::int[])',
+    [teamId, [...new Set(ids)]],
+  );
+  return new Map(
+    rows.map((row) => [
+      Number(row.id),
+      { team: row.team, emails: row.emails ?? [], domains: row.domains ?? [], groups: row.groups ?? [] },
+    ]),
+  );
+}
+
+/**
+ * Makes a document's chunks, postings and vectors carry its current access list (after the
+ * document's list changed without new content: a re-sync of permissions). Rows already right are
+ * not touched.
+ */
+export async function spreadDocumentAccess(sql: SqlExecutor, documentId: number): Promise<void> {
+  await sql.executeSql(
+    `WITH document AS (SELECT access_list_id FROM documents WHERE id = $1),
+     changed AS (
+       UPDATE chunks AS c SET access_list_id = d.access_list_id FROM document AS d
+       WHERE c.document_id = $1 AND c.access_list_id <> d.access_list_id
+       RETURNING c.id, c.access_list_id
+     ), postings AS (
+       UPDATE chunk_terms AS p SET access_list_id = c.access_list_id FROM changed AS c WHERE p.chunk_id = c.id
+     )
+     UPDATE chunk_embeddings AS e SET access_list_id = c.access_list_id FROM changed AS c WHERE e.chunk_id = c.id`,
+    [documentId],
+  );
+}

@@ -1,0 +1,67 @@
+import { Type } from 'typebox';
+
+const ROLE_DESCRIPTION =
+  'owner (one a team), admin or member: owners and admins manage members and connections';
+
+/** POST /v1/teams/invitations */
+export const InvitationBody = Type.Object(
+  {
+    email: Type.String({ maxLength: 320, description: 'normalised as registration does (lower-cased)' }),
+    role: Type.Unsafe<'member' | 'admin'>({
+      type: 'string',
+      enum: ['member', 'admin'],
+      description: 'the role the invitee will have (ownership is handed over, not given by invitation)',
+    }),
+  },
+  { examples: [{ email: 'bob@example.com', role: 'member' }] },
+);
+
+export const NewInvitationView = Type.Object({
+  invitation_id: Type.String({ format: 'uuid' }),
+  code: Type.String({
+    description:
+      'the code to register with (`"invitation"` of POST /v2/users/register): shown once, stored only hashed',
+  }),
+  email: Type.String(),
+  role: Type.String(),
+  expires_at: Type.String({ format: 'date-time' }),
+});
+
+export const InvitationList = Type.Object({
+  invitations: Type.Array(
+    Type.Object({
+      invitation_id: Type.String({ format: 'uuid' }),
+      email: Type.String(),
+      role: Type.String(),
+      expires_at: Type.String({ format: 'date-time' }),
+      created_at: Type.String({ format: 'date-time' }),
+    }),
+  ),
+});
+
+export const InvitationParams = Type.Object({ invitation_id: Type.String({ maxLength: 100 }) });
+
+export const MemberView = Type.Object({
+  user_id: Type.Integer(),
+  email: Type.String(),
+  name: Type.String(),
+  role: Type.String({ description: ROLE_DESCRIPTION }),
+  joined_at: Type.String({ format: 'date-time' }),
+});
+
+export const MemberList = Type.Object({ members: Type.Array(MemberView) });
+
+export const MemberParams = Type.Object({ user_id: Type.String({ maxLength: 20 }) });
+
+/** PATCH /v1/teams/members/{user_id} */
+export const RoleChangeBody = Type.Object(
+  {
+    role: Type.Unsafe<'owner' | 'admin' | 'member'>({
+      type: 'string',
+      enum: ['owner', 'admin', 'member'],
+      description:
+        '`owner` hands ownership over (the owner only; they become an admin); otherwise `admin` or `member`',
+    }),
+  },
+  { examples: [{ role: 'admin' }] },
+);
