@@ -65,9 +65,12 @@ export class PostgresTeamSearch implements TeamSearch {
       );
     }
     const teamId = request.reader.teamId;
-    const [statistics, accessListIds] = await Promise.all([
+    // The query's vector, when it will be needed, is asked for while the reader's lists are read.
+    const embedding = useVectors ? this.embed(request) : undefined;
+    const [statistics, accessListIds, vector] = await Promise.all([
       this.statistics.get(teamId),
       readableAccessListIds(this.sql, request.reader),
+      embedding,
     ]);
     const scope = { teamId, accessListIds };
     const lexicalQuery = (limit: number) => ({
@@ -81,7 +84,7 @@ export class PostgresTeamSearch implements TeamSearch {
     });
     // One ranking alone is read with its documents in the same statement.
     if (mode === 'dense') {
-      const query = await this.vectorQuery(request, scope, statistics.chunks, request.topK);
+      const query = this.vectorQuery(vector ?? [], scope, statistics.chunks, request.topK, request);
       return (await searchVectorHits(this.sql, query)).map(toHit);
     }
     if (!useVectors) {
@@ -92,7 +95,13 @@ export class PostgresTeamSearch implements TeamSearch {
       // Vectors out of the fusion still fill in where BM25 runs out (no shared words at all):
       // below every lexical match, so they can only add results, never displace one.
       const found = new Set(hits.map((hit) => hit.chunkId));
-      const query = await this.vectorQuery(request, scope, statistics.chunks, request.topK);
+      const query = this.vectorQuery(
+        await this.embed(request),
+        scope,
+        statistics.chunks,
+        request.topK,
+        request,
+      );
       const extra = (await searchVectors(this.sql, query))
         .filter((match) => !found.has(match.chunkId))
         .map((match) => ({ chunkId: match.chunkId, score: 0 }));
@@ -101,9 +110,7 @@ export class PostgresTeamSearch implements TeamSearch {
     const depth = Math.max(request.topK, MIN_FUSION_DEPTH);
     const [lexical, dense] = await Promise.all([
       searchLexical(this.sql, statistics, lexicalQuery(depth)),
-      this.vectorQuery(request, scope, statistics.chunks, depth).then((query) =>
-        searchVectors(this.sql, query),
-      ),
+      searchVectors(this.sql, this.vectorQuery(vector ?? [], scope, statistics.chunks, depth, request)),
     ]);
     request.signal?.throwIfAborted();
     const ranked = fuseRankings(
@@ -121,25 +128,29 @@ export class PostgresTeamSearch implements TeamSearch {
     return analyzeTexts(this.sql, texts);
   }
 
-  /** The query's vector search: embeds the question with the configured model. */
-  private async vectorQuery(
-    request: SearchRequest,
+  /** The question's vector by the configured model (none when embeddings are off). */
+  private async embed(request: SearchRequest): Promise<readonly number[]> {
+    const model = this.embeddingModel;
+    if (model === undefined) return [];
+    const [vector] = await model.embed([request.query], {
+      purpose: 'query',
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+    });
+    return vector ?? [];
+  }
+
+  /** The vector search of the question's vector among what the reader may open. */
+  private vectorQuery(
+    vector: readonly number[],
     scope: ReaderScope,
     teamChunks: number,
     limit: number,
-  ): Promise<VectorQuery> {
-    const model = this.embeddingModel;
-    const [vector] =
-      model === undefined
-        ? [[]]
-        : await model.embed([request.query], {
-            purpose: 'query',
-            ...(request.signal === undefined ? {} : { signal: request.signal }),
-          });
+    request: SearchRequest,
+  ): VectorQuery {
     return {
       ...scope,
-      model: model?.id ?? '',
-      vector: vector ?? [],
+      model: this.embeddingModel?.id ?? '',
+      vector,
       limit,
       teamChunks,
       efSearch: this.settings.efSearch,

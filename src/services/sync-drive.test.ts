@@ -10,7 +10,7 @@ import {
   type TestApp,
   uniqueSuffix,
 } from '../../test/helpers/test-app.js';
-import { type SignedInUser, waitForIndexJob } from '../../test/helpers/use-case-harness.js';
+import { type SignedInUser, signedInUser, waitForIndexJob } from '../../test/helpers/use-case-harness.js';
 import type { Caller } from '../caller.js';
 import { setUserTeam } from '../db/repositories/users.js';
 import { deleteDocument } from './delete-document.js';
@@ -19,6 +19,7 @@ import { ensureTeamConnector } from './ensure-team-connector.js';
 import { getConnector } from './get-connector.js';
 import { getUserContext } from './get-user-context.js';
 import { type DriveFileInput, indexDriveFiles } from './index-drive-files.js';
+import { inviteMember } from './invite-member.js';
 import { searchDocuments } from './search-documents.js';
 import { type DriveSyncRound, driveSyncClient, queueDueDriveSyncs } from './sync-drive.js';
 
@@ -155,6 +156,43 @@ describe('queueDueDriveSyncs', () => {
     expect(found.results[0]).toMatchObject({ external_id: sabbatical });
     const connector = await getConnector(deps, ann.caller, 'googledrive', String(mine[0]?.connectorId));
     expect(connector.document_count).toBe(4);
+  });
+
+  it("drops a file unshared from a member from that member's results at the next round", async () => {
+    const ann = await googleMember(google.issueRefreshToken());
+    const bobEmail = `bob-${uniqueSuffix()}@example.com`;
+    const { code } = await inviteMember(deps, ann.caller, { email: bobEmail, role: 'member' });
+    const bob = await signedInUser(testApp, { email: bobEmail, invitation: code });
+    expect(bob.caller.teamId).toBe(ann.caller.teamId);
+    const plan = drive.addFile({
+      name: 'plan.txt',
+      mimeType: 'text/plain',
+      content: 'The merger codename is bluefinch.',
+      parents: ['root'],
+      permissions: [
+        { type: 'user', emailAddress: ann.caller.email, role: 'owner' },
+        { type: 'user', emailAddress: bobEmail },
+      ],
+    });
+    await indexAs(ann, [picked(plan, 'plan.txt')]);
+    const bobFinds = async () =>
+      (await searchDocuments(deps, bob.caller, { query: 'bluefinch', topK: 5 })).results.map(
+        (result) => result.external_id,
+      );
+    expect(await bobFinds()).toEqual([plan]);
+
+    // Sharing changes leave modifiedTime alone: only the re-read permissions tell.
+    drive.unshare(plan, bobEmail);
+    const round = await roundLater(2);
+    const mine = round.queued.filter((sync) => sync.teamId === ann.caller.teamId);
+    expect(mine).toHaveLength(1);
+    const job = await waitForIndexJob(testApp, ann.caller, mine[0]?.jobId ?? '');
+    expect(job.files).toEqual([
+      expect.objectContaining({ id: plan, status: 'skipped', reason: 'unchanged' }),
+    ]);
+    expect(await bobFinds()).toEqual([]);
+    const annFinds = await searchDocuments(deps, ann.caller, { query: 'bluefinch', topK: 5 });
+    expect(annFinds.results.map((result) => result.external_id)).toEqual([plan]);
   });
 
   it('skips a member whose refresh token was revoked; the other members and teams go on', async () => {

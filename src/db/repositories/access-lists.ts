@@ -62,21 +62,36 @@ export async function readableAccessListIds(sql: SqlExecutor, reader: Reader): P
   return rows.map((row) => Number(row.id));
 }
 
-/** The id of the team's row for this list, created when new (concurrent writers agree on one). */
-export async function saveAccessList(
-  sql: SqlExecutor,
-  teamId: number,
-  access: DocumentAccess,
-): Promise<number> {
+/**
+ * The id of the team's row for this list, created when new. `DO NOTHING` then a read: an upsert
+ * would lock the shared row until commit, so jobs storing documents shared alike would wait on
+ * each other (and could deadlock taking two lists in opposite orders).
+ */
+export async function saveAccessList(sql: SqlExecutor, teamId: number, access: DocumentAccess): Promise<number> {
   const list = normalizeAccess(access);
+  const fingerprint = accessFingerprint(list);
   const { rows } = await sql.executeSql<{ id: number | string }>(
-    `INSERT INTO access_lists (team_id, fingerprint, team, emails, domains, groups)
-     VALUES ($1, $2, $3, $4::text[], $5::text[], $6::text[])
-     ON CONFLICT (team_id, fingerprint) DO UPDATE SET team = excluded.team
-     RETURNING id`,
-    [teamId, accessFingerprint(list), list.team, list.emails, list.domains, list.groups],
+    `WITH inserted AS (
+       INSERT INTO access_lists (team_id, fingerprint, team, emails, domains, groups)
+       VALUES ($1, $2, $3, $4::text[], $5::text[], $6::text[])
+       ON CONFLICT (team_id, fingerprint) DO NOTHING
+       RETURNING id
+     )
+     SELECT id FROM inserted
+     UNION ALL SELECT id FROM access_lists WHERE team_id = $1 AND fingerprint = $2
+     LIMIT 1`,
+    [teamId, fingerprint, list.team, list.emails, list.domains, list.groups],
   );
-  return Number(rows[0]?.id);
+  const id = rows[0]?.id;
+  if (id !== undefined) return Number(id);
+  // Inserted by a transaction that had not committed when this statement's snapshot was taken.
+  const again = await sql.executeSql<{ id: number | string }>(
+    'SELECT id FROM access_lists WHERE team_id = $1 AND fingerprint = $2',
+    [teamId, fingerprint],
+  );
+  const found = again.rows[0]?.id;
+  if (found === undefined) throw new Error('An access list was neither inserted nor found');
+  return Number(found);
 }
 
 /** The lists of these ids, by id (a listing shows each document's). */

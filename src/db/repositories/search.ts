@@ -141,7 +141,9 @@ async function runLexical<Row extends Pick<ScoredRow, 'counted_frequencies'>>(
     return `$${values.length}`;
   };
   const filters: string[] = [];
-  filters.push(`p.access_list_id = ANY(${parameter(ranking.accessListIds)}::int[])`);
+  // `+ 0`: a filter on the index-only scan's rows, never an index condition, which would read a
+  // term's postings out of impact order (all of them, then a sort) instead of the best first.
+  filters.push(`p.access_list_id + 0 = ANY(${parameter(ranking.accessListIds)}::int[])`);
   if (ranking.connectorIds !== undefined && ranking.connectorIds.length > 0) {
     filters.push(`p.connector_id = ANY(${parameter(ranking.connectorIds)}::int[])`);
   }
