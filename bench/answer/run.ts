@@ -1,7 +1,7 @@
 // `npm run bench:answer` (`npx tsx bench/answer/run.ts`): on the same kind of 100,000-chunk team
 // as bench/search, the time to the first answer line of POST /v1/chat/ with the extractive
 // answerer, and the acknowledgement latency of POST /v1/chatapp/answer under bursts of signed
-// Slack `app_mention` events (answered by the worker into a fake Slack server). Writes the answer
+// Slack direct messages (answered by the worker into a fake Slack server). Writes the answer
 // section of docs/benchmarks.md. `--help` lists the settings.
 
 import { parseConfig } from '../../src/config.js';
@@ -225,7 +225,14 @@ interface Burst {
 
 let eventCounter = 0;
 
-/** A signed `event_callback` delivery of an `app_mention`, as Slack sends it. */
+/** The Slack user who asks: the big team's owner (`users.info` gives their e-mail), by direct message. */
+const ASKER_SLACK_ID = 'U0ASKER001';
+
+/**
+ * A signed `event_callback` delivery of a direct message to the bot, as Slack sends it: the bot
+ * answers a DM with its asker's access (the owner may open every document of the big team; a
+ * channel would read only team-wide ones, and it has none).
+ */
 function slackDelivery(
   teamData: TeamData,
   question: string,
@@ -238,11 +245,12 @@ function slackDelivery(
     team_id: installation.teamId,
     api_app_id: BENCH_SLACK_APP.appId,
     event: {
-      type: 'app_mention',
-      user: 'U0ASKER001',
-      text: `<@${installation.botUserId}> ${question}`,
+      type: 'message',
+      channel_type: 'im',
+      user: ASKER_SLACK_ID,
+      text: question,
       ts,
-      channel: 'C0BENCH001',
+      channel: 'D0BENCH001',
       event_ts: ts,
     },
     type: 'event_callback',
@@ -323,6 +331,7 @@ async function measureOn(
   return withTeamService({ ...setup, slackApp: true }, async ({ teamData, sizeMiB, service, slack }) => {
     const url = service.url;
     const { big } = teamData.fixture;
+    slack.addUser({ id: ASKER_SLACK_ID, teamId: teamData.fixture.installation.teamId, email: big.email });
     const userContext = (await expectJson(
       [200],
       'GET',
@@ -506,7 +515,7 @@ function databaseSection(
         '',
       ],
       [
-        'signed `app_mention` to `POST /v1/chatapp/answer`',
+        'signed direct message to `POST /v1/chatapp/answer`',
         String(settings.events),
         ...cells(acks),
         String(acks.failed),
@@ -570,8 +579,9 @@ function report(
     'and the time runs from sending the question to reading the first `{"answer": …}` line (and the `done` line).',
     `The baseline is the search the chat starts with: \`POST /v1/search\` with the same questions and \`top_k\` ${config.answering.passages}.`,
     '',
-    `Slack: bursts of ${settings.events} signed \`event_callback\` deliveries of \`app_mention\` events (distinct \`event_id\`s, the bot mentioned,`,
-    "the workspace the big team's registration installed the bot into through `chatappCode`), sent at once on",
+    `Slack: bursts of ${settings.events} signed \`event_callback\` deliveries of direct messages to the bot (distinct \`event_id\`s, from the`,
+    "big team's owner's Slack user, answered with the owner's access after `users.info`, in the workspace the big team's",
+    'registration installed the bot into through `chatappCode`), sent at once on',
     `${settings.events} connections; the next burst goes once the worker has posted every answer of the last into the thread at a fake`,
     `Slack Web API server (\`test/fakes/fake-slack-server.ts\`, \`SLACK_API_URL\`), in this process. ${settings.bursts} bursts are measured`,
     "after a warm-up burst of the same size. `all answered after` runs from a burst's start to the last answer posted. The",

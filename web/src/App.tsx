@@ -150,12 +150,13 @@ function SignedInApp({
     return (
       <AppShell user={user} section="documents" onSignOut={onSignOut}>
         {route.page === 'documents' ? (
-          <DocumentsPage />
+          <DocumentsPage viewerEmail={user.email} />
         ) : (
           <DocumentPage
             key={route.documentId}
             documentId={route.documentId}
             passage={Number.isNaN(passage) ? undefined : passage}
+            viewerEmail={user.email}
           />
         )}
       </AppShell>

@@ -67,7 +67,11 @@ export async function readableAccessListIds(sql: SqlExecutor, reader: Reader): P
  * would lock the shared row until commit, so jobs storing documents shared alike would wait on
  * each other (and could deadlock taking two lists in opposite orders).
  */
-export async function saveAccessList(sql: SqlExecutor, teamId: number, access: DocumentAccess): Promise<number> {
+export async function saveAccessList(
+  sql: SqlExecutor,
+  teamId: number,
+  access: DocumentAccess,
+): Promise<number> {
   const list = normalizeAccess(access);
   const fingerprint = accessFingerprint(list);
   const { rows } = await sql.executeSql<{ id: number | string }>(

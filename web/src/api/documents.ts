@@ -1,6 +1,6 @@
 import { ApiError, errorFromBody, requestJson, requestNothing } from './http';
 import { reportSessionExpired } from './session-events';
-import type { DocumentPage, DocumentWithChunks, IndexJob, QueuedJob } from './types';
+import type { DocumentPage, DocumentWithChunks, IndexJob, QueuedJob, UploadVisibility } from './types';
 
 export const DOCUMENTS_PAGE_SIZE = 50;
 
@@ -39,12 +39,14 @@ export function getUploadJob(resultId: string, signal?: AbortSignal): Promise<In
 }
 
 /**
- * POST /v1/documents, multipart, one file in its `file` part. Through XMLHttpRequest rather than
+ * POST /v1/documents, multipart: the `visibility` field (who may open the file), then the file in
+ * its `file` part. Through XMLHttpRequest rather than
  * fetch: only XHR reports upload progress. Same origin, so the session cookie goes with it and the
  * browser adds the Origin header the service checks. Resolves to the queued indexing job.
  */
 export function uploadFile(
   file: File,
+  visibility: UploadVisibility,
   onProgress: (sentBytes: number, totalBytes: number) => void,
   signal?: AbortSignal,
 ): Promise<QueuedJob> {
@@ -70,6 +72,8 @@ export function uploadFile(
     xhr.addEventListener('abort', () => reject(new DOMException('The upload was cancelled', 'AbortError')));
     signal?.addEventListener('abort', () => xhr.abort(), { once: true });
     const form = new FormData();
+    // The field ahead of the file part, so a reader of the parts in order knows it before the file.
+    form.append('visibility', visibility);
     form.append('file', file, file.name);
     xhr.send(form);
   });

@@ -98,6 +98,21 @@ export interface LastJobOutcome {
   at: string | null;
 }
 
+/** Who may open a document, as its source says (Drive permissions, Confluence restrictions, an upload's visibility). */
+export interface DocumentAccess {
+  /** Every member of the team. */
+  team: boolean;
+  /** People (lower-cased e-mails). */
+  emails: string[];
+  /** Members whose e-mail is in one of these domains. */
+  domains: string[];
+  /** Groups (by e-mail or name). */
+  groups: string[];
+}
+
+/** An upload's `visibility`: the whole team (the default) or the uploader alone. */
+export type UploadVisibility = 'team' | 'private';
+
 export interface DocumentSummary {
   id: number;
   external_id: string;
@@ -114,6 +129,8 @@ export interface DocumentSummary {
   created_at: string | null;
   updated_at: string | null;
   indexed_at: string | null;
+  /** Who may open it (absent from a service older than per-document access). */
+  access?: DocumentAccess;
 }
 
 export interface DocumentPage {

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { DocumentSummary } from '../api/types';
+import { accessWords } from '../format/access-words';
 import { formatDateTime } from '../format/dates';
 import { outcomeWords, sourceName, statusWord } from '../format/status-words';
 import { focusPageHeading } from '../hooks/focus';
@@ -10,11 +11,16 @@ import { ConfirmDialog } from './ConfirmDialog';
 interface DocumentsTableProps {
   documents: DocumentSummary[];
   caption: string;
+  /** The signed-in member's e-mail: "you" in who can open a document. */
+  viewerEmail: string;
   onDelete: (document: DocumentSummary) => Promise<void>;
 }
 
-/** The team's documents: title, source, status word, chunks, last outcome in words, and delete. */
-export function DocumentsTable({ documents, caption, onDelete }: DocumentsTableProps) {
+/**
+ * The team's documents: title, source, status word, chunks, last outcome in words, who can open it,
+ * and delete.
+ */
+export function DocumentsTable({ documents, caption, viewerEmail, onDelete }: DocumentsTableProps) {
   const [deleting, setDeleting] = useState<DocumentSummary | undefined>(undefined);
   return (
     <>
@@ -29,6 +35,7 @@ export function DocumentsTable({ documents, caption, onDelete }: DocumentsTableP
               <th scope="col">Status</th>
               <th scope="col">Chunks</th>
               <th scope="col">Last outcome</th>
+              <th scope="col">Who can open</th>
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
               </th>
@@ -66,6 +73,13 @@ export function DocumentsTable({ documents, caption, onDelete }: DocumentsTableP
                           </>
                         )}
                       </>
+                    )}
+                  </td>
+                  <td className="document-access">
+                    {document.access === undefined ? (
+                      <span className="muted">not known</span>
+                    ) : (
+                      accessWords(document.access, viewerEmail)
                     )}
                   </td>
                   <td>

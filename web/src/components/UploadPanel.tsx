@@ -1,7 +1,7 @@
 import { type DragEvent, useEffect, useId, useRef, useState } from 'react';
 import { getUploadJob, uploadFile } from '../api/documents';
 import { ApiError, describeError, isAbort } from '../api/http';
-import type { IndexJob } from '../api/types';
+import type { IndexJob, UploadVisibility } from '../api/types';
 import { outcomeWords, type StatusWord, statusWord } from '../format/status-words';
 import { createLimiter } from '../lib/limiter';
 import { Link } from '../router/Link';
@@ -15,6 +15,11 @@ const ACCEPTED_TYPES = '.pdf,.docx,.html,.htm,.xhtml,.md,.markdown,.txt,.text,.c
 const POLL_INTERVAL_MS = 1000;
 /** A poll that met an outage or a lost connection tries again later instead of giving up. */
 const POLL_RETRY_MS = 3000;
+
+const VISIBILITY_CHOICES: readonly { value: UploadVisibility; label: string }[] = [
+  { value: 'team', label: 'Everyone in the team' },
+  { value: 'private', label: 'Only me' },
+];
 
 interface Upload {
   id: string;
@@ -56,12 +61,14 @@ async function settledJob(resultId: string, signal: AbortSignal): Promise<IndexJ
 }
 
 /**
- * Pick or drop files: each uploads on its own request (so each has its own progress bar, named by
- * the file), then shows its indexing status, polled from its job until indexed, skipped or failed.
+ * Choose who may open them (the whole team, or only the uploader), then pick or drop files: each
+ * uploads on its own request (so each has its own progress bar, named by the file), then shows its indexing status, polled from its job until indexed, skipped or failed.
  */
 export function UploadPanel({ onSettled }: { onSettled: () => void }) {
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [dragging, setDragging] = useState(false);
+  /** Who may open the files picked or dropped from now on. */
+  const [visibility, setVisibility] = useState<UploadVisibility>('team');
   const lifetime = useRef(new AbortController());
   const limiter = useRef(createLimiter(3));
   const idPrefix = useId();
@@ -91,12 +98,17 @@ export function UploadPanel({ onSettled }: { onSettled: () => void }) {
     setUploads((current) => current.map((upload) => (upload.id === id ? { ...upload, ...change } : upload)));
   }
 
-  async function run(id: string, file: File) {
+  async function run(id: string, file: File, chosen: UploadVisibility) {
     const signal = lifetime.current.signal;
     try {
       const job = await limiter.current(() => {
         update(id, { phase: 'uploading' });
-        return uploadFile(file, (sentBytes, totalBytes) => update(id, { sentBytes, totalBytes }), signal);
+        return uploadFile(
+          file,
+          chosen,
+          (sentBytes, totalBytes) => update(id, { sentBytes, totalBytes }),
+          signal,
+        );
       });
       update(id, { phase: 'indexing', sentBytes: file.size, totalBytes: file.size });
       const settled = await settledJob(job.result_id, signal);
@@ -138,7 +150,7 @@ export function UploadPanel({ onSettled }: { onSettled: () => void }) {
       })),
       ...current,
     ]);
-    for (const { file, id } of added) void run(id, file);
+    for (const { file, id } of added) void run(id, file, visibility);
   }
 
   function onDrop(event: DragEvent<HTMLDivElement>) {
@@ -149,6 +161,21 @@ export function UploadPanel({ onSettled }: { onSettled: () => void }) {
 
   return (
     <div className="upload-panel">
+      <fieldset className="choice-group">
+        <legend>Who can open the uploaded files</legend>
+        {VISIBILITY_CHOICES.map((choice) => (
+          <label key={choice.value} className="choice">
+            <input
+              type="radio"
+              name={`${idPrefix}-visibility`}
+              value={choice.value}
+              checked={visibility === choice.value}
+              onChange={() => setVisibility(choice.value)}
+            />
+            {choice.label}
+          </label>
+        ))}
+      </fieldset>
       {/* biome-ignore lint/a11y/noStaticElementInteractions: dropping is a pointer shortcut; the file input inside is the way for everyone */}
       <div
         className={dragging ? 'drop-zone drop-zone-active' : 'drop-zone'}

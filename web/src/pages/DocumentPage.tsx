@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { getDocument } from '../api/documents';
 import { ApiError } from '../api/http';
 import { ErrorAlert, Loading } from '../components/ErrorAlert';
+import { accessWords } from '../format/access-words';
 import { formatDateTime } from '../format/dates';
 import { outcomeWords, sourceName, statusWord } from '../format/status-words';
 import { useDocumentTitle } from '../hooks/useDocumentTitle';
@@ -9,10 +10,19 @@ import { useLoader } from '../hooks/useLoader';
 import { isWebUrl } from '../markdown/safe-url';
 
 /**
- * One document and its stored passages: where a citation without a web URL leads. The passage in
- * `?passage=<chunk_id>` is highlighted and scrolled into view.
+ * One document, who can open it, and its stored passages: where a citation without a web URL leads.
+ * The passage in `?passage=<chunk_id>` is highlighted and scrolled into view. `viewerEmail`, the
+ * signed-in member's, is "you" in who can open it.
  */
-export function DocumentPage({ documentId, passage }: { documentId: string; passage: number | undefined }) {
+export function DocumentPage({
+  documentId,
+  passage,
+  viewerEmail,
+}: {
+  documentId: string;
+  passage: number | undefined;
+  viewerEmail: string;
+}) {
   const loaded = useLoader(documentId, (signal) => getDocument(documentId, signal));
   const document = loaded.state === 'loaded' ? loaded.value.document : undefined;
   const chunks = loaded.state === 'loaded' ? loaded.value.chunks : [];
@@ -55,6 +65,13 @@ export function DocumentPage({ documentId, passage }: { documentId: string; pass
               <dt>Chunks</dt>
               <dd>{document.chunks}</dd>
             </div>
+            {document.access === undefined ? null : (
+              <div>
+                <dt>Who can open</dt>
+                {/* Everyone named here: the page has room for the list the table shortens. */}
+                <dd>{accessWords(document.access, viewerEmail, Number.POSITIVE_INFINITY)}</dd>
+              </div>
+            )}
             {document.last_job === null ? null : (
               <div>
                 <dt>Last outcome</dt>

@@ -9,8 +9,11 @@ import { SOURCES, sourceName } from '../format/status-words';
 import { useDocumentTitle } from '../hooks/useDocumentTitle';
 import { shownValue, useLoader } from '../hooks/useLoader';
 
-/** The team's documents: upload, search, and the list by source, a page at a time. */
-export function DocumentsPage() {
+/**
+ * The team's documents: upload, search, and the list by source, a page at a time. `viewerEmail`, the
+ * signed-in member's, is "you" in who can open each.
+ */
+export function DocumentsPage({ viewerEmail }: { viewerEmail: string }) {
   useDocumentTitle('Documents');
   const [source, setSource] = useState('');
   const [offset, setOffset] = useState(0);
@@ -82,6 +85,7 @@ export function DocumentsPage() {
             <DocumentsTable
               documents={page.documents}
               caption={`${filterName === undefined ? 'Documents' : `${filterName}: documents`} ${first}–${last} of ${page.total}`}
+              viewerEmail={viewerEmail}
               onDelete={(document) => remove(document.id)}
             />
             {page.total > DOCUMENTS_PAGE_SIZE ? (
