@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, uniqueSuffix } from '../../test/helpers/test-app.js';
-import { refusal, type SignedInUser, signedInUser } from '../../test/helpers/use-case-harness.js';
+import { startTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import {
+  invitedMember,
+  refusal,
+  type SignedInUser,
+  signedInUser,
+} from '../../test/helpers/use-case-harness.js';
 import { changeMemberRole } from './change-member-role.js';
-import { inviteMember } from './invite-member.js';
 import { listMembers } from './list-members.js';
 
 describe('changeMemberRole', () => {
@@ -15,11 +19,7 @@ describe('changeMemberRole', () => {
   /** An owner with an admin and two members. */
   async function team() {
     const owner = await signedInUser(testApp);
-    const join = async (role: 'member' | 'admin'): Promise<SignedInUser> => {
-      const email = `${role}-${uniqueSuffix()}@example.com`;
-      const { code } = await inviteMember(testApp.runtime.deps, owner.caller, { email, role });
-      return signedInUser(testApp, { email, invitation: code });
-    };
+    const join = (role: 'member' | 'admin'): Promise<SignedInUser> => invitedMember(testApp, owner, role);
     return { owner, admin: await join('admin'), member: await join('member'), other: await join('member') };
   }
 

@@ -1,11 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, uniqueSuffix } from '../../test/helpers/test-app.js';
-import { indexTexts, refusal, type SignedInUser, signedInUser } from '../../test/helpers/use-case-harness.js';
+import {
+  indexTexts,
+  invitedMember,
+  refusal,
+  type SignedInUser,
+  signedInUser,
+} from '../../test/helpers/use-case-harness.js';
 import { type DocumentAccess, peopleAccess, TEAM_ACCESS } from '../access.js';
 import { saveAccessList } from '../db/repositories/access-lists.js';
 import { deleteDocument } from './delete-document.js';
 import { getDocument } from './get-document.js';
-import { inviteMember } from './invite-member.js';
 import { listDocuments } from './list-documents.js';
 import { searchDocuments } from './search-documents.js';
 
@@ -66,13 +71,8 @@ describe('deleteDocument', () => {
   it('lets a member delete what they brought in, not others’ documents; owners and admins any they may open', async () => {
     const { deps } = testApp.runtime;
     const owner = await signedInUser(testApp);
-    const join = async (role: 'member' | 'admin') => {
-      const email = `${role}-${uniqueSuffix()}@example.com`;
-      const { code } = await inviteMember(deps, owner.caller, { email, role });
-      return signedInUser(testApp, { email, invitation: code });
-    };
-    const member = await join('member');
-    const admin = await join('admin');
+    const member = await invitedMember(testApp, owner, 'member');
+    const admin = await invitedMember(testApp, owner, 'admin');
     const own = await storeDocument(member, TEAM_ACCESS);
     const ownersShared = await storeDocument(owner, TEAM_ACCESS);
     const ownersPrivate = await storeDocument(owner, peopleAccess(owner.caller.email));

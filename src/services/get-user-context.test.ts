@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, uniqueSuffix } from '../../test/helpers/test-app.js';
-import { refusal, signedInUser } from '../../test/helpers/use-case-harness.js';
+import { startTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import { invitedMember, refusal, signedInUser } from '../../test/helpers/use-case-harness.js';
 import type { Caller } from '../caller.js';
 import { startWebChat } from './answer-web-chat.js';
 import { getUserContext } from './get-user-context.js';
 import { indexDriveFiles } from './index-drive-files.js';
-import { inviteMember } from './invite-member.js';
 
 describe('getUserContext', () => {
   let testApp: TestApp;
@@ -75,9 +74,7 @@ describe('getUserContext', () => {
   it('shows the caller’s role in the team: the invitation’s for someone who joined with one', async () => {
     const { deps } = testApp.runtime;
     const owner = await signedInUser(testApp);
-    const email = `admin-${uniqueSuffix()}@example.com`;
-    const { code } = await inviteMember(deps, owner.caller, { email, role: 'admin' });
-    const admin = await signedInUser(testApp, { email, invitation: code });
+    const admin = await invitedMember(testApp, owner, 'admin');
     const context = await getUserContext(deps, admin.caller);
     expect(context).toMatchObject({ id: admin.caller.userId, team_id: owner.caller.teamId, role: 'admin' });
     expect(context.vector_store).toEqual((await getUserContext(deps, owner.caller)).vector_store);

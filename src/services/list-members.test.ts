@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, uniqueSuffix } from '../../test/helpers/test-app.js';
-import { signedInUser } from '../../test/helpers/use-case-harness.js';
-import { inviteMember } from './invite-member.js';
+import { invitedMember, signedInUser } from '../../test/helpers/use-case-harness.js';
 import { listMembers } from './list-members.js';
 
 describe('listMembers', () => {
@@ -15,8 +14,7 @@ describe('listMembers', () => {
     const { deps } = testApp.runtime;
     const owner = await signedInUser(testApp, { name: 'Ann' });
     const email = `bob-${uniqueSuffix()}@example.com`;
-    const { code } = await inviteMember(deps, owner.caller, { email, role: 'member' });
-    const bob = await signedInUser(testApp, { email, name: 'Bob', invitation: code });
+    const bob = await invitedMember(testApp, owner, 'member', { email, name: 'Bob' });
     await signedInUser(testApp);
 
     const listed = await listMembers(deps, bob.caller);

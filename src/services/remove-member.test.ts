@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, uniqueSuffix } from '../../test/helpers/test-app.js';
-import { refusal, type SignedInUser, signedInUser } from '../../test/helpers/use-case-harness.js';
+import {
+  invitedMember,
+  refusal,
+  type SignedInUser,
+  signedInUser,
+} from '../../test/helpers/use-case-harness.js';
 import { type DocumentAccess, peopleAccess, TEAM_ACCESS } from '../access.js';
 import { saveAccessList } from '../db/repositories/access-lists.js';
-import { inviteMember } from './invite-member.js';
 import { listChats } from './list-chats.js';
 import { listMembers } from './list-members.js';
 import { removeMember } from './remove-member.js';
@@ -18,11 +22,7 @@ describe('removeMember', () => {
 
   async function team() {
     const owner = await signedInUser(testApp);
-    const join = async (role: 'member' | 'admin'): Promise<SignedInUser> => {
-      const email = `${role}-${uniqueSuffix()}@example.com`;
-      const { code } = await inviteMember(testApp.runtime.deps, owner.caller, { email, role });
-      return signedInUser(testApp, { email, invitation: code });
-    };
+    const join = (role: 'member' | 'admin'): Promise<SignedInUser> => invitedMember(testApp, owner, role);
     return { owner, join, admin: await join('admin'), member: await join('member') };
   }
 

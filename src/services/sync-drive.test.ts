@@ -10,7 +10,7 @@ import {
   type TestApp,
   uniqueSuffix,
 } from '../../test/helpers/test-app.js';
-import { type SignedInUser, signedInUser, waitForIndexJob } from '../../test/helpers/use-case-harness.js';
+import { invitedMember, type SignedInUser, waitForIndexJob } from '../../test/helpers/use-case-harness.js';
 import type { Caller } from '../caller.js';
 import { setUserTeam } from '../db/repositories/users.js';
 import { deleteDocument } from './delete-document.js';
@@ -19,7 +19,6 @@ import { ensureTeamConnector } from './ensure-team-connector.js';
 import { getConnector } from './get-connector.js';
 import { getUserContext } from './get-user-context.js';
 import { type DriveFileInput, indexDriveFiles } from './index-drive-files.js';
-import { inviteMember } from './invite-member.js';
 import { searchDocuments } from './search-documents.js';
 import { type DriveSyncRound, driveSyncClient, queueDueDriveSyncs } from './sync-drive.js';
 
@@ -161,8 +160,7 @@ describe('queueDueDriveSyncs', () => {
   it("drops a file unshared from a member from that member's results at the next round", async () => {
     const ann = await googleMember(google.issueRefreshToken());
     const bobEmail = `bob-${uniqueSuffix()}@example.com`;
-    const { code } = await inviteMember(deps, ann.caller, { email: bobEmail, role: 'member' });
-    const bob = await signedInUser(testApp, { email: bobEmail, invitation: code });
+    const bob = await invitedMember(testApp, ann, 'member', { email: bobEmail });
     expect(bob.caller.teamId).toBe(ann.caller.teamId);
     const plan = drive.addFile({
       name: 'plan.txt',

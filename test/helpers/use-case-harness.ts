@@ -5,9 +5,10 @@ import {
   type SendAccountEmailPayload,
 } from '../../src/jobs/definitions/send-account-email.js';
 import { getIndexJob } from '../../src/services/get-index-job.js';
+import { inviteMember } from '../../src/services/invite-member.js';
 import { type UploadedTextDocument, uploadTextDocuments } from '../../src/services/upload-documents.js';
 import { FakeSmtpServer } from '../fakes/fake-smtp-server.js';
-import { registerUser, startTestApp, type TestApp } from './test-app.js';
+import { registerUser, startTestApp, type TestApp, uniqueSuffix } from './test-app.js';
 
 /**
  * Helpers for the direct tests of use cases (src/services/<use-case>.test.ts): they call the
@@ -30,6 +31,21 @@ export async function signedInUser(
   const caller = await testApp.runtime.deps.callers.find(user.token);
   if (caller === undefined) throw new Error('a fresh token found no caller');
   return { token: user.token, caller, body: user.body };
+}
+
+/**
+ * A user who joined `owner`'s team through an invitation (`inviteMember`, then registration with
+ * its code), as `role`; `fields` adds to the registration (its `email` is the invitation's).
+ */
+export async function invitedMember(
+  testApp: TestApp,
+  owner: SignedInUser,
+  role: 'member' | 'admin' = 'member',
+  fields: Record<string, unknown> = {},
+): Promise<SignedInUser> {
+  const email = typeof fields.email === 'string' ? fields.email : `${role}-${uniqueSuffix()}@example.com`;
+  const { code } = await inviteMember(testApp.runtime.deps, owner.caller, { email, role });
+  return signedInUser(testApp, { ...fields, email, invitation: code });
 }
 
 /** What a promise was rejected with; fails when it was fulfilled. */
