@@ -23,7 +23,7 @@ import { ConfluenceClient } from './adapters/wiki/confluence-client.js';
 import type { WikiClient } from './adapters/wiki/wiki-client.js';
 import type { Answerer } from './answering/answerer.js';
 import { ExtractiveAnswerer } from './answering/extractive-answerer.js';
-import { LlmAnswerer } from './answering/llm-answerer.js';
+import { type AnswererLogger, LlmAnswerer } from './answering/llm-answerer.js';
 import type { Config } from './config.js';
 import { Batcher } from './db/batcher.js';
 import { type DatabaseHandle, type DatabaseLocation, openDatabase } from './db/client.js';
@@ -200,7 +200,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     now,
     callers: new CallerDirectory(db, config.authCacheTtlSeconds * 1000, now),
     search,
-    answerer: answererFrom(config, search, overrides.chatModel),
+    answerer: answererFrom(config, search, overrides.chatModel, logger),
     // PGlite has one connection. On PostgreSQL two batches in flight keep the pipe full while
     // one commits; more only make each batch smaller (measured in bench/http).
     chatWrites: new Batcher((writes) => upsertChats(db, writes), {
@@ -263,8 +263,16 @@ function wikiHttpClient(config: Config): GuardedFetch {
   });
 }
 
-/** Sentences chosen from the passages (no model needed), or the configured chat model's answer. */
-function answererFrom(config: Config, search: TeamSearch, chatModel: ChatModel | undefined): Answerer {
+/**
+ * Sentences chosen from the passages (no model needed), or the configured chat model's answer
+ * (which logs the citation numbers it had to remove).
+ */
+function answererFrom(
+  config: Config,
+  search: TeamSearch,
+  chatModel: ChatModel | undefined,
+  logger: AnswererLogger,
+): Answerer {
   if (config.answering.answerer === 'extractive') return new ExtractiveAnswerer(search);
   const { llm } = config.answering;
   return new LlmAnswerer(
@@ -277,6 +285,7 @@ function answererFrom(config: Config, search: TeamSearch, chatModel: ChatModel |
         maxTokens: llm.maxTokens,
         temperature: llm.temperature,
       }),
+    logger,
   );
 }
 

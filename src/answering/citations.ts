@@ -127,3 +127,72 @@ export function snippetOf(text: string, maxChars = SNIPPET_CHARS): string {
 function isoDate(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
+
+/** The longest text held back while it may still become a citation (`[Source 12, 13-15]`). */
+const MAX_PENDING_CITATION = 40;
+/** What an unfinished citation can hold so far: digits, separators, `^`, the word "source(s)". */
+const CITATION_SO_FAR = /^\[[\s\d,;^\-\u2013sourceSOURCE]*$/;
+
+/**
+ * Takes citation numbers that name no source out of streamed text, as it streams: a model's slip
+ * (`[7]` with five sources) would otherwise point the reader at nothing. A citation split across
+ * pieces is held back until it is whole. `removed` lists the numbers taken out, each once.
+ */
+export class UnknownCitationFilter {
+  readonly removed: number[] = [];
+  private pending = '';
+
+  constructor(private readonly known: ReadonlySet<number>) {}
+
+  /** The piece's text that is safe to pass on now (possibly empty). */
+  push(piece: string): string {
+    const text = this.pending + piece;
+    const open = text.lastIndexOf('[');
+    const tail = open < 0 ? '' : text.slice(open);
+    if (
+      open >= 0 &&
+      !tail.includes(']') &&
+      tail.length <= MAX_PENDING_CITATION &&
+      CITATION_SO_FAR.test(tail)
+    ) {
+      // Held from the spaces before the bracket, which go with the citation if it is removed.
+      let start = open;
+      while (start > 0 && (text[start - 1] === ' ' || text[start - 1] === '\t')) start -= 1;
+      this.pending = text.slice(start);
+      return this.clean(text.slice(0, start));
+    }
+    // Trailing spaces wait for what follows: they go with a citation that is removed.
+    let end = text.length;
+    while (end > 0 && (text[end - 1] === ' ' || text[end - 1] === '\t')) end -= 1;
+    this.pending = text.slice(end);
+    return this.clean(text.slice(0, end));
+  }
+
+  /** Whatever was held back, at the end of the stream. */
+  end(): string {
+    const rest = this.pending;
+    this.pending = '';
+    return this.clean(rest);
+  }
+
+  private clean(text: string): string {
+    if (!text.includes('[')) return text;
+    let out = '';
+    let from = 0;
+    for (const match of text.matchAll(CITATION)) {
+      const numbers = citedNumbers(match[0]);
+      const kept = numbers.filter((number) => this.known.has(number));
+      if (kept.length === numbers.length) continue;
+      for (const number of numbers) {
+        if (!this.known.has(number) && !this.removed.includes(number)) this.removed.push(number);
+      }
+      // The spaces before a removed citation go with it (scanned back: a pattern would backtrack).
+      let end = match.index;
+      while (end > from && (text[end - 1] === ' ' || text[end - 1] === '\t')) end -= 1;
+      out += text.slice(from, end);
+      if (kept.length > 0) out += ` [${kept.join(', ')}]`;
+      from = match.index + match[0].length;
+    }
+    return out + text.slice(from);
+  }
+}

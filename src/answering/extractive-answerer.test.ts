@@ -69,12 +69,111 @@ describe('ExtractiveAnswerer', () => {
     expect(text.split('\n\n')).toHaveLength(2);
   });
 
-  it('puts the sources in citation order even when a later one holds the best sentence', async () => {
+  it('leads with the best sentence, even from a later source', async () => {
     const travel = { title: 'Travel', text: 'Holiday travel is not reimbursed.' };
-    const { text } = await answer('holiday', passagesOf(handbook, travel));
-    expect(text).toContain('Holiday travel is not reimbursed [2].');
-    expect(text.indexOf('[1]')).toBeGreaterThanOrEqual(0);
-    expect(text.indexOf('[1]')).toBeLessThan(text.indexOf('[2]'));
+    const { text } = await answer('Is holiday travel reimbursed?', passagesOf(handbook, travel));
+    expect(text.startsWith('Holiday travel is not reimbursed [2].')).toBe(true);
+  });
+
+  it('prefers the sentence holding the kind of answer the question word asks for', async () => {
+    const history = {
+      title: 'History',
+      text: [
+        'The company was founded by engineers who wanted better tools for the founding team.',
+        'The company was founded in 1998 in a garage.',
+        'It was founded with a loan from Ada Lovelace Bank.',
+      ].join(' '),
+    };
+    const when = await answer('When was the company founded?', passagesOf(history), {
+      limits: { maxSentences: 1 },
+    });
+    expect(when.text).toBe('The company was founded in 1998 in a garage [1].');
+    const howMany = {
+      title: 'Staff',
+      text: 'Engineers at the company write the tools. The company employs 240 engineers.',
+    };
+    const many = await answer('How many engineers does the company employ?', passagesOf(howMany), {
+      limits: { maxSentences: 1 },
+    });
+    expect(many.text).toBe('The company employs 240 engineers [1].');
+  });
+
+  it('lends a sentence that opens with a pronoun the subject of the one before it', async () => {
+    const art = {
+      title: 'Art',
+      text: 'The most famous work of the period is the Bayeux Tapestry, a tapestry of wool. It was commissioned by Bishop Odo.',
+    };
+    const { text } = await answer('Who commissioned the Bayeux Tapestry?', passagesOf(art));
+    expect(text.startsWith('It was commissioned by Bishop Odo [1].')).toBe(true);
+  });
+
+  it('says nothing was found when a name the question asks about is in no passage', async () => {
+    const { text } = await answer('How many days of holiday do Contoso employees get?', passagesOf(handbook));
+    expect(text).toBe(NOT_FOUND_ANSWER);
+  });
+
+  it('answers a statement (a claim) with its closest evidence', async () => {
+    const study = {
+      title: 'Study',
+      text: 'We followed 2,000 adults for ten years. Regular coffee drinking was associated with a lower risk of type 2 diabetes.',
+    };
+    const { text } = await answer(
+      'Coffee consumption reduces the risk of developing diabetes',
+      passagesOf(study),
+    );
+    expect(text).toContain('lower risk of type 2 diabetes [1].');
+  });
+
+  it('keeps code a fenced block, lines intact, with the citation outside it', async () => {
+    const readme = {
+      title: 'README',
+      text: [
+        'To install the package, run the following commands:',
+        'npm install --save semver\nnpx semver --help',
+        'The tilde allows patch updates.',
+      ].join('\n\n'),
+    };
+    const { text } = await answer('How do I install the semver package?', passagesOf(readme));
+    expect(text).toContain(
+      'To install the package, run the following commands [1]:\n\n```\nnpm install --save semver\nnpx semver --help\n```',
+    );
+    const code = text.slice(text.indexOf('```'), text.lastIndexOf('```') + 3);
+    expect(code).not.toMatch(/\[\d+\]/);
+  });
+
+  it('answers with a code block alone as a fence followed by its citation', async () => {
+    const snippet = {
+      title: 'Snippet',
+      text: 'const semver = require("semver");\nsemver.satisfies("1.2.3", "~1.2.0");',
+    };
+    const { text } = await answer('semver satisfies', passagesOf(snippet));
+    expect(text).toBe(
+      '```\nconst semver = require("semver");\nsemver.satisfies("1.2.3", "~1.2.0");\n```\n[1]',
+    );
+  });
+
+  it('keeps a list a list when a chosen sentence introduces it', async () => {
+    const ranges = {
+      title: 'Ranges',
+      text: [
+        'The version range operators are the following:',
+        'Tilde allows patch-level changes',
+        'Caret allows changes that do not modify the major version',
+        'Hyphen ranges are inclusive',
+      ].join('\n\n'),
+    };
+    const { text } = await answer('What version range operators are there?', passagesOf(ranges), {
+      limits: { maxSentences: 1 },
+    });
+    expect(text).toBe(
+      [
+        'The version range operators are the following [1]:',
+        '',
+        '- Tilde allows patch-level changes',
+        '- Caret allows changes that do not modify the major version',
+        '- Hyphen ranges are inclusive',
+      ].join('\n'),
+    );
   });
 
   it('says plainly that nothing was found when there are no passages', async () => {
@@ -138,11 +237,26 @@ describe('ExtractiveAnswerer', () => {
     });
     expect(text).toContain('carried over');
   });
+
+  it('answers a question with its own subject as a second turn as it does alone', async () => {
+    const passages = passagesOf(handbook, expenses);
+    const question = 'When does the office open on weekdays?';
+    const alone = await answer(question, passages);
+    const second = await answer(question, passages, {
+      history: [
+        { role: 'user', content: 'Within how many days must expense receipts be submitted?' },
+        { role: 'assistant', content: 'Submit expense receipts within 30 days of purchase [2].' },
+      ],
+    });
+    expect(alone.text).toContain('Our office opens at 8am on weekdays [1].');
+    expect(second.text).toBe(alone.text);
+  });
 });
 
 describe('withCitation', () => {
   it('puts the citation before the end mark, or after a sentence without one', () => {
     expect(withCitation('Holidays are 25 days.', 2)).toBe('Holidays are 25 days [2].');
     expect(withCitation('25 days a year', 1)).toBe('25 days a year [1]');
+    expect(withCitation('Run the following:', 1)).toBe('Run the following [1]:');
   });
 });

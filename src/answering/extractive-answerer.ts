@@ -1,7 +1,14 @@
 import type { TeamSearch } from '../retrieval/search-types.js';
+import {
+  type AnswerType,
+  expectedAnswerType,
+  isQuestion,
+  questionWords,
+  typedWordsIn,
+} from './answer-types.js';
 import type { Answerer, AnswerInput, Passage } from './answerer.js';
-import { standaloneQuery } from './follow-up.js';
-import { sentencesOf, wordCount } from './sentences.js';
+import { isFollowUp, previousQuestion } from './follow-up.js';
+import { type TextUnit, unitsOf, wordCount } from './sentences.js';
 
 /** Said when the passages hold nothing that answers the question; never an invented answer. */
 export const NOT_FOUND_ANSWER = "I couldn't find an answer to that in your team's documents.";
@@ -9,16 +16,24 @@ export const NOT_FOUND_ANSWER = "I couldn't find an answer to that in your team'
 export interface ExtractiveLimits {
   /** Most sentences in an answer. Default 4. */
   readonly maxSentences: number;
-  /** Most words in an answer (a first sentence over it is cut). Default 120. */
+  /** Most words in an answer (a first sentence over it is cut). Default 90. */
   readonly maxWords: number;
 }
 
-const DEFAULT_LIMITS: ExtractiveLimits = { maxSentences: 4, maxWords: 120 };
+const DEFAULT_LIMITS: ExtractiveLimits = { maxSentences: 4, maxWords: 90 };
 
-/** Sentences of this share of the question's weight (IDF) or more can answer it. */
-const MIN_COVERAGE = 0.3;
+/**
+ * A question's sentences of this share of its weight (IDF) or more can answer it. Below it, or
+ * when a name the question asks about is in no passage, the answer is "not found".
+ */
+const MIN_COVERAGE = 0.2;
+/**
+ * A statement (a claim to check) is long and its evidence paraphrases it: a smaller share of its
+ * terms is already evidence, and answering with the closest sentence is what the asker wants.
+ */
+const MIN_STATEMENT_COVERAGE = 0.15;
 /** A sentence scoring under this share of the best one would only pad the answer. */
-const MIN_RELATIVE_SCORE = 0.4;
+const MIN_RELATIVE_SCORE = 0.5;
 /**
  * Two sentences sharing this share of their terms say the same thing (a paraphrase, a repeat);
  * set high because sentences answering one question share its terms anyway.
@@ -26,8 +41,23 @@ const MIN_RELATIVE_SCORE = 0.4;
 const NEAR_DUPLICATE = 0.8;
 /** How much a lower-ranked passage's sentences are discounted, per rank. */
 const RANK_DISCOUNT = 0.1;
+/** A sentence without a word of the expected type ("when": a date) keeps this share of its score. */
+const TYPE_MISS = 0.5;
+/** What the sentence before a pronoun-led one lends it: this share of the terms it adds. */
+const PRONOUN_CONTEXT = 0.5;
+/** A follow-up's previous question weighs this much against the question itself. */
+const PREVIOUS_QUESTION_WEIGHT = 0.3;
+/** Another form of a question's word counts this much of the word itself. */
+const WORD_FORM = 0.7;
+const MIN_FORM_LETTERS = 4;
+/** A longer suffix is another word: "arch", "architectur". */
+const MAX_FORM_SUFFIX = 3;
+/** The least a passage's search score weighs its sentences (see `passagePrior`). */
+const MIN_PASSAGE_PRIOR = 0.05;
 /** Bounds the one analysis query: six passages of ~256 words hold ~100 sentences. */
 const MAX_CANDIDATES = 300;
+/** Items of a list (or lines of code) an introducing sentence ("…as follows:") brings along. */
+const MAX_FOLLOWING_ITEMS = 8;
 // BM25's usual constants, applied to sentences.
 const K1 = 1.2;
 const B = 0.75;
@@ -38,15 +68,22 @@ const B = 0.75;
  */
 const FRAMING_WORDS =
   /\b(?:tell|explain|describe|know|please|give|show|find|want|need|many|much|anything|something|anyone|someone|kind|sort|say|says|said)\b/gi;
+/** A sentence that opens by pointing back ("He fled…", "This allowed…") needs the one before it. */
+const POINTS_BACK =
+  /^(?:he|she|it|they|this|these|those|that|his|her|its|their|such|there|the latter|the former)\b/i;
 
 interface Candidate {
-  readonly text: string;
+  readonly unit: TextUnit;
   readonly words: number;
   readonly passage: Passage;
   /** The passage's place in the ranking, 0 for the best. */
   readonly rank: number;
-  /** Its place in the passage's text. */
+  /** Its place among the passage's units. */
   readonly index: number;
+  /** The passage's units, to read what comes before and after it. */
+  readonly siblings: readonly TextUnit[];
+  /** The best passage's search score, to weigh this passage's against. */
+  readonly topScore: number;
 }
 
 interface Scored {
@@ -56,12 +93,24 @@ interface Scored {
   readonly coverage: number;
 }
 
+interface Question {
+  /** Term → weight: the question's own 1, a follow-up's previous question's less. */
+  readonly terms: ReadonlyMap<string, number>;
+  readonly type: AnswerType | undefined;
+  readonly words: ReadonlySet<string>;
+  readonly statement: boolean;
+}
+
 /**
- * Answers with no model: the sentences of the top passages that best match the question, scored
- * like BM25 over sentences with PostgreSQL's own stemming (`TeamSearch.analyze`), discounted by
- * their passage's rank, without near-duplicates, capped in length; then grouped by passage in
- * reading order, each followed by its citation `[n]`. When no sentence shares enough of the
- * question's meaningful terms, it says the documents hold no answer.
+ * Answers with no model: the sentences of the top passages that best answer the question, scored
+ * like BM25 over sentences with PostgreSQL's own stemming (`TeamSearch.analyze`) and other forms
+ * of the question's words, weighed by whether they hold the kind of answer the question word asks
+ * for ("when": a date the question does not say), helped by the sentence before one that opens
+ * with a pronoun, weighed by their passage's search score and rank, without near-duplicates,
+ * capped in length. The best sentence leads (with the next one when it points back at it), each
+ * is followed by its citation `[n]`, lists and code stay lists and fenced code. A statement (a
+ * claim) gets its closest evidence. When no sentence shares enough of the question's meaningful
+ * terms, or a name it asks about is in no passage, it says the documents hold no answer.
  */
 export class ExtractiveAnswerer implements Answerer {
   readonly kind = 'extractive' as const;
@@ -86,23 +135,51 @@ export class ExtractiveAnswerer implements Answerer {
   private async choose(input: AnswerInput): Promise<Scored[]> {
     const candidates = candidatesOf(input.passages);
     if (candidates.length === 0) return [];
-    // A follow-up ("and for contractors?") is matched with the question it follows, as it was searched.
-    const question = standaloneQuery(input.question, input.history);
-    const framed = question.replace(FRAMING_WORDS, ' ');
-    const [questionTerms, ...sentenceTerms] = await this.analyzer.analyze([
-      // A question of framing words only ("tell me more") keeps them rather than be empty.
-      /\p{L}{2}/u.test(framed) ? framed : question,
-      ...candidates.map((candidate) => candidate.text),
-    ]);
+    // A follow-up ("and for contractors?") is matched with the question it follows, as it was
+    // searched, but the question itself weighs most: a question that names its own subject is
+    // answered as it would be alone.
+    const previous = isFollowUp(input.question) ? previousQuestion(input.history) : undefined;
+    const statement = !isQuestion(input.question);
+    // A statement's names may be spelled otherwise in its evidence (an abbreviation, a gene's
+    // alias); a question about a name is about that name.
+    const names = statement ? [] : namesIn(input.question);
+    const [questionTerms, previousTerms, ...analysed] = await this.analyzer.analyze(
+      [
+        meaningful(input.question),
+        previous === undefined ? '' : meaningful(previous),
+        ...names,
+        ...candidates.map((candidate) => candidate.unit.text),
+      ].map(unaccented),
+    );
     input.signal.throwIfAborted();
-    if (questionTerms === undefined || questionTerms.size === 0) return [];
-    const scored = score(candidates, [...questionTerms.keys()], sentenceTerms);
-    return this.select(scored);
+    const nameTerms = analysed.slice(0, names.length);
+    const sentenceTerms = analysed.slice(names.length);
+    // A name the question asks about that no passage mentions: the documents are about something
+    // else, however many of its other words they share.
+    const mentioned = (term: string) =>
+      sentenceTerms.some((terms) => terms !== undefined && strengthOf(term, terms) > 0);
+    if (
+      nameTerms.some((terms) => terms !== undefined && terms.size > 0 && ![...terms.keys()].some(mentioned))
+    ) {
+      return [];
+    }
+    const terms = new Map<string, number>();
+    for (const term of previousTerms?.keys() ?? []) terms.set(term, PREVIOUS_QUESTION_WEIGHT);
+    for (const term of questionTerms?.keys() ?? []) terms.set(term, 1);
+    if (terms.size === 0) return [];
+    const question: Question = {
+      terms,
+      type: expectedAnswerType(input.question),
+      words: questionWords(`${previous ?? ''} ${input.question}`),
+      statement,
+    };
+    const scored = score(candidates, question, sentenceTerms);
+    return this.select(scored, question.statement ? MIN_STATEMENT_COVERAGE : MIN_COVERAGE);
   }
 
   /** Best first, skipping weak and repeated sentences, within the sentence and word limits. */
-  private select(scored: Scored[]): Scored[] {
-    const ranked = scored.filter((item) => item.coverage >= MIN_COVERAGE).sort((a, b) => b.score - a.score);
+  private select(scored: Scored[], minCoverage: number): Scored[] {
+    const ranked = scored.filter((item) => item.coverage >= minCoverage).sort((a, b) => b.score - a.score);
     const best = ranked[0]?.score ?? 0;
     const chosen: Scored[] = [];
     let words = 0;
@@ -112,30 +189,83 @@ export class ExtractiveAnswerer implements Answerer {
       if (chosen.some((other) => overlap(other.terms, item.terms) >= NEAR_DUPLICATE)) continue;
       if (chosen.length > 0 && words + item.candidate.words > this.limits.maxWords) continue;
       chosen.push(
-        item.candidate.words > this.limits.maxWords
+        item.candidate.words > this.limits.maxWords && item.candidate.unit.kind !== 'code'
           ? {
               ...item,
-              candidate: { ...item.candidate, text: firstWords(item.candidate.text, this.limits.maxWords) },
+              candidate: {
+                ...item.candidate,
+                unit: {
+                  ...item.candidate.unit,
+                  text: firstWords(item.candidate.unit.text, this.limits.maxWords),
+                },
+              },
             }
           : item,
       );
       words += Math.min(item.candidate.words, this.limits.maxWords);
+      // The lead's next sentence when it goes on about the same thing ("It was commissioned by…").
+      const next =
+        chosen.length === 1 && chosen.length < this.limits.maxSentences
+          ? continuationOf(item.candidate, scored)
+          : undefined;
+      if (next !== undefined && words + next.candidate.words <= this.limits.maxWords) {
+        chosen.push(next);
+        words += next.candidate.words;
+      }
     }
     return chosen;
   }
 }
 
-/** Each passage's sentences, once each (overlapping chunks repeat some), headings and fragments left out. */
+/** The sentence right after `lead` in its passage when it opens by pointing back at it. */
+function continuationOf(lead: Candidate, scored: readonly Scored[]): Scored | undefined {
+  const next = scored.find(
+    (item) => item.candidate.passage === lead.passage && item.candidate.index === lead.index + 1,
+  );
+  if (next === undefined || next.candidate.unit.kind !== 'sentence') return undefined;
+  return POINTS_BACK.test(next.candidate.unit.text) ? next : undefined;
+}
+
+/** Accents off (Hervé, Herve), as people type names either way; the analysis keeps them. */
+function unaccented(text: string): string {
+  return text.normalize('NFD').replace(/\p{M}/gu, '');
+}
+
+/** Words of a question that name something: capitalised (not its first word), or with digits and letters. */
+function namesIn(question: string): string[] {
+  const words = question.match(/[\p{L}\p{N}][\p{L}\p{N}'\u2019.-]*/gu) ?? [];
+  return words.filter(
+    (word, index) => (index > 0 && /^\p{Lu}/u.test(word)) || (/\p{L}/u.test(word) && /\p{N}/u.test(word)),
+  );
+}
+
+/** The question without its framing words, unless nothing else is left ("tell me more"). */
+function meaningful(question: string): string {
+  const framed = question.replace(FRAMING_WORDS, ' ');
+  return /\p{L}{2}/u.test(framed) ? framed : question;
+}
+
+/** Each passage's units, once each (overlapping chunks repeat some), headings and fragments left out. */
 function candidatesOf(passages: readonly Passage[]): Candidate[] {
   const seen = new Set<string>();
   const candidates: Candidate[] = [];
   for (const [rank, passage] of passages.entries()) {
-    for (const [index, text] of sentencesOf(passage.hit.text).entries()) {
-      const words = wordCount(text);
-      const key = text.toLowerCase();
-      if (seen.has(key) || words < 3 || (words <= 4 && !/[.!?]["')\]]*$/.test(text))) continue;
+    const units = unitsOf(passage.hit.text);
+    for (const [index, unit] of units.entries()) {
+      const words = wordCount(unit.text);
+      const key = unit.text.toLowerCase();
+      if (seen.has(key)) continue;
+      if (unit.kind !== 'code' && (words < 3 || (words <= 4 && !/[.!?]["')\]]*$/.test(unit.text)))) continue;
       seen.add(key);
-      candidates.push({ text, words, passage, rank, index });
+      candidates.push({
+        unit,
+        words,
+        passage,
+        rank,
+        index,
+        siblings: units,
+        topScore: passages[0]?.hit.score ?? 1,
+      });
       if (candidates.length >= MAX_CANDIDATES) return candidates;
     }
   }
@@ -144,41 +274,106 @@ function candidatesOf(passages: readonly Passage[]): Candidate[] {
 
 /**
  * BM25 over the candidate sentences (IDF from the sentences themselves, so a question term found
- * nowhere weighs most and lowers every sentence's coverage), times a discount by passage rank.
+ * nowhere weighs most and lowers every sentence's coverage), with what the sentence before lends
+ * a pronoun-led one, times the answer-type factor and a discount by passage rank.
  */
 function score(
   candidates: readonly Candidate[],
-  questionTerms: readonly string[],
+  question: Question,
   sentenceTerms: readonly (ReadonlyMap<string, number> | undefined)[],
 ): Scored[] {
   const terms = candidates.map((_, index) => sentenceTerms[index] ?? new Map<string, number>());
   const lengths = terms.map((map) => [...map.values()].reduce((sum, count) => sum + count, 0));
   const averageLength = Math.max(1, lengths.reduce((sum, length) => sum + length, 0) / candidates.length);
   const idf = new Map<string, number>();
-  for (const term of questionTerms) {
-    const documentFrequency = terms.filter((map) => map.has(term)).length;
-    idf.set(term, Math.log(1 + (candidates.length - documentFrequency + 0.5) / (documentFrequency + 0.5)));
+  for (const [term, weight] of question.terms) {
+    const documentFrequency = terms.filter((map) => strengthOf(term, map) > 0).length;
+    idf.set(
+      term,
+      weight * Math.log(1 + (candidates.length - documentFrequency + 0.5) / (documentFrequency + 0.5)),
+    );
   }
   const questionWeight = [...idf.values()].reduce((sum, weight) => sum + weight, 0);
+  // The candidate before each one in its passage, to lend a pronoun-led sentence its subject.
+  const previousOf = new Map<Candidate, number>();
+  candidates.forEach((candidate, index) => {
+    const before = candidates[index - 1];
+    if (
+      before !== undefined &&
+      before.passage === candidate.passage &&
+      before.index === candidate.index - 1
+    ) {
+      previousOf.set(candidate, index - 1);
+    }
+  });
+  // The question's words and the passage's title's: neither is news in a sentence of it.
+  const known = new Map<Passage, ReadonlySet<string>>();
+  const knownWords = (passage: Passage) => {
+    let words = known.get(passage);
+    if (words === undefined) {
+      words = new Set([...question.words, ...questionWords(passage.hit.title)]);
+      known.set(passage, words);
+    }
+    return words;
+  };
   return candidates.map((candidate, index) => {
     const sentence = terms[index] ?? new Map<string, number>();
     const length = lengths[index] ?? 0;
+    const previousIndex = POINTS_BACK.test(candidate.unit.text) ? previousOf.get(candidate) : undefined;
+    const context = previousIndex === undefined ? undefined : terms[previousIndex];
     let bm25 = 0;
     let matched = 0;
-    for (const term of questionTerms) {
-      const frequency = sentence.get(term) ?? 0;
-      if (frequency === 0) continue;
-      const weight = idf.get(term) ?? 0;
+    for (const [term, idfWeight] of idf) {
+      let frequency = sentence.get(term) ?? 0;
+      let weight = idfWeight;
+      if (frequency === 0) {
+        // Another form of the word ("marri", "marriag"), else what the sentence before lends.
+        const strength =
+          strengthOf(term, sentence) ||
+          PRONOUN_CONTEXT * (context === undefined ? 0 : strengthOf(term, context));
+        if (strength === 0) continue;
+        frequency = 1;
+        weight *= strength;
+      }
       matched += weight;
       bm25 += (weight * frequency * (K1 + 1)) / (frequency + K1 * (1 - B + (B * length) / averageLength));
     }
+    const typeFactor =
+      question.type === undefined ||
+      typedWordsIn(candidate.unit.text, question.type, knownWords(candidate.passage)) > 0
+        ? 1
+        : TYPE_MISS;
     return {
       candidate,
       terms: sentence,
-      score: bm25 / (1 + RANK_DISCOUNT * candidate.rank),
+      score: (bm25 * typeFactor * passagePrior(candidate)) / (1 + RANK_DISCOUNT * candidate.rank),
       coverage: questionWeight === 0 ? 0 : matched / questionWeight,
     };
   });
+}
+
+/**
+ * How well a sentence's terms hold a question term: 1 for the term, `WORD_FORM` for another form
+ * of its word that the stemmer left apart (marry "marri", marriage "marriag": one the other's
+ * prefix but for a short suffix, both of four letters or more), 0 otherwise.
+ */
+function strengthOf(term: string, terms: ReadonlyMap<string, number>): number {
+  if (terms.has(term)) return 1;
+  if (term.length < MIN_FORM_LETTERS) return 0;
+  for (const other of terms.keys()) {
+    if (other.length < MIN_FORM_LETTERS || Math.abs(other.length - term.length) > MAX_FORM_SUFFIX) continue;
+    if (other.startsWith(term) || term.startsWith(other)) return WORD_FORM;
+  }
+  return 0;
+}
+
+/**
+ * The passage's search score as a share of the best passage's: a sentence of a passage that
+ * matched the question far less well is less likely its answer (beside the discount by rank).
+ */
+function passagePrior(candidate: Candidate): number {
+  if (!(candidate.topScore > 0) || !(candidate.passage.hit.score > 0)) return 1;
+  return Math.max(MIN_PASSAGE_PRIOR, Math.min(1, candidate.passage.hit.score / candidate.topScore));
 }
 
 /** Shared terms over the smaller sentence's terms: 1 when one sentence says nothing the other does not. */
@@ -191,28 +386,85 @@ function overlap(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>)
 }
 
 /**
- * The chosen sentences grouped by the passage (document) they cite, in citation order (the
- * search's ranking), each group in reading order: one paragraph per source, [1] before [2].
+ * The chosen sentences, best first, each followed by its citation; a sentence of the same passage
+ * as the one before it continues its paragraph, another passage starts a new one. A sentence that
+ * introduces what follows ("…as follows:") brings its list or code along; code is fenced and its
+ * citation stays outside the fence.
  */
 function* render(chosen: readonly Scored[]): Generator<string> {
-  const groups = new Map<number, Candidate[]>();
+  let previous: Candidate | undefined;
+  const shown = new Set<TextUnit>();
   for (const { candidate } of chosen) {
-    const group = groups.get(candidate.passage.number) ?? [];
-    group.push(candidate);
-    groups.set(candidate.passage.number, group);
-  }
-  let first = true;
-  for (const [number, group] of [...groups].sort(([a], [b]) => a - b)) {
-    group.sort((a, b) => a.passage.hit.chunkId - b.passage.hit.chunkId || a.index - b.index);
-    for (const [position, candidate] of group.entries()) {
-      const separator = first ? '' : position === 0 ? '\n\n' : ' ';
-      first = false;
-      yield `${separator}${withCitation(candidate.text, number)}`;
+    if (shown.has(candidate.unit)) continue;
+    const number = candidate.passage.number;
+    const separator =
+      previous === undefined
+        ? ''
+        : previous.passage === candidate.passage &&
+            previous.unit.kind === 'sentence' &&
+            candidate.unit.kind === 'sentence'
+          ? ' '
+          : '\n\n';
+    previous = candidate;
+    shown.add(candidate.unit);
+    if (candidate.unit.kind === 'code') {
+      // Code is shown after the sentence that introduces it ("…run the following:"), which carries
+      // the citation; without one, the citation follows the fence. Never inside it.
+      const intro = candidate.siblings[candidate.index - 1];
+      if (
+        intro !== undefined &&
+        intro.kind !== 'code' &&
+        intro.text.trimEnd().endsWith(':') &&
+        !shown.has(intro)
+      ) {
+        shown.add(intro);
+        yield `${separator}${withCitation(intro.text, number)}\n\n${fenced(candidate.unit.text)}`;
+      } else {
+        yield `${separator}${fenced(candidate.unit.text)}\n[${number}]`;
+      }
+      continue;
+    }
+    yield `${separator}${withCitation(candidate.unit.text, number)}`;
+    if (!candidate.unit.text.trimEnd().endsWith(':')) continue;
+    const following = followingUnits(candidate).filter((unit) => !shown.has(unit));
+    for (const unit of following) shown.add(unit);
+    const lines = following.map((unit) => (unit.kind === 'code' ? fenced(unit.text) : `- ${unit.text}`));
+    if (lines.length > 0) {
+      yield `\n\n${lines.join('\n')}`;
+      previous = { ...candidate, unit: following.at(-1) as TextUnit };
     }
   }
 }
 
-const END_MARKS: ReadonlySet<string> = new Set(['.', '!', '?', '\u2026']);
+/** What a sentence ending in a colon introduces: the code block, or the list items, right after it. */
+function followingUnits(candidate: Candidate): TextUnit[] {
+  const next = candidate.siblings[candidate.index + 1];
+  if (next === undefined || next.block === candidate.unit.block) return [];
+  if (next.kind === 'code') return [next];
+  const items: TextUnit[] = [];
+  for (const unit of candidate.siblings.slice(candidate.index + 1)) {
+    if (items.length >= MAX_FOLLOWING_ITEMS || unit.kind === 'code') break;
+    // A list's items are short blocks of their own; a paragraph of prose ends it.
+    const previousBlock = items.at(-1)?.block ?? candidate.unit.block;
+    if (unit.block !== previousBlock + 1 || (unit.kind === 'sentence' && wordCount(unit.text) > 25)) break;
+    items.push(unit);
+  }
+  return items.length >= 2 ? items : [];
+}
+
+/** Code as a fenced block, the fence longer than any run of backticks inside it. */
+export function fenced(code: string): string {
+  let longest = 0;
+  let run = 0;
+  for (const character of code) {
+    run = character === '`' ? run + 1 : 0;
+    longest = Math.max(longest, run);
+  }
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return `${fence}\n${code}\n${fence}`;
+}
+
+const END_MARKS: ReadonlySet<string> = new Set(['.', '!', '?', ':', '\u2026']);
 
 /** `…holiday.` becomes `…holiday [1].`; a sentence with no end mark gets ` [1]` after it. */
 export function withCitation(sentence: string, number: number): string {

@@ -1,10 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeOpenAiServer } from '../../test/fakes/fake-openai-server.js';
 import { hitOf } from '../../test/fakes/fake-team-search.js';
 import { ChatModelError } from '../adapters/llm/chat-model.js';
+import { OpenAiChatModel } from '../adapters/llm/openai-chat-model.js';
 import { ScriptedChatModel } from '../adapters/llm/scripted-chat-model.js';
 import { AnswerError } from './answer-error.js';
 import type { AnswerInput } from './answerer.js';
-import { numberPassages } from './citations.js';
+import { citedSources, numberPassages, UnknownCitationFilter } from './citations.js';
 import { LlmAnswerer } from './llm-answerer.js';
 
 const passages = numberPassages([
@@ -106,5 +108,65 @@ describe('LlmAnswerer', () => {
     expect(pieces).toHaveLength(1);
     expect(error).toBe(reason);
     expect(model.calls[0]?.aborted).toBe(true);
+  });
+});
+
+describe('LlmAnswerer citations that name no source', () => {
+  let server: FakeOpenAiServer;
+  beforeAll(async () => {
+    server = await FakeOpenAiServer.start();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  function realModel() {
+    return new OpenAiChatModel({
+      baseUrl: server.baseUrl,
+      apiKey: 'sk-test',
+      model: 'small-chat',
+      timeoutMs: 5_000,
+      maxTokens: 300,
+      temperature: 0,
+    });
+  }
+
+  it('removes them from the streamed answer and the sources, and logs them', async () => {
+    // Two sources ([1] Handbook, [2] Expenses): [3] and [7] point at nothing.
+    server.chatScript = {
+      reply: 'You get 25 days [1][7]. Receipts go in within 30 days [2, 3]. Ask HR [7].',
+      chunkSize: 3,
+    };
+    const warnings: { details: object; message: string }[] = [];
+    const answerer = new LlmAnswerer(realModel(), {
+      warn: (details, message) => warnings.push({ details, message }),
+    });
+    const { pieces, error } = await collect(answerer, input());
+    expect(error).toBeUndefined();
+    expect(pieces.length).toBeGreaterThan(3);
+    const text = pieces.join('');
+    expect(text).toBe('You get 25 days [1]. Receipts go in within 30 days [2]. Ask HR.');
+    expect(citedSources(text, passages).map((source) => source.citation)).toEqual([1, 2]);
+    expect(warnings).toEqual([
+      { details: { citations: [7, 3], sources: 2 }, message: expect.stringMatching(/do not exist/) },
+    ]);
+  });
+
+  it('passes an answer whose citations all name sources through unchanged, logging nothing', async () => {
+    server.chatScript = { reply: 'You get 25 days [1], and receipts [Source 2] [1-2].', chunkSize: 2 };
+    const warnings: object[] = [];
+    const answerer = new LlmAnswerer(realModel(), { warn: (details) => warnings.push(details) });
+    const { pieces } = await collect(answerer, input());
+    expect(pieces.join('')).toBe('You get 25 days [1], and receipts [Source 2] [1-2].');
+    expect(warnings).toEqual([]);
+  });
+});
+
+describe('UnknownCitationFilter', () => {
+  it('holds back a citation split across pieces until it is whole', () => {
+    const filter = new UnknownCitationFilter(new Set([1]));
+    const out = ['See [', '1', ']', ' [', '4', '2]', ', and [note] too'].map((piece) => filter.push(piece));
+    expect(out.join('') + filter.end()).toBe('See [1], and [note] too');
+    expect(filter.removed).toEqual([42]);
   });
 });

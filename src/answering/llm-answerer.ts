@@ -2,7 +2,7 @@ import type { ChatModel, ChatModelMessage } from '../adapters/llm/chat-model.js'
 import { SourceError } from '../adapters/source-error.js';
 import { AnswerError } from './answer-error.js';
 import type { Answerer, AnswerInput, Passage } from './answerer.js';
-import { withoutCitations } from './citations.js';
+import { UnknownCitationFilter, withoutCitations } from './citations.js';
 
 export const SYSTEM_PROMPT = [
   "You answer questions from a team's own documents.",
@@ -16,26 +16,54 @@ export const SYSTEM_PROMPT = [
 const MAX_SOURCE_CHARS = 6_000;
 const MAX_MEMORY_CHARS = 2_000;
 
+/** Where the answerer reports a model's slips (a pino logger fits). */
+export interface AnswererLogger {
+  warn(details: object, message: string): void;
+}
+
+const silentLogger: AnswererLogger = { warn: () => undefined };
+
 /**
  * Answers with a chat-completions model: a prompt of numbered sources, the chat so far and the
- * question; its reply streams through as it comes. A model failure becomes an `AnswerError`
- * (pieces already yielded stay valid); an abort rejects with the signal's reason.
+ * question; its reply streams through as it comes, less any citation number that names no source
+ * (removed, and logged). A model failure becomes an `AnswerError` (pieces already yielded stay
+ * valid); an abort rejects with the signal's reason.
  */
 export class LlmAnswerer implements Answerer {
   readonly kind = 'llm' as const;
 
-  constructor(private readonly model: ChatModel) {}
+  constructor(
+    private readonly model: ChatModel,
+    private readonly logger: AnswererLogger = silentLogger,
+  ) {}
 
   async *answer(input: AnswerInput): AsyncGenerator<string, void, undefined> {
     let answered = false;
+    const citations = new UnknownCitationFilter(new Set(input.passages.map((passage) => passage.number)));
     try {
       for await (const delta of this.model.stream(promptFor(input), { signal: input.signal })) {
         if (delta.trim() !== '') answered = true;
-        yield delta;
+        const text = citations.push(delta);
+        if (text !== '') yield text;
       }
+      const rest = citations.end();
+      if (rest !== '') yield rest;
     } catch (error) {
       if (input.signal.aborted) throw input.signal.reason;
+      // What was held back (trailing spaces, a citation not yet closed) was said: it is passed on.
+      const rest = citations.end();
+      if (rest !== '') yield rest;
       throw toAnswerError(error);
+    } finally {
+      if (citations.removed.length > 0) {
+        this.logger.warn(
+          {
+            citations: citations.removed,
+            sources: new Set(input.passages.map((passage) => passage.number)).size,
+          },
+          'the language model cited sources that do not exist; the citations were removed',
+        );
+      }
     }
     if (!answered) {
       throw new AnswerError('model_bad_response', 'The language model returned an empty answer.');

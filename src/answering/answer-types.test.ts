@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { expectedAnswerType, isQuestion, questionWords, typedWordsIn } from './answer-types.js';
+
+describe('expectedAnswerType', () => {
+  it('reads the kind of answer from the question word', () => {
+    expect(expectedAnswerType('How many engineers work here?')).toBe('number');
+    expect(expectedAnswerType('What percentage of staff work remotely?')).toBe('number');
+    expect(expectedAnswerType('How long does a refund take?')).toBe('number');
+    expect(expectedAnswerType('When was the company founded?')).toBe('date');
+    expect(expectedAnswerType('In what year did the Normans arrive?')).toBe('date');
+    expect(expectedAnswerType('Who signs off expenses?')).toBe('name');
+    expect(expectedAnswerType('Where is the head office?')).toBe('name');
+    expect(expectedAnswerType('Which country hosts the data?')).toBe('name');
+  });
+
+  it('expects no particular kind for why, how and what-is questions', () => {
+    expect(expectedAnswerType('Why was the release delayed?')).toBeUndefined();
+    expect(expectedAnswerType('How do I reset my password?')).toBeUndefined();
+    expect(expectedAnswerType('What is the refund policy?')).toBeUndefined();
+  });
+});
+
+describe('typedWordsIn', () => {
+  const asked = questionWords('When did Richard reach Cyprus in May?');
+
+  it('counts words of the type that the question does not already say', () => {
+    expect(typedWordsIn('Richard reached Cyprus on 6 May 1191.', 'date', asked)).toBe(1);
+    expect(typedWordsIn('Richard reached Cyprus in May.', 'date', asked)).toBe(0);
+    expect(typedWordsIn('It happened in the 12th century.', 'date', asked)).toBe(2);
+    expect(typedWordsIn('The company employs 240 engineers and two interns.', 'number', new Set())).toBe(2);
+    expect(
+      typedWordsIn('The fleet was led by Guy de Lusignan.', 'name', questionWords('Who led the fleet?')),
+    ).toBe(2);
+  });
+
+  it('does not count the capital of a sentence’s first word as a name', () => {
+    expect(typedWordsIn('Everyone agreed.', 'name', new Set())).toBe(0);
+  });
+});
+
+describe('isQuestion', () => {
+  it('tells questions from statements', () => {
+    expect(isQuestion('what is the refund policy')).toBe(true);
+    expect(isQuestion('The refund policy covers 30 days?')).toBe(true);
+    expect(isQuestion('Coffee consumption reduces the risk of diabetes.')).toBe(false);
+  });
+});

@@ -1,0 +1,154 @@
+/**
+ * What kind of answer a question asks for, read from its question word ("when" → a date), and
+ * whether a sentence holds one that the question does not already say: SQuAD-style questions are
+ * answered by a span the question lacks, so a sentence that only restates the question rarely
+ * answers it.
+ */
+export type AnswerType = 'number' | 'date' | 'name';
+
+// Each pattern is a plain alternation with no nested quantifier: linear on any input.
+const NUMBER_QUESTION =
+  /\bhow (?:many|much|long|old|far|tall|high|big|large|wide|deep|often|fast|heavy)\b|\b(?:what|which) (?:percentage|percent|proportion|share|number|amount|fraction|size|population)\b/;
+const DATE_QUESTION =
+  /\bwhen\b|\b(?:what|which) (?:year|years|date|day|month|century|decade|era|period|time)\b|\bwhat time\b/;
+const NAME_QUESTION =
+  /\b(?:who|whom|whose|where)\b|\b(?:what|which) (?:country|countries|city|cities|state|region|place|location|continent|island|county|area|town|river|mountain|company|organisation|organization|person|team|university|language)\b/;
+
+/** The answer type a question asks for, or undefined (why, how, what is…). */
+export function expectedAnswerType(question: string): AnswerType | undefined {
+  const lower = question.toLowerCase();
+  if (NUMBER_QUESTION.test(lower)) return 'number';
+  if (DATE_QUESTION.test(lower)) return 'date';
+  if (NAME_QUESTION.test(lower)) return 'name';
+  return undefined;
+}
+
+/** Whether a text reads as a question (rather than a statement, such as a claim to check). */
+export function isQuestion(text: string): boolean {
+  return (
+    text.trimEnd().endsWith('?') ||
+    /^\s*(?:who|whom|whose|what|which|when|where|why|how|is|are|was|were|do|does|did|can|could|should|would|will|has|have)\b/i.test(
+      text,
+    )
+  );
+}
+
+const NUMBER_WORDS: ReadonlySet<string> = new Set([
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'twenty',
+  'thirty',
+  'forty',
+  'fifty',
+  'hundred',
+  'hundreds',
+  'thousand',
+  'thousands',
+  'million',
+  'millions',
+  'billion',
+  'dozen',
+  'half',
+  'twice',
+  'once',
+  'single',
+  'double',
+]);
+const MONTHS: ReadonlySet<string> = new Set([
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+  'sunday',
+]);
+const DATE_WORDS: ReadonlySet<string> = new Set([
+  'century',
+  'centuries',
+  'decade',
+  'bc',
+  'ad',
+  'bce',
+  'ce',
+  'today',
+  'yesterday',
+  'spring',
+  'summer',
+  'autumn',
+  'winter',
+]);
+
+const TOKEN = /[\p{L}\p{N}][\p{L}\p{N}'\u2019.,%-]*/gu;
+
+/** A token with its trailing punctuation off (`1066,` → `1066`, `U.S.` stays). */
+function clean(token: string): string {
+  let end = token.length;
+  while (end > 0 && /[.,'\u2019-]/.test(token[end - 1] ?? '')) end -= 1;
+  return token.slice(0, end);
+}
+
+/** The question's words, lower case, for telling new words from repeated ones. */
+export function questionWords(question: string): Set<string> {
+  return new Set((question.match(TOKEN) ?? []).map((token) => clean(token).toLowerCase()));
+}
+
+/** A count or amount; a year ("in 1066") answers "when", not "how many". */
+function isNumber(token: string, lower: string): boolean {
+  if (/^(?:1[0-9]|20)\d{2}$/.test(token)) return false;
+  return /^\p{N}/u.test(token) || NUMBER_WORDS.has(lower);
+}
+
+function isDate(token: string, lower: string, next: string | undefined): boolean {
+  if (/^(?:1\d{3}|20\d{2})s?$/.test(token) || /^\d{2,4}s$/.test(token)) return true;
+  if (MONTHS.has(lower) && lower !== 'may') return true;
+  if (MONTHS.has(lower)) return /^\p{Lu}/u.test(token);
+  if (DATE_WORDS.has(lower)) return true;
+  return /^\d{1,2}(?:st|nd|rd|th)$/.test(lower) && next !== undefined && /^centur/.test(next);
+}
+
+/**
+ * How many words of the expected type a sentence holds that the question does not: numbers for
+ * "how many", dates for "when", capitalised names (not the sentence's first word) for "who" and
+ * "where". Zero when the sentence only repeats the question's own.
+ */
+export function typedWordsIn(sentence: string, type: AnswerType, asked: ReadonlySet<string>): number {
+  const tokens = (sentence.match(TOKEN) ?? []).map(clean);
+  let count = 0;
+  for (const [index, token] of tokens.entries()) {
+    if (token === '') continue;
+    const lower = token.toLowerCase();
+    if (asked.has(lower)) continue;
+    const next = tokens[index + 1]?.toLowerCase();
+    const typed =
+      type === 'number'
+        ? isNumber(token, lower)
+        : type === 'date'
+          ? isDate(token, lower, next)
+          : index > 0 && /^\p{Lu}/u.test(token) && !MONTHS.has(lower);
+    if (typed) count += 1;
+  }
+  return count;
+}
