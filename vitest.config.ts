@@ -47,7 +47,8 @@ export default defineConfig({
               test: {
                 name: 'postgres',
                 include: databaseTests,
-                exclude: [...configDefaults.exclude, ...browserTests],
+                // The endpoint fuzzing checks HTTP validation, which no database changes: PGlite's run covers it.
+                exclude: [...configDefaults.exclude, ...browserTests, 'test/fuzz/**'],
                 env: { TEST_DB_KIND: 'postgres' },
               },
             },
