@@ -27,21 +27,49 @@ export async function indexDriveFiles(
   await assertOwnUserContext(deps, caller, input.user_context);
   const files = [...new Map(input.files.map((file) => [file.id, file])).values()];
   const connectorId = await ensureTeamConnector(deps, caller.teamId, 'googledrive', 'Google Drive');
-  const ids = files.map((file) => file.id).sort();
   return queueIndexJob(deps, {
     teamId: caller.teamId,
     connectorId,
     kind: 'googledrive',
     requestedBy: caller.userId,
-    request: { files: files.map((file) => ({ id: file.id, name: file.name, type: file.type })) },
+    ...driveIndexRequest(files),
+    secretsSealed: deps.secrets.seal(driveToken),
+  });
+}
+
+/** A Drive entry to index: picked now, or (the re-sync) picked by a member before. */
+export interface DriveEntryToIndex {
+  readonly id: string;
+  readonly name: string;
+  readonly type: string;
+  /** The picked entry's link and service id; null when no longer known (a listed folder's). */
+  readonly url: string | null;
+  readonly serviceId: string | null;
+}
+
+/**
+ * The request, hash and items of a Drive index job over these entries, for a member's pick and
+ * the worker's re-sync alike: the request hash is what lets both share one active job.
+ */
+export function driveIndexRequest(entries: readonly DriveEntryToIndex[]) {
+  const ids = entries.map((entry) => entry.id).sort();
+  return {
+    request: { files: entries.map((entry) => ({ id: entry.id, name: entry.name, type: entry.type })) },
     requestHash: createHash('sha256')
       .update(JSON.stringify(['googledrive', ids]))
       .digest('hex'),
-    secretsSealed: deps.secrets.seal(driveToken),
-    items: files.map((file) => ({
-      externalId: file.id,
-      name: file.name,
-      payload: { requested: { type: file.type, url: file.url, service_id: file.serviceId } },
+    items: entries.map((entry) => ({
+      externalId: entry.id,
+      name: entry.name,
+      payload: {
+        requested: {
+          type: entry.type,
+          // A picked folder's item is gone once listed: its link is then unknown (Drive's own
+          // webViewLink of each file is what documents show).
+          ...(entry.url === null ? {} : { url: entry.url }),
+          ...(entry.serviceId === null ? {} : { service_id: entry.serviceId }),
+        },
+      },
     })),
-  });
+  };
 }

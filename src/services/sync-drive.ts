@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   AccessTokenRefreshError,
   type RefreshFailureKind,
@@ -12,10 +11,10 @@ import {
   listDriveConnectorsDueSync,
   listDriveSyncUsers,
   listRequestedDriveEntries,
-  type RequestedDriveEntry,
   replaceAccountRefreshToken,
 } from '../db/repositories/drive-sync.js';
 import type { ServiceDependencies } from './dependencies.js';
+import { driveIndexRequest } from './index-drive-files.js';
 import { queueIndexJob } from './queue-index-job.js';
 
 /**
@@ -167,32 +166,4 @@ async function syncMember(
     secretsSealed: deps.secrets.seal(accessToken),
   });
   return { ...who, jobId: job.result_id, entries: entries.length };
-}
-
-/**
- * The request, hash and items of a Drive index job over these entries, as `indexDriveFiles`
- * builds them (keep the two alike: the request hash is what lets a re-sync and a member's own
- * request for the same entries share one active job).
- */
-export function driveIndexRequest(entries: readonly RequestedDriveEntry[]) {
-  const ids = entries.map((entry) => entry.id).sort();
-  return {
-    request: { files: entries.map((entry) => ({ id: entry.id, name: entry.name, type: entry.type })) },
-    requestHash: createHash('sha256')
-      .update(JSON.stringify(['googledrive', ids]))
-      .digest('hex'),
-    items: entries.map((entry) => ({
-      externalId: entry.id,
-      name: entry.name,
-      payload: {
-        requested: {
-          type: entry.type,
-          // A picked folder's item is gone once listed: its link is then unknown (Drive's own
-          // webViewLink of each file is what documents show).
-          ...(entry.url === null ? {} : { url: entry.url }),
-          ...(entry.serviceId === null ? {} : { service_id: entry.serviceId }),
-        },
-      },
-    })),
-  };
 }
