@@ -294,7 +294,16 @@ export async function findDocumentIndexer(
   };
 }
 
-/** A member's private uploads (source `upload`, indexed by them, with an access list that is not team-wide). */
+/**
+ * A member's private uploads, as a condition on `documents AS d` beside `access_lists AS a`:
+ * source `upload`, brought in by them, with an access list that is not team-wide.
+ */
+function privateUploadsOf(teamId: number, userId: number) {
+  return sql`a.id = d.access_list_id AND d.team_id = ${teamId} AND d.source = 'upload'
+    AND d.indexed_by = ${userId} AND NOT a.team`;
+}
+
+/** A member's private uploads (`privateUploadsOf`), with their chunk counts. */
 export async function listPrivateUploads(
   db: Database,
   teamId: number,
@@ -302,22 +311,19 @@ export async function listPrivateUploads(
 ): Promise<{ id: number; chunkCount: number }[]> {
   const rows = await queryRows<{ id: number | string; chunk_count: number | string }>(
     db,
-    sql`SELECT d.id, d.chunk_count FROM documents AS d JOIN access_lists AS a ON a.id = d.access_list_id
-      WHERE d.team_id = ${teamId} AND d.source = 'upload' AND d.indexed_by = ${userId} AND NOT a.team`,
+    sql`SELECT d.id, d.chunk_count FROM documents AS d, access_lists AS a WHERE ${privateUploadsOf(teamId, userId)}`,
   );
   return rows.map((row) => ({ id: Number(row.id), chunkCount: Number(row.chunk_count) }));
 }
 
 /**
- * Deletes a member's private uploads (see `listPrivateUploads`) with whatever chunks they still
- * have; answers how many chunks went.
+ * Deletes a member's private uploads (`privateUploadsOf`) with whatever chunks they still have;
+ * answers how many chunks went.
  */
 export async function deletePrivateUploads(db: Database, teamId: number, userId: number): Promise<number> {
   const rows = await queryRows<{ chunk_count: number | string }>(
     db,
-    sql`DELETE FROM documents AS d USING access_lists AS a
-      WHERE a.id = d.access_list_id AND d.team_id = ${teamId} AND d.source = 'upload'
-        AND d.indexed_by = ${userId} AND NOT a.team
+    sql`DELETE FROM documents AS d USING access_lists AS a WHERE ${privateUploadsOf(teamId, userId)}
       RETURNING d.chunk_count`,
   );
   return rows.reduce((sum, row) => sum + Number(row.chunk_count), 0);
