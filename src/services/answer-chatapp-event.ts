@@ -7,7 +7,7 @@ import {
   findChatappInstallation,
   finishChatappEvent,
 } from '../db/repositories/chatapp-events.js';
-import { findTeamMemberByEmail } from '../db/repositories/team-members-by-email.js';
+import { findTeamMemberByEmail } from '../db/repositories/teams.js';
 import type { AnswerChatappEventPayload } from '../jobs/definitions/answer-chatapp-event.js';
 import type { JobOutput } from '../jobs/job-queue.js';
 import { JobError, toJobError } from '../jobs/retry-policy.js';
