@@ -1,4 +1,6 @@
 import { requestJson, requestNothing } from './http';
+import { signIn } from './session';
+import type { CurrentUser } from './types';
 
 export interface PasswordRegistration {
   email: string;
@@ -36,4 +38,22 @@ export function revokeBearerToken(accessToken: string): Promise<void> {
     headers: { authorization: `Bearer ${accessToken}` },
     expectUnauthorized: true,
   });
+}
+
+/**
+ * Creates the account (`registerWithPassword`), then signs this browser in with it by cookie and
+ * revokes the registration's bearer token, which is never used. `onRegistered` hears when the
+ * account exists, before the sign-in that may still fail (a retry then only signs in).
+ */
+export async function registerAndSignIn(
+  registration: PasswordRegistration,
+  onRegistered: () => void = () => undefined,
+): Promise<CurrentUser> {
+  const token = await registerWithPassword(registration);
+  onRegistered();
+  try {
+    return await signIn(registration.email, registration.password);
+  } finally {
+    await revokeBearerToken(token).catch(() => undefined);
+  }
 }

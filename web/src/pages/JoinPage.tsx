@@ -2,7 +2,7 @@ import { type FormEvent, useRef, useState } from 'react';
 import { ApiError, describeError } from '../api/http';
 import { signIn } from '../api/session';
 import type { CurrentUser } from '../api/types';
-import { registerWithPassword, revokeBearerToken } from '../api/users';
+import { registerAndSignIn } from '../api/users';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { TextField } from '../components/TextField';
 import { fieldErrors } from '../format/field-errors';
@@ -51,18 +51,12 @@ export function JoinPage({ invitation, signedInAs, onJoined }: JoinPageProps) {
     if (first !== undefined) inputs[first].current?.focus();
   }
 
-  async function join(): Promise<CurrentUser> {
-    let token: string | undefined;
-    if (!registered.current) {
-      token = await registerWithPassword({ email, password, name: name.trim(), invitation: code });
+  function join(): Promise<CurrentUser> {
+    // Once the account exists, another try only signs in (the invitation is used up).
+    if (registered.current) return signIn(email, password);
+    return registerAndSignIn({ email, password, name: name.trim(), invitation: code }, () => {
       registered.current = true;
-    }
-    try {
-      return await signIn(email, password);
-    } finally {
-      // The registration's bearer token is never used: the session cookie signs the browser in.
-      if (token !== undefined) await revokeBearerToken(token).catch(() => undefined);
-    }
+    });
   }
 
   async function submit(event: FormEvent<HTMLFormElement>) {

@@ -2,7 +2,7 @@ import { type FormEvent, useRef, useState } from 'react';
 import { ApiError, describeError } from '../api/http';
 import { signIn } from '../api/session';
 import type { CurrentUser } from '../api/types';
-import { registerWithPassword, revokeBearerToken } from '../api/users';
+import { registerAndSignIn } from '../api/users';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { TextField } from '../components/TextField';
 import { fieldErrors } from '../format/field-errors';
@@ -38,14 +38,8 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (user: CurrentUser) => 
     if (first !== undefined) inputs[first].current?.focus();
   }
 
-  async function createAccount(): Promise<CurrentUser> {
-    const token = await registerWithPassword({ email, password, name: name.trim() });
-    try {
-      return await signIn(email, password);
-    } finally {
-      // The registration's bearer token is never used: the session cookie signs the browser in.
-      await revokeBearerToken(token).catch(() => undefined);
-    }
+  function createAccount(): Promise<CurrentUser> {
+    return registerAndSignIn({ email, password, name: name.trim() });
   }
 
   async function submit(event: FormEvent<HTMLFormElement>) {
