@@ -24,14 +24,23 @@ const ABBREVIATIONS: ReadonlySet<string> = new Set([
   'mr',
   'mrs',
   'ms',
-  'no',
-  'nos',
   'prof',
   'ref',
   'sr',
   'st',
   'vs',
 ]);
+
+/**
+ * A single letter before a period that abbreviates a name ("John B. Weller", "J. R. R. Tolkien"):
+ * a capital after a capitalised word or another initial, or before one. A variable ends a
+ * sentence as any word does ("…reduces to Y. There are…", "…a function of n. Since…").
+ */
+function isInitial(word: string, wordBefore: string | undefined, following: string): boolean {
+  if (!/^\p{Lu}$/u.test(word)) return false;
+  const before = (wordBefore ?? '').replace(/^["'([\u2018\u201C]+/, '');
+  return before === '' || /^\p{Lu}/u.test(before) || /^\p{Lu}\.$/u.test(following);
+}
 
 /**
  * Sentences of prose, lines of code: a block with line breaks (code, addresses) is cut at its
@@ -65,9 +74,14 @@ export function splitSentences(text: string): { text: string; separator: ' ' | '
     while (isWhitespace(text.charCodeAt(end))) end += 1;
     const next = text[end] ?? '';
     // Only the word before the mark matters; a bounded window keeps long runs of skipped marks linear.
-    const before = text.slice(Math.max(start, index - 32), index);
-    const lastWord = (before.split(/\s+/).at(-1) ?? '').replace(/^["'([\u2018\u201C]+/, '').toLowerCase();
-    const abbreviated = text[index] === '.' && (ABBREVIATIONS.has(lastWord) || /^\p{L}$/u.test(lastWord));
+    const before = text.slice(Math.max(start, index - 32), index).split(/\s+/);
+    const lastWord = (before.at(-1) ?? '').replace(/^["'([\u2018\u201C]+/, '');
+    const abbreviated =
+      text[index] === '.' &&
+      (ABBREVIATIONS.has(lastWord.toLowerCase()) ||
+        isInitial(lastWord, before.at(-2), text.slice(end, end + 2)) ||
+        // "No. 5", "nos. 3–4"; "…yes or no. Next…" ends a sentence.
+        (/^nos?$/i.test(lastWord) && /\p{N}/u.test(next)));
     index = end;
     if (abbreviated || /\p{Ll}/u.test(next)) continue;
     sentences.push({ text: text.slice(start, end).trimEnd(), separator: ' ' });

@@ -13,6 +13,14 @@ describe('expectedAnswerType', () => {
     expect(expectedAnswerType('Which country hosts the data?')).toBe('name');
   });
 
+  it('reads the asked noun after "what is the" and "what was the"', () => {
+    expect(expectedAnswerType('What was the percentage of people that voted for the act?')).toBe('number');
+    expect(expectedAnswerType('What is the population of Melbourne?')).toBe('number');
+    expect(expectedAnswerType('In which year was the bridge built?')).toBe('date');
+    expect(expectedAnswerType('What is the city with the most offices?')).toBe('name');
+    expect(expectedAnswerType('What is the reason for the delay?')).toBeUndefined();
+  });
+
   it('expects no particular kind for why, how and what-is questions', () => {
     expect(expectedAnswerType('Why was the release delayed?')).toBeUndefined();
     expect(expectedAnswerType('How do I reset my password?')).toBeUndefined();

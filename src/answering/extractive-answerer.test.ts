@@ -112,6 +112,45 @@ describe('ExtractiveAnswerer', () => {
     expect(text).toBe(NOT_FOUND_ANSWER);
   });
 
+  it('forgives one spelling mistake in a name the question asks about', async () => {
+    const papers = {
+      title: 'History of complexity theory',
+      text: 'Juris Hartmanis published his seminal paper in 1965. Turing machines came first.',
+    };
+    const { text } = await answer('When did Hatmanis publish his seminal paper?', passagesOf(papers));
+    expect(text).toBe('Juris Hartmanis published his seminal paper in 1965 [1].');
+    const elsewhere = await answer('When did Hoffmann publish his seminal paper?', passagesOf(papers));
+    expect(elsewhere.text).toBe(NOT_FOUND_ANSWER);
+  });
+
+  it('leads with a sentence naming what the question asks about over one that only shares its other words', async () => {
+    const districts = {
+      title: 'Business districts',
+      text: 'Most of them are located in northern San Diego.',
+    };
+    const city = {
+      title: 'Dyrrachium',
+      text: 'Dyrrachium lay on the Adriatic coast, where the Normans landed.',
+    };
+    const { text } = await answer('Where was Dyrrachium located?', passagesOf(districts, city));
+    expect(text.startsWith('Dyrrachium lay on the Adriatic coast, where the Normans landed [2].')).toBe(true);
+  });
+
+  it('matches a question word with an everyday synonym in the sentence', async () => {
+    const glossary = {
+      title: 'Glossary',
+      text: 'The shared drive for contracts is huge. The shared drive for contracts is called Vault.',
+    };
+    const { text } = await answer(
+      'What is the name of the shared drive for contracts?',
+      passagesOf(glossary),
+      {
+        limits: { maxSentences: 1 },
+      },
+    );
+    expect(text).toBe('The shared drive for contracts is called Vault [1].');
+  });
+
   it('answers a statement (a claim) with its closest evidence', async () => {
     const study = {
       title: 'Study',

@@ -2,6 +2,7 @@ import type { TeamSearch } from '../retrieval/search-types.js';
 import {
   type AnswerType,
   expectedAnswerType,
+  HOW_MEASURE,
   isQuestion,
   questionWords,
   typedWordsIn,
@@ -9,6 +10,7 @@ import {
 import type { Answerer, AnswerInput, Passage } from './answerer.js';
 import { isFollowUp, previousQuestion } from './follow-up.js';
 import { type TextUnit, unitsOf, wordCount } from './sentences.js';
+import { SYNONYM_WORDS, synonymsFrom } from './synonyms.js';
 
 /** Said when the passages hold nothing that answers the question; never an invented answer. */
 export const NOT_FOUND_ANSWER = "I couldn't find an answer to that in your team's documents.";
@@ -43,13 +45,19 @@ const NEAR_DUPLICATE = 0.8;
 const RANK_DISCOUNT = 0.1;
 /** A sentence without a word of the expected type ("when": a date) keeps this share of its score. */
 const TYPE_MISS = 0.5;
+/** So does one that names none of the names the question asks about ("…Normandy…", "…Dyrrachium…"). */
+const NAME_MISS = 0.5;
 /** What the sentence before a pronoun-led one lends it: this share of the terms it adds. */
 const PRONOUN_CONTEXT = 0.5;
 /** A follow-up's previous question weighs this much against the question itself. */
 const PREVIOUS_QUESTION_WEIGHT = 0.3;
 /** Another form of a question's word counts this much of the word itself. */
 const WORD_FORM = 0.7;
+/** A word that says the same ("called" for "name") counts this much. */
+const SYNONYM = 0.5;
 const MIN_FORM_LETTERS = 4;
+/** A name's spelling mistake is forgiven from this length on ("Bedigo", "Bendigo"). */
+const MIN_MISSPELT_LETTERS = 5;
 /** A longer suffix is another word: "arch", "architectur". */
 const MAX_FORM_SUFFIX = 3;
 /** The least a passage's search score weighs its sentences (see `passagePrior`). */
@@ -70,7 +78,7 @@ const FRAMING_WORDS =
   /\b(?:tell|explain|describe|know|please|give|show|find|want|need|many|much|anything|something|anyone|someone|kind|sort|say|says|said)\b/gi;
 /** A sentence that opens by pointing back ("He fled…", "This allowed…") needs the one before it. */
 const POINTS_BACK =
-  /^(?:he|she|it|they|this|these|those|that|his|her|its|their|such|there|the latter|the former)\b/i;
+  /^(?:he|she|it|they|this|these|those|that|his|her|its|their|such|the latter|the former)\b/i;
 
 interface Candidate {
   readonly unit: TextUnit;
@@ -99,13 +107,18 @@ interface Question {
   readonly type: AnswerType | undefined;
   readonly words: ReadonlySet<string>;
   readonly statement: boolean;
+  /** The terms of the names it asks about, which may be misspelt. */
+  readonly names: ReadonlySet<string>;
+  /** Term → the terms of words that say the same. */
+  readonly synonyms: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /**
  * Answers with no model: the sentences of the top passages that best answer the question, scored
- * like BM25 over sentences with PostgreSQL's own stemming (`TeamSearch.analyze`) and other forms
- * of the question's words, weighed by whether they hold the kind of answer the question word asks
- * for ("when": a date the question does not say), helped by the sentence before one that opens
+ * like BM25 over sentences with PostgreSQL's own stemming (`TeamSearch.analyze`), other forms
+ * and everyday synonyms of the question's words and its names' misspellings, weighed by whether
+ * they hold the kind of answer the question word asks for ("when": a date the question does not
+ * say) and name what it asks about, helped by the sentence before one that opens
  * with a pronoun, weighed by their passage's search score and rank, without near-duplicates,
  * capped in length. The best sentence leads (with the next one when it points back at it), each
  * is followed by its citation `[n]`, lists and code stay lists and fenced code. A statement (a
@@ -148,16 +161,18 @@ export class ExtractiveAnswerer implements Answerer {
         meaningful(input.question),
         previous === undefined ? '' : meaningful(previous),
         ...names,
+        ...SYNONYM_WORDS,
         ...candidates.map((candidate) => candidate.unit.text),
       ].map(unaccented),
     );
     input.signal.throwIfAborted();
     const nameTerms = analysed.slice(0, names.length);
-    const sentenceTerms = analysed.slice(names.length);
+    const synonyms = synonymsFrom(analysed.slice(names.length, names.length + SYNONYM_WORDS.length));
+    const sentenceTerms = analysed.slice(names.length + SYNONYM_WORDS.length);
     // A name the question asks about that no passage mentions: the documents are about something
     // else, however many of its other words they share.
     const mentioned = (term: string) =>
-      sentenceTerms.some((terms) => terms !== undefined && strengthOf(term, terms) > 0);
+      sentenceTerms.some((terms) => terms !== undefined && strengthOf(term, terms, true) > 0);
     if (
       nameTerms.some((terms) => terms !== undefined && terms.size > 0 && ![...terms.keys()].some(mentioned))
     ) {
@@ -172,6 +187,8 @@ export class ExtractiveAnswerer implements Answerer {
       type: expectedAnswerType(input.question),
       words: questionWords(`${previous ?? ''} ${input.question}`),
       statement,
+      names: new Set(nameTerms.flatMap((terms) => [...(terms?.keys() ?? [])])),
+      synonyms,
     };
     const scored = score(candidates, question, sentenceTerms);
     return this.select(scored, question.statement ? MIN_STATEMENT_COVERAGE : MIN_COVERAGE);
@@ -226,6 +243,28 @@ function continuationOf(lead: Candidate, scored: readonly Scored[]): Scored | un
   return POINTS_BACK.test(next.candidate.unit.text) ? next : undefined;
 }
 
+/**
+ * One spelling mistake apart (a letter missing, added, changed, or two swapped: "Hatmanis",
+ * "Hartmanis"), in words long enough for one letter not to make another word.
+ */
+function misspelt(a: string, b: string): boolean {
+  if (a.length < MIN_MISSPELT_LETTERS || b.length < MIN_MISSPELT_LETTERS) return false;
+  if (Math.abs(a.length - b.length) > 1 || a === b) return false;
+  let start = 0;
+  while (start < a.length && a[start] === b[start]) start += 1;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA -= 1;
+    endB -= 1;
+  }
+  const restA = a.slice(start, endA);
+  const restB = b.slice(start, endB);
+  if (restA.length <= 1 && restB.length <= 1) return true;
+  // Two letters swapped.
+  return restA.length === 2 && restB.length === 2 && restA[0] === restB[1] && restA[1] === restB[0];
+}
+
 /** Accents off (Hervé, Herve), as people type names either way; the analysis keeps them. */
 function unaccented(text: string): string {
   return text.normalize('NFD').replace(/\p{M}/gu, '');
@@ -241,7 +280,7 @@ function namesIn(question: string): string[] {
 
 /** The question without its framing words, unless nothing else is left ("tell me more"). */
 function meaningful(question: string): string {
-  const framed = question.replace(FRAMING_WORDS, ' ');
+  const framed = question.replace(HOW_MEASURE, ' ').replace(FRAMING_WORDS, ' ');
   return /\p{L}{2}/u.test(framed) ? framed : question;
 }
 
@@ -287,7 +326,7 @@ function score(
   const averageLength = Math.max(1, lengths.reduce((sum, length) => sum + length, 0) / candidates.length);
   const idf = new Map<string, number>();
   for (const [term, weight] of question.terms) {
-    const documentFrequency = terms.filter((map) => strengthOf(term, map) > 0).length;
+    const documentFrequency = terms.filter((map) => matchOf(term, map, question) > 0).length;
     idf.set(
       term,
       weight * Math.log(1 + (candidates.length - documentFrequency + 0.5) / (documentFrequency + 0.5)),
@@ -327,10 +366,10 @@ function score(
       let frequency = sentence.get(term) ?? 0;
       let weight = idfWeight;
       if (frequency === 0) {
-        // Another form of the word ("marri", "marriag"), else what the sentence before lends.
+        // Another form of the word ("marri", "marriag") or a synonym, else what the sentence before lends.
         const strength =
-          strengthOf(term, sentence) ||
-          PRONOUN_CONTEXT * (context === undefined ? 0 : strengthOf(term, context));
+          matchOf(term, sentence, question) ||
+          PRONOUN_CONTEXT * (context === undefined ? 0 : matchOf(term, context, question));
         if (strength === 0) continue;
         frequency = 1;
         weight *= strength;
@@ -343,10 +382,19 @@ function score(
       typedWordsIn(candidate.unit.text, question.type, knownWords(candidate.passage)) > 0
         ? 1
         : TYPE_MISS;
+    const namesHeld =
+      question.names.size === 0 ||
+      [...question.names].some(
+        (name) =>
+          strengthOf(name, sentence, true) > 0 ||
+          (context !== undefined && strengthOf(name, context, true) > 0),
+      );
     return {
       candidate,
       terms: sentence,
-      score: (bm25 * typeFactor * passagePrior(candidate)) / (1 + RANK_DISCOUNT * candidate.rank),
+      score:
+        (bm25 * typeFactor * (namesHeld ? 1 : NAME_MISS) * passagePrior(candidate)) /
+        (1 + RANK_DISCOUNT * candidate.rank),
       coverage: questionWeight === 0 ? 0 : matched / questionWeight,
     };
   });
@@ -355,15 +403,27 @@ function score(
 /**
  * How well a sentence's terms hold a question term: 1 for the term, `WORD_FORM` for another form
  * of its word that the stemmer left apart (marry "marri", marriage "marriag": one the other's
- * prefix but for a short suffix, both of four letters or more), 0 otherwise.
+ * prefix but for a short suffix, both of four letters or more) or, for a `name`, one spelling
+ * mistake away from it; 0 otherwise.
  */
-function strengthOf(term: string, terms: ReadonlyMap<string, number>): number {
+function strengthOf(term: string, terms: ReadonlyMap<string, number>, name = false): number {
   if (terms.has(term)) return 1;
   if (term.length < MIN_FORM_LETTERS) return 0;
   for (const other of terms.keys()) {
     if (other.length < MIN_FORM_LETTERS || Math.abs(other.length - term.length) > MAX_FORM_SUFFIX) continue;
-    if (other.startsWith(term) || term.startsWith(other)) return WORD_FORM;
+    if (other.startsWith(term) || term.startsWith(other) || (name && misspelt(term, other))) return WORD_FORM;
   }
+  return 0;
+}
+
+/**
+ * How well a sentence's terms hold a question's term: as `strengthOf` (a name's misspelling
+ * forgiven), else `SYNONYM` for a word that says the same, else 0.
+ */
+function matchOf(term: string, terms: ReadonlyMap<string, number>, question: Question): number {
+  const strength = strengthOf(term, terms, question.names.has(term));
+  if (strength > 0) return strength;
+  for (const other of question.synonyms.get(term) ?? []) if (terms.has(other)) return SYNONYM;
   return 0;
 }
 

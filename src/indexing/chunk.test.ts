@@ -301,6 +301,22 @@ describe('splitSentences', () => {
     ]);
   });
 
+  it('tells an initial from a one-letter word that ends a sentence', () => {
+    const split = splitSentences(
+      'The act was signed by John B. Weller in 1859. Thus X reduces to Y. There are many kinds. ' +
+        'Time is a function of n. Since inputs differ, we take the worst. It says yes or no. No. 5 Squadron flew on.',
+    ).map((sentence) => sentence.text);
+    expect(split).toEqual([
+      'The act was signed by John B. Weller in 1859.',
+      'Thus X reduces to Y.',
+      'There are many kinds.',
+      'Time is a function of n.',
+      'Since inputs differ, we take the worst.',
+      'It says yes or no.',
+      'No. 5 Squadron flew on.',
+    ]);
+  });
+
   it('cuts text with line breaks at its lines', () => {
     expect(splitSentences('a = 1\n\nb = 2').map((sentence) => sentence.text)).toEqual(['a = 1', 'b = 2']);
   });
