@@ -107,6 +107,17 @@ describe('ExtractiveAnswerer', () => {
     expect(text.startsWith('It was commissioned by Bishop Odo [1].')).toBe(true);
   });
 
+  it('lends a sentence that goes on from the one before ("Indeed, …") that sentence’s subject', async () => {
+    const art = {
+      title: 'Art',
+      text: 'Work on the Bayeux Tapestry began in 1070. Indeed, the embroidery was finished in 1077.',
+    };
+    const { text } = await answer('When was the Bayeux Tapestry finished?', passagesOf(art), {
+      limits: { maxSentences: 1 },
+    });
+    expect(text).toBe('Indeed, the embroidery was finished in 1077 [1].');
+  });
+
   it('says nothing was found when a name the question asks about is in no passage', async () => {
     const { text } = await answer('How many days of holiday do Contoso employees get?', passagesOf(handbook));
     expect(text).toBe(NOT_FOUND_ANSWER);

@@ -76,9 +76,12 @@ const B = 0.75;
  */
 const FRAMING_WORDS =
   /\b(?:tell|explain|describe|know|please|give|show|find|want|need|many|much|anything|something|anyone|someone|kind|sort|say|says|said)\b/gi;
-/** A sentence that opens by pointing back ("He fled…", "This allowed…") needs the one before it. */
+/**
+ * A sentence that opens by pointing back ("He fled…", "This allowed…") or by going on from the one
+ * before ("For example, …", "Thus …") needs the one before it.
+ */
 const POINTS_BACK =
-  /^(?:he|she|it|they|this|these|those|that|his|her|its|their|such|the latter|the former)\b/i;
+  /^(?:he|she|it|they|this|these|those|that|his|her|its|their|such|the latter|the former|for example|for instance|thus|indeed|again|in particular|however|therefore|hence)\b/i;
 
 interface Candidate {
   readonly unit: TextUnit;
