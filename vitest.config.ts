@@ -21,6 +21,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest's default is one fork fewer than the cores: one on CI's two. Most files wait on child
+    // processes, sockets and timers more than they compute, so two forks share two cores well.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
