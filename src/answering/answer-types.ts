@@ -10,9 +10,10 @@ export type AnswerType = 'number' | 'date' | 'name';
 // "What percentage…", "what was the population of…", "in which year…": the question word, an optional
 // "is the", then the noun that says what is asked.
 const ASKING = String.raw`\b(?:what|which)(?: (?:is|was|are|were))?(?: the)? `;
+const HOW_MEASURE_WORDS = String.raw`\bhow (?:many|much|long|old|far|tall|high|big|large|wide|deep|often|fast|heavy)\b`;
 const NUMBER_QUESTION = new RegExp(
-  String.raw`\bhow (?:many|much|long|old|far|tall|high|big|large|wide|deep|often|fast|heavy)\b|` +
-    String.raw`${ASKING}(?:percentage|percent|proportion|share|number|amount|fraction|size|population|cost|price|rate|length|height|distance|temperature|total|average)\b`,
+  `${HOW_MEASURE_WORDS}|${ASKING}` +
+    String.raw`(?:percentage|percent|proportion|share|number|amount|fraction|size|population|cost|price|rate|length|height|distance|temperature|total|average)\b`,
 );
 const DATE_QUESTION = new RegExp(
   String.raw`\bwhen\b|${ASKING}(?:year|years|date|day|month|century|decade|era|period|time)\b`,
@@ -22,8 +23,7 @@ const NAME_QUESTION = new RegExp(
     String.raw`${ASKING}(?:country|countries|city|cities|state|region|place|location|continent|island|county|area|town|river|mountain|company|organisation|organization|person|team|university|language)\b`,
 );
 /** The measure word of a "how many/high/long…" question: what it asks, not what it is about. */
-export const HOW_MEASURE =
-  /\bhow (?:many|much|long|old|far|tall|high|big|large|wide|deep|often|fast|heavy)\b/gi;
+export const HOW_MEASURE = new RegExp(HOW_MEASURE_WORDS, 'gi');
 
 /** The answer type a question asks for, or undefined (why, how, what is…). */
 export function expectedAnswerType(question: string): AnswerType | undefined {
