@@ -118,6 +118,18 @@ describe('ExtractiveAnswerer', () => {
     expect(text).toBe('Indeed, the embroidery was finished in 1077 [1].');
   });
 
+  it('reads a sentence under a heading as about what the heading names', async () => {
+    const caret = {
+      ...hitOf(
+        { title: 'semver', text: 'Allows changes that do not modify the left-most non-zero element.' },
+        0,
+      ),
+      headingPath: ['Ranges', 'Caret ranges'],
+    };
+    const { text } = await answer('What do caret ranges allow?', numberPassages([caret]));
+    expect(text).toBe('Allows changes that do not modify the left-most non-zero element [1].');
+  });
+
   it('says nothing was found when a name the question asks about is in no passage', async () => {
     const { text } = await answer('How many days of holiday do Contoso employees get?', passagesOf(handbook));
     expect(text).toBe(NOT_FOUND_ANSWER);

@@ -166,12 +166,22 @@ export class ExtractiveAnswerer implements Answerer {
         ...names,
         ...SYNONYM_WORDS,
         ...candidates.map((candidate) => candidate.unit.text),
+        ...input.passages.map((passage) => passage.hit.headingPath.join(' ')),
       ].map(unaccented),
     );
     input.signal.throwIfAborted();
     const nameTerms = analysed.slice(0, names.length);
     const synonyms = synonymsFrom(analysed.slice(names.length, names.length + SYNONYM_WORDS.length));
-    const sentenceTerms = analysed.slice(names.length + SYNONYM_WORDS.length);
+    const sentenceTerms = analysed.slice(
+      names.length + SYNONYM_WORDS.length,
+      names.length + SYNONYM_WORDS.length + candidates.length,
+    );
+    // The headings a passage sits under say what each of its sentences is about ("Caret ranges").
+    const headingTerms = new Map<Passage, ReadonlyMap<string, number>>();
+    input.passages.forEach((passage, index) => {
+      const terms = analysed[names.length + SYNONYM_WORDS.length + candidates.length + index];
+      if (terms !== undefined && terms.size > 0) headingTerms.set(passage, terms);
+    });
     // A name the question asks about that no passage mentions: the documents are about something
     // else, however many of its other words they share.
     const mentioned = (term: string) =>
@@ -193,7 +203,7 @@ export class ExtractiveAnswerer implements Answerer {
       names: new Set(nameTerms.flatMap((terms) => [...(terms?.keys() ?? [])])),
       synonyms,
     };
-    const scored = score(candidates, question, sentenceTerms);
+    const scored = score(candidates, question, sentenceTerms, headingTerms);
     return this.select(scored, question.statement ? MIN_STATEMENT_COVERAGE : MIN_COVERAGE);
   }
 
@@ -317,12 +327,14 @@ function candidatesOf(passages: readonly Passage[]): Candidate[] {
 /**
  * BM25 over the candidate sentences (IDF from the sentences themselves, so a question term found
  * nowhere weighs most and lowers every sentence's coverage), with what the sentence before lends
- * a pronoun-led one, times the answer-type factor and a discount by passage rank.
+ * a pronoun-led one and the passage's headings lend each of its sentences, times the answer-type
+ * factor and a discount by passage rank.
  */
 function score(
   candidates: readonly Candidate[],
   question: Question,
   sentenceTerms: readonly (ReadonlyMap<string, number> | undefined)[],
+  headingTerms: ReadonlyMap<Passage, ReadonlyMap<string, number>>,
 ): Scored[] {
   const terms = candidates.map((_, index) => sentenceTerms[index] ?? new Map<string, number>());
   const lengths = terms.map((map) => [...map.values()].reduce((sum, count) => sum + count, 0));
@@ -363,16 +375,22 @@ function score(
     const length = lengths[index] ?? 0;
     const previousIndex = POINTS_BACK.test(candidate.unit.text) ? previousOf.get(candidate) : undefined;
     const context = previousIndex === undefined ? undefined : terms[previousIndex];
+    const heading = headingTerms.get(candidate.passage);
     let bm25 = 0;
     let matched = 0;
     for (const [term, idfWeight] of idf) {
       let frequency = sentence.get(term) ?? 0;
       let weight = idfWeight;
       if (frequency === 0) {
-        // Another form of the word ("marri", "marriag") or a synonym, else what the sentence before lends.
+        // Another form of the word ("marri", "marriag") or a synonym, else what the sentence before
+        // or the passage's headings lend.
         const strength =
           matchOf(term, sentence, question) ||
-          PRONOUN_CONTEXT * (context === undefined ? 0 : matchOf(term, context, question));
+          PRONOUN_CONTEXT *
+            Math.max(
+              context === undefined ? 0 : matchOf(term, context, question),
+              heading === undefined ? 0 : matchOf(term, heading, question),
+            );
         if (strength === 0) continue;
         frequency = 1;
         weight *= strength;
