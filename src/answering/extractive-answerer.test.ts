@@ -260,6 +260,38 @@ describe('ExtractiveAnswerer', () => {
     expect(text.match(/25 days of paid holiday/g)).toHaveLength(1);
   });
 
+  it('keeps two sentences that share the question’s words but say different things', async () => {
+    const complexity = {
+      title: 'Graph isomorphism',
+      text: [
+        'The polynomial hierarchy does not collapse: graph isomorphism is not NP-complete.',
+        'If graph isomorphism is NP-complete, the polynomial hierarchy collapses to its second level.',
+      ].join(' '),
+    };
+    const { text } = await answer(
+      'What follows for the polynomial hierarchy if graph isomorphism is NP-complete?',
+      passagesOf(complexity),
+    );
+    expect(text).toContain('is not NP-complete [1].');
+    expect(text).toContain('collapses to its second level [1].');
+  });
+
+  it('once the passages answer the question, leads with the sentence that answers it, though it shares few of its words', async () => {
+    const cooperative = {
+      title: 'Cooperative',
+      text: [
+        'Growers sign the cooperative charter again at the town hall every year.',
+        'Kyneton signed it in 1911.',
+      ].join(' '),
+    };
+    const { text } = await answer(
+      'When did the Kyneton growers sign the cooperative charter at the town hall?',
+      passagesOf(cooperative),
+      { limits: { maxSentences: 1 } },
+    );
+    expect(text).toBe('Kyneton signed it in 1911 [1].');
+  });
+
   it('keeps to the length limits', async () => {
     const many = {
       title: 'Holiday FAQ',

@@ -37,8 +37,8 @@ const MIN_STATEMENT_COVERAGE = 0.15;
 /** A sentence scoring under this share of the best one would only pad the answer. */
 const MIN_RELATIVE_SCORE = 0.5;
 /**
- * Two sentences sharing this share of their terms say the same thing (a paraphrase, a repeat);
- * set high because sentences answering one question share its terms anyway.
+ * Two sentences sharing this share of the terms they add to the question's say the same thing
+ * (a paraphrase, a repeat).
  */
 const NEAR_DUPLICATE = 0.8;
 /** How much a lower-ranked passage's sentences are discounted, per rank. */
@@ -204,19 +204,23 @@ export class ExtractiveAnswerer implements Answerer {
       synonyms,
     };
     const scored = score(candidates, question, sentenceTerms, headingTerms);
-    return this.select(scored, question.statement ? MIN_STATEMENT_COVERAGE : MIN_COVERAGE);
+    return this.select(scored, question.statement ? MIN_STATEMENT_COVERAGE : MIN_COVERAGE, question);
   }
 
   /** Best first, skipping weak and repeated sentences, within the sentence and word limits. */
-  private select(scored: Scored[], minCoverage: number): Scored[] {
-    const ranked = scored.filter((item) => item.coverage >= minCoverage).sort((a, b) => b.score - a.score);
+  private select(scored: Scored[], minCoverage: number, question: Question): Scored[] {
+    // Coverage says whether the passages answer the question at all; once they do, the best
+    // sentences answer it, even one that words it otherwise and shares less of the question.
+    if (!scored.some((item) => item.coverage >= minCoverage)) return [];
+    const ranked = [...scored].sort((a, b) => b.score - a.score);
     const best = ranked[0]?.score ?? 0;
     const chosen: Scored[] = [];
     let words = 0;
     for (const item of ranked) {
       if (chosen.length >= this.limits.maxSentences) break;
       if (item.score < best * MIN_RELATIVE_SCORE) break;
-      if (chosen.some((other) => overlap(other.terms, item.terms) >= NEAR_DUPLICATE)) continue;
+      if (chosen.some((other) => overlap(other.terms, item.terms, question.terms) >= NEAR_DUPLICATE))
+        continue;
       if (chosen.length > 0 && words + item.candidate.words > this.limits.maxWords) continue;
       chosen.push(
         item.candidate.words > this.limits.maxWords && item.candidate.unit.kind !== 'code'
@@ -285,7 +289,8 @@ function unaccented(text: string): string {
 
 /** Words of a question that name something: capitalised (not its first word), or with digits and letters. */
 function namesIn(question: string): string[] {
-  const words = question.match(/[\p{L}\p{N}][\p{L}\p{N}'\u2019.-]*/gu) ?? [];
+  // "V/Line" is one name, as the analyser reads it.
+  const words = question.match(/[\p{L}\p{N}][\p{L}\p{N}'\u2019./-]*/gu) ?? [];
   return words.filter(
     (word, index) => (index > 0 && /^\p{Lu}/u.test(word)) || (/\p{L}/u.test(word) && /\p{N}/u.test(word)),
   );
@@ -457,13 +462,22 @@ function passagePrior(candidate: Candidate): number {
   return Math.max(MIN_PASSAGE_PRIOR, Math.min(1, candidate.passage.hit.score / candidate.topScore));
 }
 
-/** Shared terms over the smaller sentence's terms: 1 when one sentence says nothing the other does not. */
-function overlap(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): number {
-  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
-  if (small.size === 0) return 0;
-  let shared = 0;
-  for (const term of small.keys()) if (large.has(term)) shared += 1;
-  return shared / small.size;
+/**
+ * What two sentences add to the question (their terms, the question's left out: every sentence
+ * that answers it shares those), shared over the smaller of the two: 1 when one sentence says
+ * nothing beyond the question that the other does not.
+ */
+function overlap(
+  a: ReadonlyMap<string, number>,
+  b: ReadonlyMap<string, number>,
+  asked: ReadonlyMap<string, number>,
+): number {
+  const added = (terms: ReadonlyMap<string, number>) => [...terms.keys()].filter((term) => !asked.has(term));
+  const [addedA, addedB] = [added(a), added(b)];
+  const [small, large] =
+    addedA.length <= addedB.length ? [addedA, new Set(addedB)] : [addedB, new Set(addedA)];
+  if (small.length === 0) return 1;
+  return small.filter((term) => large.has(term)).length / small.length;
 }
 
 /**

@@ -6,7 +6,7 @@
 export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['name', 'called', 'named', 'known', 'termed', 'referred'],
   ['famous', 'renowned', 'notable', 'celebrated', 'best-known'],
-  ['begin', 'began', 'start', 'started', 'founded', 'established', 'created'],
+  ['begin', 'began', 'start', 'started', 'founded', 'established', 'created', 'formed'],
   ['end', 'ended', 'finished', 'ceased', 'stopped'],
   ['die', 'died', 'death'],
   ['born', 'birth'],

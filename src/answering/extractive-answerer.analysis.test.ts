@@ -1,0 +1,42 @@
+import { PGlite } from '@electric-sql/pglite';
+import { afterAll, describe, expect, it } from 'vitest';
+import { hitOf } from '../../test/fakes/fake-team-search.js';
+import { analyzeTexts } from '../db/repositories/search.js';
+import { numberPassages } from './citations.js';
+import { ExtractiveAnswerer } from './extractive-answerer.js';
+
+// With PostgreSQL's own English analysis (as `TeamSearch.analyze` runs it), where the fake's
+// word splitting would hide how a name is read.
+const database = new PGlite();
+const answerer = new ExtractiveAnswerer({
+  analyze: (texts) =>
+    analyzeTexts(
+      { executeSql: async (text, parameters) => (await database.query(text, parameters)) as never },
+      texts,
+    ),
+});
+
+afterAll(() => database.close());
+
+async function answer(question: string, text: string): Promise<string> {
+  let answered = '';
+  for await (const piece of answerer.answer({
+    question,
+    history: [],
+    passages: numberPassages([hitOf({ title: 'Transport', text }, 0)]),
+    signal: new AbortController().signal,
+  })) {
+    answered += piece;
+  }
+  return answered;
+}
+
+describe('ExtractiveAnswerer with PostgreSQL’s analysis', () => {
+  it('reads a name written with a slash ("V/Line") as the one word the analyser makes of it', async () => {
+    const text = await answer(
+      'What entity owns V/Line?',
+      'Major operators include Metro Trains Melbourne and V/Line, which is now owned by the Victorian Government.',
+    );
+    expect(text).toContain('owned by the Victorian Government [1].');
+  });
+});
