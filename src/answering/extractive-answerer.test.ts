@@ -203,6 +203,23 @@ describe('ExtractiveAnswerer', () => {
     expect(code).not.toMatch(/\[\d+\]/);
   });
 
+  it('answers a "how do I" question with the one-line command its passage introduces, fenced', async () => {
+    const readme = {
+      title: 'semver',
+      text: [
+        '# semver',
+        'The semantic versioner for npm.',
+        '## Install',
+        'Install it with:',
+        'npm install semver',
+        '## Usage',
+        'Versions are compared by their major, minor and patch numbers.',
+      ].join('\n\n'),
+    };
+    const { text } = await answer('How do I install semver?', passagesOf(readme));
+    expect(text.startsWith('Install it with [1]:\n\n```\nnpm install semver\n```')).toBe(true);
+  });
+
   it('answers with a code block alone as a fence followed by its citation', async () => {
     const snippet = {
       title: 'Snippet',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sentencesOf } from './sentences.js';
+import { sentencesOf, unitsOf } from './sentences.js';
 
 describe('sentencesOf', () => {
   it('cuts prose at sentence ends but not after abbreviations or initials', () => {
@@ -30,5 +30,15 @@ describe('sentencesOf', () => {
       'then more',
     ]);
     expect(sentencesOf('a\n'.repeat(50_000))).toEqual([Array.from({ length: 50_000 }, () => 'a').join(' ')]);
+  });
+
+  it('reads a command on its own line after the line introducing it as code, and other short lines as prose', () => {
+    expect(unitsOf('Install it with:\n\nnpm install semver\n\nThen import it.')).toEqual([
+      { kind: 'sentence', text: 'Install it with:', block: 0 },
+      { kind: 'code', text: 'npm install semver', block: 1 },
+      { kind: 'sentence', text: 'Then import it.', block: 2 },
+    ]);
+    expect(unitsOf('Our motto:\n\nShip it.').map((unit) => unit.kind)).toEqual(['sentence', 'sentence']);
+    expect(unitsOf('Note\n\nnpm install semver').map((unit) => unit.kind)).toEqual(['sentence', 'sentence']);
   });
 });

@@ -21,7 +21,8 @@ export interface TextUnit {
 
 /**
  * The units of a chunk's text, in order. Chunks keep their blocks' line breaks: a block of two or
- * more lines that looks like code is one code unit, lines intact; a list item, a heading or a table
+ * more lines that looks like code is one code unit, lines intact, and so is a command on its own
+ * line after a line that introduces it; a list item, a heading or a table
  * row is its own unit (markers dropped); a line of prose wrapped onto the next (no end mark, the
  * next starts in lower case) is joined back; and prose is cut after `.`, `!` or `?` as the chunker
  * cuts it.
@@ -32,7 +33,12 @@ export function unitsOf(text: string): TextUnit[] {
   let lines: string[] = [];
   const endBlock = () => {
     if (lines.length > 0) {
-      units.push(...blockUnits(lines, block));
+      const introduced = units.at(-1)?.text.endsWith(':') === true;
+      units.push(
+        ...(introduced && lines.length === 1 && isCommand(lines[0] ?? '')
+          ? [{ kind: 'code' as const, text: (lines[0] ?? '').trim(), block }]
+          : blockUnits(lines, block)),
+      );
       block += 1;
     }
     lines = [];
@@ -87,6 +93,16 @@ function blockUnits(lines: readonly string[], block: number): TextUnit[] {
   }
   endLine();
   return units;
+}
+
+/**
+ * A line on its own after one that introduces it ("Install it with:") reads as a command when it
+ * opens with a lower-case word or a path and ends without a sentence's end mark (`npm install
+ * semver`, `./configure --prefix=/opt`): indexing keeps a code block's lines, not its fences.
+ */
+function isCommand(line: string): boolean {
+  const trimmed = line.trim();
+  return /^(?:\p{Ll}|[./~$])/u.test(trimmed) && !SENTENCE_END.test(trimmed) && !LIST_MARK.test(trimmed);
 }
 
 /** A block of several lines reads as code when a line has code's marks and not every line ends a sentence. */
