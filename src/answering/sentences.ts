@@ -33,7 +33,8 @@ export function unitsOf(text: string): TextUnit[] {
   let lines: string[] = [];
   const endBlock = () => {
     if (lines.length > 0) {
-      const introduced = units.at(-1)?.text.endsWith(':') === true;
+      const before = units.at(-1);
+      const introduced = before !== undefined && before.kind !== 'code' && before.text.endsWith(':');
       units.push(
         ...(introduced && lines.length === 1 && isCommand(lines[0] ?? '')
           ? [{ kind: 'code' as const, text: (lines[0] ?? '').trim(), block }]
