@@ -10,6 +10,7 @@ import type { Passage } from '../../src/answering/answerer.js';
 import { numberPassages } from '../../src/answering/citations.js';
 import { ExtractiveAnswerer } from '../../src/answering/extractive-answerer.js';
 import { analyzeTexts } from '../../src/db/repositories/search.js';
+import { sqlConnection } from '../../src/db/sql-connection.js';
 import type { SearchHit } from '../../src/retrieval/search-types.js';
 import type { SearchResult } from '../lib/search-client.js';
 import type { ChatAnswer } from './chat-client.js';
@@ -57,10 +58,7 @@ async function main(): Promise<void> {
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as DumpRecord);
   const database = new PGlite();
-  const sql = {
-    executeSql: async <Row>(text: string, parameters?: unknown[]) =>
-      (await database.query(text, parameters)) as { rows: Row[] },
-  };
+  const sql = sqlConnection(database);
   const answerer = new ExtractiveAnswerer({ analyze: (texts) => analyzeTexts(sql, texts) });
   const show = Number(values.show ?? 0);
   const only = values.only ?? '';

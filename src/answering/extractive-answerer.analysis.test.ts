@@ -2,19 +2,15 @@ import { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hitOf } from '../../test/fakes/fake-team-search.js';
 import { analyzeTexts } from '../db/repositories/search.js';
+import { sqlConnection } from '../db/sql-connection.js';
 import { numberPassages } from './citations.js';
 import { ExtractiveAnswerer } from './extractive-answerer.js';
 
 // With PostgreSQL's own English analysis (as `TeamSearch.analyze` runs it), where the fake's
 // word splitting would hide how a name is read.
 const database = new PGlite();
-const answerer = new ExtractiveAnswerer({
-  analyze: (texts) =>
-    analyzeTexts(
-      { executeSql: async (text, parameters) => (await database.query(text, parameters)) as never },
-      texts,
-    ),
-});
+const sql = sqlConnection(database);
+const answerer = new ExtractiveAnswerer({ analyze: (texts) => analyzeTexts(sql, texts) });
 
 afterAll(() => database.close());
 
