@@ -21,6 +21,12 @@ describe('expectedAnswerType', () => {
     expect(expectedAnswerType('What is the reason for the delay?')).toBeUndefined();
   });
 
+  it('reads the question word that opens the question, not one that opens a clause', () => {
+    expect(expectedAnswerType("Who led Richard's troops when Cyprus was conquered?")).toBe('name');
+    expect(expectedAnswerType('What did the monks who fled to Italy build?')).toBeUndefined();
+    expect(expectedAnswerType('Dyrrachium fell to the Normans in what year?')).toBe('date');
+  });
+
   it('expects no particular kind for why, how and what-is questions', () => {
     expect(expectedAnswerType('Why was the release delayed?')).toBeUndefined();
     expect(expectedAnswerType('How do I reset my password?')).toBeUndefined();

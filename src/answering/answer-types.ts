@@ -25,12 +25,27 @@ const NAME_QUESTION = new RegExp(
 /** The measure word of a "how many/high/long…" question: what it asks, not what it is about. */
 export const HOW_MEASURE = new RegExp(HOW_MEASURE_WORDS, 'gi');
 
-/** The answer type a question asks for, or undefined (why, how, what is…). */
+const QUESTION_WORD = /\b(?:who|whom|whose|what|which|when|where|why|how)\b/;
+// Sticky: each is tried where the question word stands.
+const TYPED_QUESTIONS: readonly (readonly [RegExp, AnswerType])[] = [
+  [new RegExp(NUMBER_QUESTION.source, 'y'), 'number'],
+  [new RegExp(DATE_QUESTION.source, 'y'), 'date'],
+  [new RegExp(NAME_QUESTION.source, 'y'), 'name'],
+];
+
+/**
+ * The answer type a question asks for, or undefined (why, how, what is…), read from its question
+ * word: the first one, as a later "when" or "who" opens a clause ("Who led the troops when Cyprus
+ * was conquered?" asks for a name, "What did the monks who fled build?" for none).
+ */
 export function expectedAnswerType(question: string): AnswerType | undefined {
   const lower = question.toLowerCase();
-  if (NUMBER_QUESTION.test(lower)) return 'number';
-  if (DATE_QUESTION.test(lower)) return 'date';
-  if (NAME_QUESTION.test(lower)) return 'name';
+  const questionWord = QUESTION_WORD.exec(lower);
+  if (questionWord === null) return undefined;
+  for (const [pattern, type] of TYPED_QUESTIONS) {
+    pattern.lastIndex = questionWord.index;
+    if (pattern.test(lower)) return type;
+  }
   return undefined;
 }
 

@@ -159,6 +159,19 @@ describe('ExtractiveAnswerer', () => {
     expect(text.startsWith('Dyrrachium lay on the Adriatic coast, where the Normans landed [2].')).toBe(true);
   });
 
+  it('reads every sentence of a document as about the name its title gives', async () => {
+    const news = { title: 'Travel news', text: 'Contoso staff praised the new lounge.' };
+    const policy = {
+      title: 'Contoso travel policy',
+      text: 'Business class is booked for flights over 8 hours.',
+    };
+    const { text } = await answer(
+      'On which flights do Contoso staff get business class?',
+      passagesOf(news, policy),
+    );
+    expect(text.startsWith('Business class is booked for flights over 8 hours [2].')).toBe(true);
+  });
+
   it('matches a question word with an everyday synonym in the sentence', async () => {
     const glossary = {
       title: 'Glossary',

@@ -121,9 +121,9 @@ interface Question {
  * like BM25 over sentences with PostgreSQL's own stemming (`TeamSearch.analyze`), other forms
  * and everyday synonyms of the question's words and its names' misspellings, weighed by whether
  * they hold the kind of answer the question word asks for ("when": a date the question does not
- * say) and name what it asks about, helped by the sentence before one that opens
- * with a pronoun, weighed by their passage's search score and rank, without near-duplicates,
- * capped in length. The best sentence leads (with the next one when it points back at it), each
+ * say) and name what it asks about (or sit in a document whose title does), helped by the
+ * sentence before one that opens with a pronoun, weighed by their passage's search score and
+ * rank, without near-duplicates, capped in length. The best sentence leads (with the next one when it points back at it), each
  * is followed by its citation `[n]`, lists and code stay lists and fenced code. A statement (a
  * claim) gets its closest evidence. When no sentence shares enough of the question's meaningful
  * terms, or a name it asks about is in no passage, it says the documents hold no answer.
@@ -167,6 +167,7 @@ export class ExtractiveAnswerer implements Answerer {
         ...SYNONYM_WORDS,
         ...candidates.map((candidate) => candidate.unit.text),
         ...input.passages.map((passage) => passage.hit.headingPath.join(' ')),
+        ...input.passages.map((passage) => passage.hit.title),
       ].map(unaccented),
     );
     input.signal.throwIfAborted();
@@ -178,9 +179,15 @@ export class ExtractiveAnswerer implements Answerer {
     );
     // The headings a passage sits under say what each of its sentences is about ("Caret ranges").
     const headingTerms = new Map<Passage, ReadonlyMap<string, number>>();
+    // A document's title names what all of it is about: "Victoria" in every sentence of "Victoria
+    // (Australia)", though "…tonnes of tomatoes were produced" does not say it.
+    const titleTerms = new Map<Passage, ReadonlyMap<string, number>>();
+    const passagesAt = names.length + SYNONYM_WORDS.length + candidates.length;
     input.passages.forEach((passage, index) => {
-      const terms = analysed[names.length + SYNONYM_WORDS.length + candidates.length + index];
-      if (terms !== undefined && terms.size > 0) headingTerms.set(passage, terms);
+      const heading = analysed[passagesAt + index];
+      if (heading !== undefined && heading.size > 0) headingTerms.set(passage, heading);
+      const title = analysed[passagesAt + input.passages.length + index];
+      if (title !== undefined && title.size > 0) titleTerms.set(passage, title);
     });
     // A name the question asks about that no passage mentions: the documents are about something
     // else, however many of its other words they share.
@@ -203,7 +210,7 @@ export class ExtractiveAnswerer implements Answerer {
       names: new Set(nameTerms.flatMap((terms) => [...(terms?.keys() ?? [])])),
       synonyms,
     };
-    const scored = score(candidates, question, sentenceTerms, headingTerms);
+    const scored = score(candidates, question, sentenceTerms, headingTerms, titleTerms);
     return this.select(scored, question.statement ? MIN_STATEMENT_COVERAGE : MIN_COVERAGE, question);
   }
 
@@ -340,6 +347,7 @@ function score(
   question: Question,
   sentenceTerms: readonly (ReadonlyMap<string, number> | undefined)[],
   headingTerms: ReadonlyMap<Passage, ReadonlyMap<string, number>>,
+  titleTerms: ReadonlyMap<Passage, ReadonlyMap<string, number>>,
 ): Scored[] {
   const terms = candidates.map((_, index) => sentenceTerms[index] ?? new Map<string, number>());
   const lengths = terms.map((map) => [...map.values()].reduce((sum, count) => sum + count, 0));
@@ -413,7 +421,8 @@ function score(
       [...question.names].some(
         (name) =>
           strengthOf(name, sentence, true) > 0 ||
-          (context !== undefined && strengthOf(name, context, true) > 0),
+          (context !== undefined && strengthOf(name, context, true) > 0) ||
+          strengthOf(name, titleTerms.get(candidate.passage) ?? new Map(), true) > 0,
       );
     return {
       candidate,
