@@ -4,11 +4,12 @@
  *   http -> services -> (indexing | retrieval | answering | jobs) -> (db | adapters) -> shared
  *
  * A layer imports only from layers to its right. The shared modules at the root of src/
- * (errors, caller, access, config, logger, text scanning, sentence splitting) import no layer. The
- * composition (main.ts, deps.ts, worker.ts) may import anything; nothing imports it but the
- * entry points (and tests). Type-only imports count: a type is a dependency too.
+ * (errors, caller, access, config, logger, text scanning, sentence splitting, code fences) import
+ * no layer. The composition (main.ts, deps.ts, worker.ts) may import anything; nothing imports it
+ * but the entry points (and tests). Type-only imports count: a type is a dependency too.
  */
-const SHARED = '^src/(errors|caller|access|config|logger|text-scanning|sentence-splitting)\\.ts$';
+const SHARED =
+  '^src/(errors|caller|access|config|logger|text-scanning|sentence-splitting|markdown-fence)\\.ts$';
 const COMPOSITION = '^src/(main|deps|worker)\\.ts$';
 /** Tests wire real pieces of several layers together; they are checked only for cycles. */
 const TESTS = '\\.test\\.tsx?$';

@@ -1,3 +1,4 @@
+import { fenced } from '../markdown-fence.js';
 import type { TeamSearch } from '../retrieval/search-types.js';
 import {
   type AnswerType,
@@ -522,9 +523,9 @@ function* render(chosen: readonly Scored[]): Generator<string> {
         !shown.has(intro)
       ) {
         shown.add(intro);
-        yield `${separator}${withCitation(intro.text, number)}\n\n${fenced(candidate.unit.text)}`;
+        yield `${separator}${withCitation(intro.text, number)}\n\n${fenced(candidate.unit.text, candidate.unit.language)}`;
       } else {
-        yield `${separator}${fenced(candidate.unit.text)}\n[${number}]`;
+        yield `${separator}${fenced(candidate.unit.text, candidate.unit.language)}\n[${number}]`;
       }
       continue;
     }
@@ -532,7 +533,9 @@ function* render(chosen: readonly Scored[]): Generator<string> {
     if (!candidate.unit.text.trimEnd().endsWith(':')) continue;
     const following = followingUnits(candidate).filter((unit) => !shown.has(unit));
     for (const unit of following) shown.add(unit);
-    const lines = following.map((unit) => (unit.kind === 'code' ? fenced(unit.text) : `- ${unit.text}`));
+    const lines = following.map((unit) =>
+      unit.kind === 'code' ? fenced(unit.text, unit.language) : `- ${unit.text}`,
+    );
     if (lines.length > 0) {
       yield `\n\n${lines.join('\n')}`;
       previous = { ...candidate, unit: following.at(-1) as TextUnit };
@@ -554,18 +557,6 @@ function followingUnits(candidate: Candidate): TextUnit[] {
     items.push(unit);
   }
   return items.length >= 2 ? items : [];
-}
-
-/** Code as a fenced block, the fence longer than any run of backticks inside it. */
-export function fenced(code: string): string {
-  let longest = 0;
-  let run = 0;
-  for (const character of code) {
-    run = character === '`' ? run + 1 : 0;
-    longest = Math.max(longest, run);
-  }
-  const fence = '`'.repeat(Math.max(3, longest + 1));
-  return `${fence}\n${code}\n${fence}`;
 }
 
 const END_MARKS: ReadonlySet<string> = new Set(['.', '!', '?', ':', '\u2026']);

@@ -32,6 +32,24 @@ describe('sentencesOf', () => {
     expect(sentencesOf('a\n'.repeat(50_000))).toEqual([Array.from({ length: 50_000 }, () => 'a').join(' ')]);
   });
 
+  it('reads a fenced block as one code unit with its language, and each part of one a chunk cut', () => {
+    expect(unitsOf('Configure it:\n\n```yaml\nservice: web\n\nport: 8080\n```\n\nDone.')).toEqual([
+      { kind: 'sentence', text: 'Configure it:', block: 0 },
+      { kind: 'code', text: 'service: web\n\nport: 8080', block: 1, language: 'yaml' },
+      { kind: 'sentence', text: 'Done.', block: 2 },
+    ]);
+    // The chunk before the cut: the fence opens and nothing closes it.
+    expect(unitsOf('Configure it:\n\n~~~yaml\nservice: web\nname: api')).toEqual([
+      { kind: 'sentence', text: 'Configure it:', block: 0 },
+      { kind: 'code', text: 'service: web\nname: api', block: 1, language: 'yaml' },
+    ]);
+    // The chunk after it: the block's last lines end with its closing fence.
+    expect(unitsOf('port: 8080\nreplicas: 3\n```\n\nDone.')).toEqual([
+      { kind: 'code', text: 'port: 8080\nreplicas: 3', block: 0 },
+      { kind: 'sentence', text: 'Done.', block: 1 },
+    ]);
+  });
+
   it('reads a command on its own line after the line introducing it as code, and other short lines as prose', () => {
     expect(unitsOf('Install it with:\n\nnpm install semver\n\nThen import it.')).toEqual([
       { kind: 'sentence', text: 'Install it with:', block: 0 },

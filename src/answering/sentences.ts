@@ -1,3 +1,4 @@
+import { closes, type Fence, fenceOf, languageOf } from '../markdown-fence.js';
 import { splitSentences } from '../sentence-splitting.js';
 
 /** A line that ends a thought: a wrapped line of prose does not end in one of these. */
@@ -17,10 +18,14 @@ export interface TextUnit {
   readonly text: string;
   /** The block (paragraph) it belongs to, counted from 0: units of one block are read together. */
   readonly block: number;
+  /** A fenced code block's language ("ts"), when its fence named one. */
+  readonly language?: string;
 }
 
 /**
- * The units of a chunk's text, in order. Chunks keep their blocks' line breaks: a block of two or
+ * The units of a chunk's text, in order. A fenced code block is one code unit, lines intact, as is
+ * the part of one a chunk holds when it was cut (its opening fence alone, or its closing one).
+ * Text indexed without fences keeps its blocks' line breaks: a block of two or
  * more lines that looks like code is one code unit, lines intact, and so is a command on its own
  * line after a line that introduces it; a list item, a heading or a table
  * row is its own unit (markers dropped); a line of prose wrapped onto the next (no end mark, the
@@ -44,10 +49,45 @@ export function unitsOf(text: string): TextUnit[] {
     }
     lines = [];
   };
-  for (const raw of text.split('\n')) {
+  const code = (codeLines: readonly string[], language = '') => {
+    if (codeLines.some((line) => line.trim() !== ''))
+      units.push({
+        kind: 'code',
+        text: codeLines.join('\n'),
+        block,
+        ...(language === '' ? {} : { language }),
+      });
+    block += 1;
+  };
+  const all = text.split('\n');
+  let fence: Fence | undefined;
+  let fencedLines: string[] = [];
+  for (const [index, raw] of all.entries()) {
+    if (fence !== undefined) {
+      if (closes(raw, fence)) {
+        code(fencedLines, languageOf(fence.info));
+        fence = undefined;
+        fencedLines = [];
+      } else fencedLines.push(raw.trimEnd());
+      continue;
+    }
+    const opening = lines.length === 0 ? fenceOf(raw) : undefined;
+    if (opening !== undefined) {
+      fence = opening;
+      continue;
+    }
+    // A chunk cut inside a code block: the part after the cut ends with the block's closing fence.
+    const next = all[index + 1];
+    if (lines.length > 0 && fenceOf(raw)?.info === '' && (next === undefined || next.trim() === '')) {
+      code(lines);
+      lines = [];
+      continue;
+    }
     if (raw.trim() === '') endBlock();
     else lines.push(raw.trimEnd());
   }
+  // The part before such a cut: its fence opens and nothing closes it.
+  if (fence !== undefined) code(fencedLines, languageOf(fence.info));
   endBlock();
   return units;
 }
@@ -99,7 +139,7 @@ function blockUnits(lines: readonly string[], block: number): TextUnit[] {
 /**
  * A line on its own after one that introduces it ("Install it with:") reads as a command when it
  * opens with a lower-case word or a path and ends without a sentence's end mark (`npm install
- * semver`, `./configure --prefix=/opt`): indexing keeps a code block's lines, not its fences.
+ * semver`, `./configure --prefix=/opt`), in text indexed before code blocks kept their fences.
  */
 function isCommand(line: string): boolean {
   const trimmed = line.trim();

@@ -1,3 +1,4 @@
+import { fenced } from '../../markdown-fence.js';
 import { isWhitespace } from '../../text-scanning.js';
 import type { Block } from '../document.js';
 
@@ -72,8 +73,10 @@ export class BlockCollector {
     this.push(normalizeInline(text), page);
   }
 
-  code(text: string, page?: number): void {
-    this.push(normalizeCode(text), page);
+  /** A code block, kept fenced so that chunks, search results and answers show it as code. */
+  code(text: string, page?: number, language = ''): void {
+    const code = normalizeCode(text);
+    if (code !== '') this.push(fenced(code, language), page);
   }
 
   /** The first level-1 heading's text, wherever it is: how Markdown and HTML pages name themselves. */

@@ -156,7 +156,7 @@ describe('HTML', () => {
     expect(parsed.title).toBe('Handbook');
     expect(outline(parsed)).toContain('h3 Approvals');
     expect(textsOf(parsed)).toContain('Keep every receipt for expense claims.');
-    expect(textsOf(parsed)).toContain('# rotate the deploy key\nrotate-key --service payments');
+    expect(textsOf(parsed)).toContain('```\n# rotate the deploy key\nrotate-key --service payments\n```');
     expect(textsOf(parsed)).toContain('System: Search, internal; Owner: Grace Hopper');
     const all = parsed.blocks.map((block) => block.text).join('\n');
     expect(all).not.toMatch(/tracking|font-family|hidden-style|comment/);
@@ -216,7 +216,7 @@ describe('Confluence storage format', () => {
       'Deploys happen on Tuesdays.',
       'Service: billing; Owner: Ada',
       'Never deploy on Fridays.',
-      'if (a < b && c) {\n  deploy();\n}',
+      '```\nif (a < b && c) {\n  deploy();\n}\n```',
       'See Release Calendar for more.',
     ]);
     const all = parsed.blocks.map((block) => block.text).join('\n');
@@ -295,7 +295,7 @@ describe('Markdown', () => {
       'h1 Operations',
       'Read this first, then the wiki and diagram. A second line of the same paragraph with inline_code and snake_case_names.',
       'h1 Setext Heading',
-      '# this is a comment, not a heading\n\necho "hi"',
+      '```bash\n# this is a comment, not a heading\n\necho "hi"\n```',
       'h2 Lists',
       'Done item',
       'Star item continued on the next line',
@@ -303,14 +303,14 @@ describe('Markdown', () => {
       'Quoted text',
       'Tool: jq; Use: JSON',
       'Escaped *stars* and 3 * 4.',
-      'indented code',
+      '```\nindented code\n```',
     ]);
   });
 
   it('keeps an unclosed fence to the end, and takes a leading # heading as the title', async () => {
     const parsed = await parseText('text/markdown', '# Title\n\n~~~\ncode that never closes\n## still code');
     expect(parsed.title).toBe('Title');
-    expect(outline(parsed)).toEqual(['h1 Title', 'code that never closes\n## still code']);
+    expect(outline(parsed)).toEqual(['h1 Title', '```\ncode that never closes\n## still code\n```']);
   });
 
   it('reads the fixture generator’s setext and code blocks', async () => {
@@ -318,7 +318,7 @@ describe('Markdown', () => {
       mimeType: 'text/markdown',
       bytes: generateMarkdown({ blocks: [{ heading: 'setext:Summary', level: 2 }, { code: '# x\n# y' }] }),
     });
-    expect(outline(parsed)).toEqual(['h2 Summary', '# x\n# y']);
+    expect(outline(parsed)).toEqual(['h2 Summary', '```ts\n# x\n# y\n```']);
   });
 });
 
@@ -497,7 +497,14 @@ describe('Markdown read by linear scans (issue 10)', () => {
       'text/markdown',
       ['## Title ##   ', '# a#', '#\tTabbed', '# #', '####### seven', '    # code'].join('\n\n'),
     );
-    expect(outline(parsed)).toEqual(['h2 Title', 'h1 a#', 'h1 Tabbed', 'h1 #', '####### seven', '# code']);
+    expect(outline(parsed)).toEqual([
+      'h2 Title',
+      'h1 a#',
+      'h1 Tabbed',
+      'h1 #',
+      '####### seven',
+      '```\n# code\n```',
+    ]);
   });
 
   it('reads a heading line of 40,000 spaces, and no heading where a line separator breaks it', async () => {
@@ -667,7 +674,7 @@ describe('raw HTML inside Markdown', () => {
     expect(textsOf(parsed)).toEqual([
       'Write <br> and a &amp; b in code. A List<String> or Map<K, V>, and x < y > z.',
       'Escaped <b>tag</b>, AT&T, café <b> and an unclosed <b tag.',
-      '<div class="kept">code</div>',
+      '```html\n<div class="kept">code</div>\n```',
     ]);
   });
 });

@@ -1,3 +1,4 @@
+import { languageOf } from '../../markdown-fence.js';
 import type { ParsedDocument } from '../document.js';
 import { BlockCollector, describeRow } from './blocks.js';
 import { inlineMarkdown } from './markdown-inline.js';
@@ -46,6 +47,8 @@ export function parseMarkdown(source: string): ParsedDocument {
 
 interface Fence {
   readonly marker: string;
+  /** The first word of the opening fence's info string: the code's language, or ''. */
+  readonly language: string;
   readonly indentation: RegExp;
   readonly lines: string[];
 }
@@ -95,6 +98,7 @@ class MarkdownParser {
       // A fence indented by n spaces takes up to n spaces off each of its lines.
       this.fence = {
         marker: fence[2] ?? '```',
+        language: languageOf(fence[3] ?? ''),
         indentation: new RegExp(`^ {0,${fence[1]?.length ?? 0}}`),
         lines: [],
       };
@@ -152,7 +156,8 @@ class MarkdownParser {
   }
 
   finish(): void {
-    if (this.fence !== undefined) this.collector.code(this.fence.lines.join('\n'));
+    if (this.fence !== undefined)
+      this.collector.code(this.fence.lines.join('\n'), undefined, this.fence.language);
     this.fence = undefined;
     this.flushIndentedCode();
     this.flushText();
@@ -162,7 +167,7 @@ class MarkdownParser {
     const closing = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(raw);
     const marker = closing?.[1];
     if (marker !== undefined && marker[0] === fence.marker[0] && marker.length >= fence.marker.length) {
-      this.collector.code(fence.lines.join('\n'));
+      this.collector.code(fence.lines.join('\n'), undefined, fence.language);
       this.fence = undefined;
       return;
     }

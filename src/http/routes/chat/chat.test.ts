@@ -245,6 +245,26 @@ describe('POST /v1/chat/ with the extractive answerer', () => {
     expect(events.at(-1)?.data).toMatchObject({ done: true });
   });
 
+  it('quotes a fenced code block of a Markdown source as a code block, its language and lines intact', async () => {
+    const operator = await signUp(testApp);
+    await upload(testApp, operator, [
+      {
+        external_id: 'deploy-guide',
+        title: 'Deploy guide',
+        text: [
+          '# Configuration',
+          'Configure the web service in deploy.yaml like this:',
+          '```yaml\nservice: web\nport: 8080\nreplicas: 3\n```',
+          'Deploys run every Tuesday.',
+        ].join('\n\n'),
+      },
+    ]);
+    const { answer } = await ask(testApp, operator, 'How do I configure the web service?');
+    expect(answer).toContain(
+      'Configure the web service in deploy.yaml like this [1]:\n\n```yaml\nservice: web\nport: 8080\nreplicas: 3\n```',
+    );
+  });
+
   it("refuses a user_context that is not the caller's with 403, saving nothing", async () => {
     const forged = [
       { ...user.userContext, team_id: rival.teamId },
