@@ -78,6 +78,7 @@ describe('numberPassages and citedSources', () => {
 describe('snippetOf', () => {
   it('keeps short text whole on one line and cuts long text at a word', () => {
     expect(snippetOf('a\n\nshort   text')).toBe('a short text');
+    expect(snippetOf('Configure it:\n\n```yaml\nservice: web\n```')).toBe('Configure it: service: web');
     const long = 'word '.repeat(100);
     const snippet = snippetOf(long, 50);
     expect(snippet.length).toBeLessThanOrEqual(51);

@@ -1,3 +1,4 @@
+import { fenceOf } from '../markdown-fence.js';
 import type { SearchHit } from '../retrieval/search-types.js';
 import type { Passage } from './answerer.js';
 
@@ -115,9 +116,14 @@ function sourceOf(hit: SearchHit, citation: number): CitedSource {
 
 const SNIPPET_CHARS = 240;
 
-/** The start of a passage on one line, cut at a word near `maxChars`. */
+/** The start of a passage on one line, cut at a word near `maxChars`; code's fences, markup on one line, left out. */
 export function snippetOf(text: string, maxChars = SNIPPET_CHARS): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = text
+    .split('\n')
+    .filter((line) => fenceOf(line) === undefined)
+    .join(' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (flat.length <= maxChars) return flat;
   const cut = flat.slice(0, maxChars);
   const lastSpace = cut.lastIndexOf(' ');
