@@ -1,3 +1,4 @@
+import { closes, fenceOf } from '../markdown-fence.js';
 import { splitSentences } from '../sentence-splitting.js';
 import type { Block, Chunk, ParsedDocument } from './document.js';
 
@@ -50,9 +51,15 @@ interface Piece {
   readonly page: number | undefined;
 }
 
+interface SectionBlock {
+  readonly index: number;
+  readonly text: string;
+  readonly page: number | undefined;
+}
+
 interface Section {
   readonly headingPath: readonly string[];
-  readonly blocks: { readonly index: number; readonly text: string; readonly page: number | undefined }[];
+  readonly blocks: SectionBlock[];
 }
 
 /**
@@ -170,7 +177,7 @@ function packSection(section: Section, options: Required<ChunkOptions>): Piece[]
  * longer block goes sentence by sentence, and a sentence over a maximum in runs of words.
  */
 function* unitsOf(section: Section, options: Required<ChunkOptions>): Generator<Piece[]> {
-  for (const block of section.blocks) {
+  for (const block of section.blocks.flatMap((whole) => fencedParts(whole, options))) {
     const pieces = splitSentences(block.text).map(
       (sentence): Piece => ({
         ...sentence,
@@ -191,6 +198,50 @@ function* unitsOf(section: Section, options: Required<ChunkOptions>): Generator<
       yield* runsOf(piece, options);
     }
   }
+}
+
+/**
+ * A fenced code block over the target in parts of half a chunk, each fenced as the block was, so that
+ * every chunk holding code holds it fenced. Each part is a block of its own (an index between the
+ * block's and the next one's): parts are joined by a blank line, and chunks are cut between them.
+ * Any other block is returned as it is.
+ */
+function fencedParts(block: SectionBlock, options: Required<ChunkOptions>): SectionBlock[] {
+  const firstBreak = block.text.indexOf('\n');
+  const opening = firstBreak < 0 ? undefined : fenceOf(block.text.slice(0, firstBreak));
+  if (opening === undefined) return [block];
+  if (block.text.length <= options.maxChars && countWords(block.text) <= options.targetWords) return [block];
+  const lines = block.text.split('\n');
+  const open = lines[0] ?? '';
+  const close = lines.at(-1) ?? '';
+  if (lines.length <= 2 || !closes(close, opening)) return [block];
+  // Half a chunk, the two fence lines and their line breaks included: the sentence introducing the
+  // code ("Run these commands:") then usually shares a chunk with its first part.
+  const wordRoom = Math.floor(options.targetWords / 2) - countWords(open) - countWords(close);
+  const charRoom = Math.floor(options.maxChars / 2) - open.length - close.length - 2;
+  const groups: string[][] = [];
+  let group: string[] = [];
+  let words = 0;
+  let chars = 0;
+  for (const line of lines.slice(1, -1)) {
+    const lineWords = countWords(line);
+    const lineChars = line.length + (group.length > 0 ? 1 : 0);
+    if (group.length > 0 && (words + lineWords > wordRoom || chars + lineChars > charRoom)) {
+      groups.push(group);
+      group = [];
+      words = 0;
+      chars = 0;
+    }
+    group.push(line);
+    words += lineWords;
+    chars += line.length + (group.length > 1 ? 1 : 0);
+  }
+  if (group.length > 0) groups.push(group);
+  return groups.map((part, index) => ({
+    index: block.index + index / groups.length,
+    text: [open, ...part, close].join('\n'),
+    page: block.page,
+  }));
 }
 
 /**
@@ -251,7 +302,8 @@ function overlapFrom(
   let chars = 0;
   for (let index = pieces.length - 1; index > 0; index -= 1) {
     const piece = pieces[index];
-    if (piece === undefined) break;
+    // Not into code: a fence line (its end, read backwards) is where prose's context stops.
+    if (piece === undefined || fenceOf(piece.text) !== undefined) break;
     const pieceChars = piece.text.length + (overlap.length === 0 ? 0 : separatorLength(piece, overlap[0]));
     if (words + piece.words > budget || chars + pieceChars > charRoom) break;
     overlap.unshift(piece);
