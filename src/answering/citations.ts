@@ -116,7 +116,10 @@ function sourceOf(hit: SearchHit, citation: number): CitedSource {
 
 const SNIPPET_CHARS = 240;
 
-/** The start of a passage on one line, cut at a word near `maxChars`; code's fences, markup on one line, left out. */
+/**
+ * The start of a passage on one line, cut at a word near `maxChars`; code fences, only markup
+ * on one line, left out.
+ */
 export function snippetOf(text: string, maxChars = SNIPPET_CHARS): string {
   const flat = text
     .split('\n')

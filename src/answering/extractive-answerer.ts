@@ -124,8 +124,9 @@ interface Question {
  * they hold the kind of answer the question word asks for ("when": a date the question does not
  * say) and name what it asks about (or sit in a document whose title does), helped by the
  * sentence before one that opens with a pronoun, weighed by their passage's search score and
- * rank, without near-duplicates, capped in length. The best sentence leads (with the next one when it points back at it), each
- * is followed by its citation `[n]`, lists and code stay lists and fenced code. A statement (a
+ * rank, without near-duplicates, capped in length. The best sentence leads (with the next one
+ * when it points back at it), each is followed by its citation `[n]`, lists and code stay lists
+ * and fenced code. A statement (a
  * claim) gets its closest evidence. When no sentence shares enough of the question's meaningful
  * terms, or a name it asks about is in no passage, it says the documents hold no answer.
  */

@@ -201,8 +201,8 @@ function* unitsOf(section: Section, options: Required<ChunkOptions>): Generator<
 }
 
 /**
- * A fenced code block over the target in parts of half a chunk, each fenced as the block was, so that
- * every chunk holding code holds it fenced. Each part is a block of its own (an index between the
+ * A fenced code block over the target in parts of half a chunk, each fenced as the block was, so
+ * that every chunk holding code holds it fenced. Each part is a block of its own (an index between the
  * block's and the next one's): parts are joined by a blank line, and chunks are cut between them.
  * Any other block is returned as it is.
  */
@@ -225,16 +225,15 @@ function fencedParts(block: SectionBlock, options: Required<ChunkOptions>): Sect
   let chars = 0;
   for (const line of lines.slice(1, -1)) {
     const lineWords = countWords(line);
-    const lineChars = line.length + (group.length > 0 ? 1 : 0);
-    if (group.length > 0 && (words + lineWords > wordRoom || chars + lineChars > charRoom)) {
+    if (group.length > 0 && (words + lineWords > wordRoom || chars + 1 + line.length > charRoom)) {
       groups.push(group);
       group = [];
       words = 0;
       chars = 0;
     }
-    group.push(line);
+    chars += (group.length > 0 ? 1 : 0) + line.length;
     words += lineWords;
-    chars += line.length + (group.length > 1 ? 1 : 0);
+    group.push(line);
   }
   if (group.length > 0) groups.push(group);
   return groups.map((part, index) => ({
