@@ -19,6 +19,8 @@ export function fenced(code: string, language = ''): string {
 
 /** A fence line: its run of three or more backticks (or tildes) and what follows (a language). */
 export interface Fence {
+  /** The spaces before the marker (at most three). */
+  readonly indent: number;
   readonly marker: string;
   readonly info: string;
 }
@@ -38,15 +40,18 @@ export function fenceOf(line: string): Fence | undefined {
   const info = line.slice(end).trim();
   // A backtick fence's info string has no backtick (else the line is inline code).
   if (mark === '`' && info.includes('`')) return undefined;
-  return { marker: line.slice(start, end), info };
+  return { indent: start, marker: line.slice(start, end), info };
 }
 
-/** Whether `line` closes a block `opening` opened: the same mark, at least as long, nothing after. */
-export function closes(line: string, opening: Fence): boolean {
+/**
+ * Whether `line` closes a block `opening` opened: the same mark, at least as long, then only
+ * spaces or tabs (CommonMark).
+ */
+export function closes(line: string, opening: Pick<Fence, 'marker'>): boolean {
   const fence = fenceOf(line);
   return (
     fence !== undefined &&
-    fence.info === '' &&
+    /^[ \t]*$/.test(line.slice(fence.indent + fence.marker.length)) &&
     fence.marker[0] === opening.marker[0] &&
     fence.marker.length >= opening.marker.length
   );

@@ -1,4 +1,4 @@
-import { languageOf } from '../../markdown-fence.js';
+import { closes, fenceOf, languageOf } from '../../markdown-fence.js';
 import type { ParsedDocument } from '../document.js';
 import { BlockCollector, describeRow } from './blocks.js';
 import { inlineMarkdown } from './markdown-inline.js';
@@ -11,7 +11,6 @@ export { inlineMarkdown } from './markdown-inline.js';
  * two quantifiers could share (spaces after a marker, before the rest of the line) is claimed
  * whole by a lookahead (`(?![ \t])`, `(?!`)`). Lines may hold U+2028, which `.` does not match.
  */
-const FENCE_OPEN = /^( {0,3})(`{3,}(?!`)|~{3,}(?!~))(.*)$/;
 const SETEXT_UNDERLINE = /^ {0,3}(=+|-+)[ \t]*$/;
 const THEMATIC_BREAK = /^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/;
 const LIST_ITEM = /^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+(?![ \t])(.*))?$/;
@@ -45,7 +44,7 @@ export function parseMarkdown(source: string): ParsedDocument {
     : { title, blocks: parser.collector.blocks };
 }
 
-interface Fence {
+interface OpenFence {
   readonly marker: string;
   /** The first word of the opening fence's info string: the code's language, or ''. */
   readonly language: string;
@@ -57,7 +56,7 @@ class MarkdownParser {
   readonly collector = new BlockCollector();
   private paragraph: string[] = [];
   private listItem: string[] | undefined;
-  private fence: Fence | undefined;
+  private fence: OpenFence | undefined;
   private indentedCode: string[] | undefined;
   private tableHeaders: string[] | undefined;
   /** Inside raw HTML that is dropped (see RAW_HTML_BLOCK): what the line that ends it holds. */
@@ -92,14 +91,14 @@ class MarkdownParser {
       this.flushText();
       return undefined;
     }
-    const fence = FENCE_OPEN.exec(line);
-    if (fence !== null && !(fence[2]?.startsWith('`') && fence[3]?.includes('`'))) {
+    const fence = fenceOf(line);
+    if (fence !== undefined) {
       this.flushText();
       // A fence indented by n spaces takes up to n spaces off each of its lines.
       this.fence = {
-        marker: fence[2] ?? '```',
-        language: languageOf(fence[3] ?? ''),
-        indentation: new RegExp(`^ {0,${fence[1]?.length ?? 0}}`),
+        marker: fence.marker,
+        language: languageOf(fence.info),
+        indentation: new RegExp(`^ {0,${fence.indent}}`),
         lines: [],
       };
       return undefined;
@@ -163,10 +162,8 @@ class MarkdownParser {
     this.flushText();
   }
 
-  private fenceLine(raw: string, fence: Fence): void {
-    const closing = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(raw);
-    const marker = closing?.[1];
-    if (marker !== undefined && marker[0] === fence.marker[0] && marker.length >= fence.marker.length) {
+  private fenceLine(raw: string, fence: OpenFence): void {
+    if (closes(raw, fence)) {
       this.collector.code(fence.lines.join('\n'), undefined, fence.language);
       this.fence = undefined;
       return;
