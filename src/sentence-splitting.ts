@@ -31,6 +31,11 @@ const ABBREVIATIONS: ReadonlySet<string> = new Set([
   'vs',
 ]);
 
+/** A word without the quotes or brackets that open it (`"Dr`, `(e.g`). */
+function withoutOpeningQuotes(word: string): string {
+  return word.replace(/^["'([\u2018\u201C]+/, '');
+}
+
 /**
  * A single letter before a period that abbreviates a name ("John B. Weller", "J. R. R. Tolkien"):
  * a capital after a capitalised word or another initial, or before one. A variable ends a
@@ -38,7 +43,7 @@ const ABBREVIATIONS: ReadonlySet<string> = new Set([
  */
 function isInitial(word: string, wordBefore: string | undefined, following: string): boolean {
   if (!/^\p{Lu}$/u.test(word)) return false;
-  const before = (wordBefore ?? '').replace(/^["'([\u2018\u201C]+/, '');
+  const before = withoutOpeningQuotes(wordBefore ?? '');
   return before === '' || /^\p{Lu}/u.test(before) || /^\p{Lu}\.$/u.test(following);
 }
 
@@ -75,7 +80,7 @@ export function splitSentences(text: string): { text: string; separator: ' ' | '
     const next = text[end] ?? '';
     // Only the word before the mark matters; a bounded window keeps long runs of skipped marks linear.
     const before = text.slice(Math.max(start, index - 32), index).split(/\s+/);
-    const lastWord = (before.at(-1) ?? '').replace(/^["'([\u2018\u201C]+/, '');
+    const lastWord = withoutOpeningQuotes(before.at(-1) ?? '');
     const abbreviated =
       text[index] === '.' &&
       (ABBREVIATIONS.has(lastWord.toLowerCase()) ||

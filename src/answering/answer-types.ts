@@ -6,7 +6,8 @@
  */
 export type AnswerType = 'number' | 'date' | 'name';
 
-// Each pattern is a plain alternation with no nested quantifier: linear on any input.
+// Each pattern is a plain alternation with no nested quantifier: linear on any input. Sticky: each
+// is tried where the question word stands.
 // "What percentage…", "what was the population of…", "in which year…": the question word, an optional
 // "is the", then the noun that says what is asked.
 const ASKING = String.raw`\b(?:what|which)(?: (?:is|was|are|were))?(?: the)? `;
@@ -14,23 +15,25 @@ const HOW_MEASURE_WORDS = String.raw`\bhow (?:many|much|long|old|far|tall|high|b
 const NUMBER_QUESTION = new RegExp(
   `${HOW_MEASURE_WORDS}|${ASKING}` +
     String.raw`(?:percentage|percent|proportion|share|number|amount|fraction|size|population|cost|price|rate|length|height|distance|temperature|total|average)\b`,
+  'y',
 );
 const DATE_QUESTION = new RegExp(
   String.raw`\bwhen\b|${ASKING}(?:year|years|date|day|month|century|decade|era|period|time)\b`,
+  'y',
 );
 const NAME_QUESTION = new RegExp(
   String.raw`\b(?:who|whom|whose|where)\b|` +
     String.raw`${ASKING}(?:country|countries|city|cities|state|region|place|location|continent|island|county|area|town|river|mountain|company|organisation|organization|person|team|university|language)\b`,
+  'y',
 );
 /** The measure word of a "how many/high/long…" question: what it asks, not what it is about. */
 export const HOW_MEASURE = new RegExp(HOW_MEASURE_WORDS, 'gi');
 
 const QUESTION_WORD = /\b(?:who|whom|whose|what|which|when|where|why|how)\b/;
-// Sticky: each is tried where the question word stands.
 const TYPED_QUESTIONS: readonly (readonly [RegExp, AnswerType])[] = [
-  [new RegExp(NUMBER_QUESTION.source, 'y'), 'number'],
-  [new RegExp(DATE_QUESTION.source, 'y'), 'date'],
-  [new RegExp(NAME_QUESTION.source, 'y'), 'name'],
+  [NUMBER_QUESTION, 'number'],
+  [DATE_QUESTION, 'date'],
+  [NAME_QUESTION, 'name'],
 ];
 
 /**

@@ -126,9 +126,9 @@ interface Question {
  * sentence before one that opens with a pronoun, weighed by their passage's search score and
  * rank, without near-duplicates, capped in length. The best sentence leads (with the next one
  * when it points back at it), each is followed by its citation `[n]`, lists and code stay lists
- * and fenced code. A statement (a
- * claim) gets its closest evidence. When no sentence shares enough of the question's meaningful
- * terms, or a name it asks about is in no passage, it says the documents hold no answer.
+ * and fenced code. A statement (a claim) gets its closest evidence. When no sentence shares
+ * enough of the question's meaningful terms, or a name it asks about is in no passage, it says
+ * the documents hold no answer.
  */
 export class ExtractiveAnswerer implements Answerer {
   readonly kind = 'extractive' as const;
@@ -391,6 +391,7 @@ function score(
     const previousIndex = POINTS_BACK.test(candidate.unit.text) ? previousOf.get(candidate) : undefined;
     const context = previousIndex === undefined ? undefined : terms[previousIndex];
     const heading = headingTerms.get(candidate.passage);
+    const title = titleTerms.get(candidate.passage);
     let bm25 = 0;
     let matched = 0;
     for (const [term, idfWeight] of idf) {
@@ -424,7 +425,7 @@ function score(
         (name) =>
           strengthOf(name, sentence, true) > 0 ||
           (context !== undefined && strengthOf(name, context, true) > 0) ||
-          strengthOf(name, titleTerms.get(candidate.passage) ?? new Map(), true) > 0,
+          (title !== undefined && strengthOf(name, title, true) > 0),
       );
     return {
       candidate,
