@@ -17,11 +17,10 @@ describe('cookieValue', () => {
     expect(cookieValue('flag; other=1=2; ka_session=v=w', 'ka_session')).toBe('v=w');
   });
 
-  it('reads a long hostile header in linear time', () => {
+  // How its time grows with a hostile header's length is checked in indexing/regex-safety.test.ts.
+  it('finds the cookie after a long hostile run of empty pairs', () => {
     const header = `${'=;'.repeat(200_000)}${' ;'.repeat(200_000)}ka_session=found`;
-    const began = performance.now();
     expect(cookieValue(header, 'ka_session')).toBe('found');
-    expect(performance.now() - began).toBeLessThan(500);
   });
 });
 

@@ -13,9 +13,11 @@ export function cookieValue(header: string | undefined, name: string): string | 
   while (start < header.length) {
     let end = header.indexOf(';', start);
     if (end === -1) end = header.length;
-    const equals = header.indexOf('=', start);
-    if (equals !== -1 && equals < end && header.slice(start, equals).trim() === name) {
-      let value = header.slice(equals + 1, end).trim();
+    // Searched within this pair only: a search of the whole rest of the header per pair is quadratic.
+    const pair = header.slice(start, end);
+    const equals = pair.indexOf('=');
+    if (equals !== -1 && pair.slice(0, equals).trim() === name) {
+      let value = pair.slice(equals + 1).trim();
       if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
       return value === '' ? undefined : value;
     }

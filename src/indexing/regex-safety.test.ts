@@ -10,6 +10,7 @@ import { ExtractiveAnswerer, withCitation } from '../answering/extractive-answer
 import { isFollowUp, standaloneQuery } from '../answering/follow-up.js';
 import { promptFor } from '../answering/llm-answerer.js';
 import { sentencesOf, wordCount } from '../answering/sentences.js';
+import { cookieValue } from '../http/session-cookie.js';
 import { unstorableTextIssues } from '../http/storable-text.js';
 import { parseQuery } from '../retrieval/query-text.js';
 import type { SearchHit } from '../retrieval/search-types.js';
@@ -399,6 +400,11 @@ const CASES: SafetyCase[] = [
     'one long line': (n) => times('word ', n),
   }),
   ...cases('capTitle', capTitle, { 'a long word': (n) => 'a'.repeat(n) }),
+  ...cases('cookieValue', (header) => cookieValue(header, 'ka_session'), {
+    // Eight times as long as the others: a header is cheap to scan, and shorter ones run under the floor.
+    'empty pairs, then pairs with no equals sign': (n) =>
+      `${times('=;', 4 * n)}${times(' ;', 4 * n)}ka_session=found`,
+  }),
   ...cases(
     'parseDocument untyped',
     (text) => parseDocument({ mimeType: '', bytes: new TextEncoder().encode(text) }),
