@@ -146,6 +146,21 @@ describe('ExtractiveAnswerer', () => {
     expect(elsewhere.text).toBe(NOT_FOUND_ANSWER);
   });
 
+  it('forgives a short misspelt word inside a longer name the passage spells with the rest in place', async () => {
+    const city = {
+      title: 'Inland Empire',
+      text: 'San Bernardino was founded by Mormon settlers in 1851. The city grew with the railway.',
+    };
+    const { text } = await answer('When was Sand Bernardino founded?', passagesOf(city));
+    expect(text.startsWith('San Bernardino was founded by Mormon settlers in 1851 [1].')).toBe(true);
+    const logic = {
+      title: 'Puzzles',
+      text: 'Raymond Smullyan wrote books of logic puzzles in 1978.',
+    };
+    const other = await answer('When did Raymond Sullivan write books of logic puzzles?', passagesOf(logic));
+    expect(other.text).toBe(NOT_FOUND_ANSWER);
+  });
+
   it('leads with a sentence naming what the question asks about over one that only shares its other words', async () => {
     const districts = {
       title: 'Business districts',
@@ -157,6 +172,19 @@ describe('ExtractiveAnswerer', () => {
     };
     const { text } = await answer('Where was Dyrrachium located?', passagesOf(districts, city));
     expect(text.startsWith('Dyrrachium lay on the Adriatic coast, where the Normans landed [2].')).toBe(true);
+  });
+
+  it('ranks a document that never names what the question asks about below one that does', async () => {
+    const rival = {
+      title: 'Company news',
+      text: 'Fabrikam moved its headquarters to Leeds in 2019. Sales rose that year.',
+    };
+    const history = {
+      title: 'Our history',
+      text: 'Contoso began as a small family workshop by the old docks of Hull. Years later, the headquarters moved to York in 2015.',
+    };
+    const { text } = await answer('When did Contoso move its headquarters?', passagesOf(rival, history));
+    expect(text.startsWith('Years later, the headquarters moved to York in 2015 [2].')).toBe(true);
   });
 
   it('reads every sentence of a document as about the name its title gives', async () => {

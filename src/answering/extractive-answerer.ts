@@ -195,11 +195,12 @@ export class ExtractiveAnswerer implements Answerer {
     // else, however many of its other words they share.
     const mentioned = (term: string) =>
       sentenceTerms.some((terms) => terms !== undefined && strengthOf(term, terms, true) > 0);
-    if (
-      nameTerms.some((terms) => terms !== undefined && terms.size > 0 && ![...terms.keys()].some(mentioned))
-    ) {
-      return [];
-    }
+    const longNames = longNamesIn(input.question);
+    const unmentioned = names.filter((_name, index) => {
+      const terms = nameTerms[index];
+      return terms !== undefined && terms.size > 0 && ![...terms.keys()].some(mentioned);
+    });
+    if (unmentioned.some((name) => !misspeltInLongName(name, longNames, input.passages))) return [];
     const terms = new Map<string, number>();
     for (const term of previousTerms?.keys() ?? []) terms.set(term, PREVIOUS_QUESTION_WEIGHT);
     for (const term of questionTerms?.keys() ?? []) terms.set(term, 1);
@@ -275,6 +276,11 @@ function continuationOf(lead: Candidate, scored: readonly Scored[]): Scored | un
  */
 function misspelt(a: string, b: string): boolean {
   if (a.length < MIN_MISSPELT_LETTERS || b.length < MIN_MISSPELT_LETTERS) return false;
+  return oneEditApart(a, b);
+}
+
+/** A letter missing, added or changed, or two swapped, between two different words. */
+function oneEditApart(a: string, b: string): boolean {
   if (Math.abs(a.length - b.length) > 1 || a === b) return false;
   let start = 0;
   while (start < a.length && a[start] === b[start]) start += 1;
@@ -296,13 +302,69 @@ function unaccented(text: string): string {
   return text.normalize('NFD').replace(/\p{M}/gu, '');
 }
 
-/** Words of a question that name something: capitalised (not its first word), or with digits and letters. */
+// "V/Line" is one name, as the analyser reads it.
+const QUESTION_WORD = /[\p{L}\p{N}][\p{L}\p{N}'\u2019./-]*/gu;
+
+/** A word that names something: capitalised (not the question's first word), or with digits and letters. */
+function isName(word: string, index: number): boolean {
+  return (index > 0 && /^\p{Lu}/u.test(word)) || (/\p{L}/u.test(word) && /\p{N}/u.test(word));
+}
+
+/** Words of a question that name something. */
 function namesIn(question: string): string[] {
-  // "V/Line" is one name, as the analyser reads it.
-  const words = question.match(/[\p{L}\p{N}][\p{L}\p{N}'\u2019./-]*/gu) ?? [];
-  return words.filter(
-    (word, index) => (index > 0 && /^\p{Lu}/u.test(word)) || (/\p{L}/u.test(word) && /\p{N}/u.test(word)),
+  return (question.match(QUESTION_WORD) ?? []).filter(isName);
+}
+
+/** The question's names of several words ("San Bernardino"), each as its lower-case words. */
+function longNamesIn(question: string): string[][] {
+  const runs: string[][] = [];
+  let run: string[] = [];
+  for (const [index, word] of (question.match(QUESTION_WORD) ?? []).entries()) {
+    if (isName(word, index)) {
+      run.push(word);
+      continue;
+    }
+    if (run.length > 1) runs.push(plainWords(run.join(' ')));
+    run = [];
+  }
+  if (run.length > 1) runs.push(plainWords(run.join(' ')));
+  return runs;
+}
+
+function plainWords(text: string): string[] {
+  return (
+    unaccented(text)
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
   );
+}
+
+/**
+ * Whether a name no passage mentions is misspelt in a longer name that a passage spells with
+ * every other word in place ("Sand Bernardino" for "San Bernardino"): the rest of the name makes
+ * one letter enough to tell, however short the word.
+ */
+function misspeltInLongName(
+  name: string,
+  longNames: readonly string[][],
+  passages: readonly Passage[],
+): boolean {
+  const [word, ...more] = plainWords(name);
+  if (word === undefined || more.length > 0) return false;
+  const texts = passages.map((passage) => plainWords(passage.hit.text));
+  return longNames.some((longName) => {
+    const at = longName.indexOf(word);
+    if (at < 0) return false;
+    return texts.some((text) =>
+      text.some(
+        (_, start) =>
+          start + longName.length <= text.length &&
+          longName.every((part, offset) =>
+            offset === at ? oneEditApart(part, text[start + offset] ?? '') : part === text[start + offset],
+          ),
+      ),
+    );
+  });
 }
 
 /** The question without its framing words, unless nothing else is left ("tell me more"). */
@@ -385,6 +447,7 @@ function score(
     }
     return words;
   };
+  const naming = passagesNaming(candidates, terms, titleTerms, question.names);
   return candidates.map((candidate, index) => {
     const sentence = terms[index] ?? new Map<string, number>();
     const length = lengths[index] ?? 0;
@@ -431,11 +494,39 @@ function score(
       candidate,
       terms: sentence,
       score:
-        (bm25 * typeFactor * (namesHeld ? 1 : NAME_MISS) * passagePrior(candidate)) /
+        (bm25 *
+          typeFactor *
+          (namesHeld ? 1 : NAME_MISS) *
+          (naming.has(candidate.passage) ? 1 : NAME_MISS) *
+          passagePrior(candidate)) /
         (1 + RANK_DISCOUNT * candidate.rank),
       coverage: questionWeight === 0 ? 0 : matched / questionWeight,
     };
   });
+}
+
+/**
+ * The passages naming one of the names the question asks about (in a sentence or their title),
+ * every passage when it asks about none. A passage naming none is about something else, so each of
+ * its sentences loses again what a sentence not naming them loses ("…located in northern San
+ * Diego" for "Where was Dyrrachium located?").
+ */
+function passagesNaming(
+  candidates: readonly Candidate[],
+  terms: readonly ReadonlyMap<string, number>[],
+  titleTerms: ReadonlyMap<Passage, ReadonlyMap<string, number>>,
+  names: ReadonlySet<string>,
+): Set<Passage> {
+  const passages = new Set(candidates.map((candidate) => candidate.passage));
+  if (names.size === 0) return passages;
+  const naming = new Set<Passage>();
+  const holdsName = (held: ReadonlyMap<string, number> | undefined) =>
+    held !== undefined && [...names].some((name) => strengthOf(name, held, true) > 0);
+  for (const passage of passages) if (holdsName(titleTerms.get(passage))) naming.add(passage);
+  candidates.forEach((candidate, index) => {
+    if (!naming.has(candidate.passage) && holdsName(terms[index])) naming.add(candidate.passage);
+  });
+  return naming;
 }
 
 /**
