@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { expectedAnswerType, isQuestion, questionWords, typedWordsIn } from './answer-types.js';
+import {
+  ANSWER_TYPE_NOUN,
+  expectedAnswerType,
+  isQuestion,
+  questionWords,
+  typedWordsIn,
+} from './answer-types.js';
 
 describe('expectedAnswerType', () => {
   it('reads the kind of answer from the question word', () => {
@@ -21,6 +27,14 @@ describe('expectedAnswerType', () => {
     expect(expectedAnswerType('What is the reason for the delay?')).toBeUndefined();
   });
 
+  it('reads "what is … called?" and "what is the name of the …" as asking for a name', () => {
+    expect(expectedAnswerType('What is the lower house of the parliament called?')).toBe('name');
+    expect(expectedAnswerType('What were the settlers known as')).toBe('name');
+    expect(expectedAnswerType('What is the name of the state east of the region?')).toBe('name');
+    expect(expectedAnswerType('What is the name of the year the bridge opened?')).toBe('date');
+    expect(expectedAnswerType('What is the fee for a call?')).toBeUndefined();
+  });
+
   it('reads the question word that opens the question, not one that opens a clause', () => {
     expect(expectedAnswerType("Who led Richard's troops when Cyprus was conquered?")).toBe('name');
     expect(expectedAnswerType('What did the monks who fled to Italy build?')).toBeUndefined();
@@ -31,6 +45,20 @@ describe('expectedAnswerType', () => {
     expect(expectedAnswerType('Why was the release delayed?')).toBeUndefined();
     expect(expectedAnswerType('How do I reset my password?')).toBeUndefined();
     expect(expectedAnswerType('What is the refund policy?')).toBeUndefined();
+  });
+});
+
+describe('ANSWER_TYPE_NOUN', () => {
+  it('takes the noun that names a date or a place out of the words that ask for it', () => {
+    const without = (question: string) => question.replace(ANSWER_TYPE_NOUN, '$1');
+    expect(without('In which year did the newspaper define the region?')).toBe(
+      'In which did the newspaper define the region?',
+    );
+    expect(without('What is the name of the state the region extends to?')).toBe(
+      'What is the name of the the region extends to?',
+    );
+    expect(without('Which country ruled California?')).toBe('Which ruled California?');
+    expect(without('What is the population of the state?')).toBe('What is the population of the state?');
   });
 });
 
@@ -45,6 +73,12 @@ describe('typedWordsIn', () => {
     expect(
       typedWordsIn('The fleet was led by Guy de Lusignan.', 'name', questionWords('Who led the fleet?')),
     ).toBe(2);
+  });
+
+  it('counts an early year by the word before or after it, not any three-digit number', () => {
+    expect(typedWordsIn('The duchy began in 911 as a fiefdom.', 'date', new Set())).toBe(1);
+    expect(typedWordsIn('The city was founded around 800 AD.', 'date', new Set())).toBe(2);
+    expect(typedWordsIn('The duchy raised 911 soldiers.', 'date', new Set())).toBe(0);
   });
 
   it('does not count the capital of a sentence’s first word as a name', () => {

@@ -10,21 +10,34 @@ export type AnswerType = 'number' | 'date' | 'name';
 // is tried where the question word stands.
 // "What percentage…", "what was the population of…", "in which year…": the question word, an optional
 // "is the", then the noun that says what is asked.
-const ASKING = String.raw`\b(?:what|which)(?: (?:is|was|are|were))?(?: the)? `;
+const ASKING = String.raw`\b(?:what|which)(?: (?:is|was|are|were))?(?: the)?(?: name of(?: the)?)? `;
+/** Nouns that ask for a date: "in which year…". */
+const DATE_NOUNS = 'year|years|date|day|month|century|decade|era|period|time';
+/** Nouns that ask for a place: "which country…". */
+const PLACE_NOUNS =
+  'country|countries|city|cities|state|region|place|location|continent|island|county|area|town|river|mountain';
 const HOW_MEASURE_WORDS = String.raw`\bhow (?:many|much|long|old|far|tall|high|big|large|wide|deep|often|fast|heavy)\b`;
 const NUMBER_QUESTION = new RegExp(
   `${HOW_MEASURE_WORDS}|${ASKING}` +
     String.raw`(?:percentage|percent|proportion|share|number|amount|fraction|size|population|cost|price|rate|length|height|distance|temperature|total|average)\b`,
   'y',
 );
-const DATE_QUESTION = new RegExp(
-  String.raw`\bwhen\b|${ASKING}(?:year|years|date|day|month|century|decade|era|period|time)\b`,
-  'y',
-);
+const DATE_QUESTION = new RegExp(String.raw`\bwhen\b|${ASKING}(?:${DATE_NOUNS})\b`, 'y');
 const NAME_QUESTION = new RegExp(
   String.raw`\b(?:who|whom|whose|where)\b|` +
-    String.raw`${ASKING}(?:country|countries|city|cities|state|region|place|location|continent|island|county|area|town|river|mountain|company|organisation|organization|person|team|university|language)\b`,
+    String.raw`${ASKING}(?:${PLACE_NOUNS}|company|organisation|organization|person|team|university|language)\b|` +
+    // "What is the lower house called?": asks what something is named.
+    String.raw`\bwhat\b[^?]*\b(?:called|named|known as)\s*(?:\?|$)`,
   'y',
+);
+/**
+ * The noun of a "which year…", "what country…" question: it says what kind of answer is asked, and
+ * the sentence that answers rarely repeats it ("In 1900, the Times defined…"). Replaced by `$1`, the
+ * words that ask.
+ */
+export const ANSWER_TYPE_NOUN = new RegExp(
+  String.raw`(${ASKING.trimEnd()}) (?:${DATE_NOUNS}|${PLACE_NOUNS})\b`,
+  'gi',
 );
 /** The measure word of a "how many/high/long…" question: what it asks, not what it is about. */
 export const HOW_MEASURE = new RegExp(HOW_MEASURE_WORDS, 'gi');
@@ -130,6 +143,10 @@ const DATE_WORDS: ReadonlySet<string> = new Set([
   'winter',
 ]);
 
+/** Words before a bare number that make it a year ("in 911"). */
+const YEAR_BEFORE: ReadonlySet<string> = new Set(['in', 'since', 'until', 'circa', 'c']);
+const ERAS: ReadonlySet<string> = new Set(['ad', 'bc', 'bce', 'ce']);
+
 const TOKEN = /[\p{L}\p{N}][\p{L}\p{N}'\u2019.,%-]*/gu;
 
 /** A token with its trailing punctuation off (`1066,` → `1066`, `U.S.` stays). */
@@ -150,8 +167,19 @@ function isNumber(token: string, lower: string): boolean {
   return /^\p{N}/u.test(token) || NUMBER_WORDS.has(lower);
 }
 
-function isDate(token: string, lower: string, next: string | undefined): boolean {
+function isDate(
+  token: string,
+  lower: string,
+  next: string | undefined,
+  previous: string | undefined,
+): boolean {
   if (/^(?:1\d{3}|20\d{2})s?$/.test(token) || /^\d{2,4}s$/.test(token)) return true;
+  // An early year: "in 911", "since 476", "800 AD".
+  if (
+    /^[1-9]\d{2}$/.test(token) &&
+    ((previous !== undefined && YEAR_BEFORE.has(previous)) || (next !== undefined && ERAS.has(next)))
+  )
+    return true;
   if (MONTHS.has(lower) && lower !== 'may') return true;
   if (MONTHS.has(lower)) return /^\p{Lu}/u.test(token);
   if (DATE_WORDS.has(lower)) return true;
@@ -175,7 +203,7 @@ export function typedWordsIn(sentence: string, type: AnswerType, asked: Readonly
       type === 'number'
         ? isNumber(token, lower)
         : type === 'date'
-          ? isDate(token, lower, next)
+          ? isDate(token, lower, next, tokens[index - 1]?.toLowerCase())
           : index > 0 && /^\p{Lu}/u.test(token) && !MONTHS.has(lower);
     if (typed) count += 1;
   }

@@ -35,4 +35,22 @@ describe('ExtractiveAnswerer with PostgreSQL’s analysis', () => {
     );
     expect(text).toContain('owned by the Victorian Government [1].');
   });
+
+  it('reads a hyphenated name and the same name spelled apart alike', async () => {
+    const text = await answer(
+      'What craft were the Port-Royal monks known for?',
+      'Several monks of Port-Royal fled to the hills and founded a school. At Port Royal, a craft of bookbinding had developed.',
+    );
+    expect(text.startsWith('At Port Royal, a craft of bookbinding had developed [1].')).toBe(true);
+  });
+
+  it('does not match the noun that only says which kind of answer is asked ("which year")', async () => {
+    const text = await answer(
+      'In which year did the newspaper define the southern region?',
+      'Each year in spring, the southern region has about 10,000 earthquakes. In 1900, the Times defined the southern region as seven counties.',
+    );
+    expect(text.startsWith('In 1900, the Times defined the southern region as seven counties [1].')).toBe(
+      true,
+    );
+  });
 });

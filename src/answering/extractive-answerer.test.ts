@@ -161,6 +161,28 @@ describe('ExtractiveAnswerer', () => {
     expect(other.text).toBe(NOT_FOUND_ANSWER);
   });
 
+  it('reads British and American spellings of a word alike', async () => {
+    const town = {
+      title: 'The old town',
+      text: 'The old town has a market hall and a castle. A fountain stands at the centre of the old town.',
+    };
+    const { text } = await answer('What is at the center of the old town?', passagesOf(town));
+    expect(text.startsWith('A fountain stands at the centre of the old town [1].')).toBe(true);
+  });
+
+  it('takes "in 911" for the year a "when" question asks for', async () => {
+    const duchy = {
+      title: 'The duchy',
+      text: 'The duchy, which the Normans formed by treaty, was a great fief of France. The duchy, which began in 911 as a fiefdom, was established by treaty with the king.',
+    };
+    const { text } = await answer('When was the duchy founded?', passagesOf(duchy));
+    expect(
+      text.startsWith(
+        'The duchy, which began in 911 as a fiefdom, was established by treaty with the king [1].',
+      ),
+    ).toBe(true);
+  });
+
   it('leads with a sentence naming what the question asks about over one that only shares its other words', async () => {
     const districts = {
       title: 'Business districts',

@@ -1,6 +1,7 @@
 import { fenced } from '../markdown-fence.js';
 import type { TeamSearch } from '../retrieval/search-types.js';
 import {
+  ANSWER_TYPE_NOUN,
   type AnswerType,
   expectedAnswerType,
   HOW_MEASURE,
@@ -11,6 +12,7 @@ import {
 import type { Answerer, AnswerInput, Passage } from './answerer.js';
 import { isFollowUp, previousQuestion } from './follow-up.js';
 import { type TextUnit, unitsOf, wordCount } from './sentences.js';
+import { americanSpelling } from './spelling.js';
 import { SYNONYM_WORDS, synonymsFrom } from './synonyms.js';
 
 /** Said when the passages hold nothing that answers the question; never an invented answer. */
@@ -119,8 +121,9 @@ interface Question {
 
 /**
  * Answers with no model: the sentences of the top passages that best answer the question, scored
- * like BM25 over sentences with PostgreSQL's own stemming (`TeamSearch.analyze`), other forms
- * and everyday synonyms of the question's words and its names' misspellings, weighed by whether
+ * like BM25 over sentences with PostgreSQL's own stemming (`TeamSearch.analyze`), British and
+ * American spellings and hyphenated words and their parts read alike, other forms and everyday
+ * synonyms of the question's words and its names' misspellings, weighed by whether
  * they hold the kind of answer the question word asks for ("when": a date the question does not
  * say) and name what it asks about (or sit in a document whose title does), helped by the
  * sentence before one that opens with a pronoun, weighed by their passage's search score and
@@ -161,17 +164,19 @@ export class ExtractiveAnswerer implements Answerer {
     // A statement's names may be spelled otherwise in its evidence (an abbreviation, a gene's
     // alias); a question about a name is about that name.
     const names = statement ? [] : namesIn(input.question);
-    const [questionTerms, previousTerms, ...analysed] = await this.analyzer.analyze(
-      [
-        meaningful(input.question),
-        previous === undefined ? '' : meaningful(previous),
-        ...names,
-        ...SYNONYM_WORDS,
-        ...candidates.map((candidate) => candidate.unit.text),
-        ...input.passages.map((passage) => passage.hit.headingPath.join(' ')),
-        ...input.passages.map((passage) => passage.hit.title),
-      ].map(unaccented),
-    );
+    const [questionTerms, previousTerms, ...analysed] = (
+      await this.analyzer.analyze(
+        [
+          meaningful(input.question),
+          previous === undefined ? '' : meaningful(previous),
+          ...names,
+          ...SYNONYM_WORDS,
+          ...candidates.map((candidate) => candidate.unit.text),
+          ...input.passages.map((passage) => passage.hit.headingPath.join(' ')),
+          ...input.passages.map((passage) => passage.hit.title),
+        ].map((text) => americanSpelling(unaccented(text))),
+      )
+    ).map(withoutCompounds);
     input.signal.throwIfAborted();
     const nameTerms = analysed.slice(0, names.length);
     const synonyms = synonymsFrom(analysed.slice(names.length, names.length + SYNONYM_WORDS.length));
@@ -367,9 +372,24 @@ function misspeltInLongName(
   });
 }
 
+/**
+ * The terms without hyphenated compounds, whose parts PostgreSQL's parser emits beside them: so
+ * "Saint-Evroul" and "Saint Evroul" are read alike, and a hyphenated word does not count twice.
+ */
+function withoutCompounds(terms: ReadonlyMap<string, number>): ReadonlyMap<string, number> {
+  if (![...terms.keys()].some((term) => COMPOUND.test(term))) return terms;
+  return new Map([...terms].filter(([term]) => !COMPOUND.test(term)));
+}
+
+/** A hyphenated word; not a host, address or path ("my-host.example.com"), which has no parts. */
+const COMPOUND = /^[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+$/u;
+
 /** The question without its framing words, unless nothing else is left ("tell me more"). */
 function meaningful(question: string): string {
-  const framed = question.replace(HOW_MEASURE, ' ').replace(FRAMING_WORDS, ' ');
+  const framed = question
+    .replace(HOW_MEASURE, ' ')
+    .replace(ANSWER_TYPE_NOUN, '$1')
+    .replace(FRAMING_WORDS, ' ');
   return /\p{L}{2}/u.test(framed) ? framed : question;
 }
 

@@ -10,6 +10,7 @@ import { ExtractiveAnswerer, withCitation } from '../answering/extractive-answer
 import { isFollowUp, standaloneQuery } from '../answering/follow-up.js';
 import { promptFor } from '../answering/llm-answerer.js';
 import { sentencesOf, wordCount } from '../answering/sentences.js';
+import { americanSpelling } from '../answering/spelling.js';
 import { cookieValue } from '../http/session-cookie.js';
 import { unstorableTextIssues } from '../http/storable-text.js';
 import { parseQuery } from '../retrieval/query-text.js';
@@ -144,6 +145,13 @@ const CASES: SafetyCase[] = [
   }),
   ...cases('ExtractiveAnswerer question', (text) => answerOf('The zqxword policy is short.', text), {
     'framing words': (n) => times('tell ', n),
+    'asking words without the noun': (n) => times('what is the name of ', n),
+    'a "what" never called anything': (n) => `what ${times('called ', n)}`,
+  }),
+  ...cases('americanSpelling', americanSpelling, {
+    'a long word': (n) => 'a'.repeat(n),
+    'a long word ending like a British one': (n) => `${'a'.repeat(n)}tre`,
+    'short British words': (n) => times('colour centre ', n),
   }),
   ...cases('citedNumbers', citedNumbers, {
     'open brackets': (n) => times('[', n),
