@@ -200,12 +200,15 @@ export class ExtractiveAnswerer implements Answerer {
     // else, however many of its other words they share.
     const mentioned = (term: string) =>
       sentenceTerms.some((terms) => terms !== undefined && strengthOf(term, terms, true) > 0);
-    const longNames = longNamesIn(input.question);
     const unmentioned = names.filter((_name, index) => {
       const terms = nameTerms[index];
       return terms !== undefined && terms.size > 0 && ![...terms.keys()].some(mentioned);
     });
-    if (unmentioned.some((name) => !misspeltInLongName(name, longNames, input.passages))) return [];
+    if (unmentioned.length > 0) {
+      const longNames = longNamesIn(input.question);
+      const passageWords = input.passages.map((passage) => plainWords(passage.hit.text));
+      if (unmentioned.some((name) => !misspeltInLongName(name, longNames, passageWords))) return [];
+    }
     const terms = new Map<string, number>();
     for (const term of previousTerms?.keys() ?? []) terms.set(term, PREVIOUS_QUESTION_WEIGHT);
     for (const term of questionTerms?.keys() ?? []) terms.set(term, 1);
@@ -345,18 +348,17 @@ function plainWords(text: string): string[] {
 }
 
 /**
- * Whether a name no passage mentions is misspelt in a longer name that a passage spells with
- * every other word in place ("Sand Bernardino" for "San Bernardino"): the rest of the name makes
- * one letter enough to tell, however short the word.
+ * Whether a name no passage mentions is misspelt in a longer name that a passage (its words in
+ * `texts`) spells with every other word in place ("Sand Bernardino" for "San Bernardino"): the
+ * rest of the name makes one letter enough to tell, however short the word.
  */
 function misspeltInLongName(
   name: string,
   longNames: readonly string[][],
-  passages: readonly Passage[],
+  texts: readonly string[][],
 ): boolean {
   const [word, ...more] = plainWords(name);
   if (word === undefined || more.length > 0) return false;
-  const texts = passages.map((passage) => plainWords(passage.hit.text));
   return longNames.some((longName) => {
     const at = longName.indexOf(word);
     if (at < 0) return false;
@@ -504,12 +506,9 @@ function score(
         : TYPE_MISS;
     const namesHeld =
       question.names.size === 0 ||
-      [...question.names].some(
-        (name) =>
-          strengthOf(name, sentence, true) > 0 ||
-          (context !== undefined && strengthOf(name, context, true) > 0) ||
-          (title !== undefined && strengthOf(name, title, true) > 0),
-      );
+      holdsAName(question.names, sentence) ||
+      holdsAName(question.names, context) ||
+      holdsAName(question.names, title);
     return {
       candidate,
       terms: sentence,
@@ -540,13 +539,16 @@ function passagesNaming(
   const passages = new Set(candidates.map((candidate) => candidate.passage));
   if (names.size === 0) return passages;
   const naming = new Set<Passage>();
-  const holdsName = (held: ReadonlyMap<string, number> | undefined) =>
-    held !== undefined && [...names].some((name) => strengthOf(name, held, true) > 0);
-  for (const passage of passages) if (holdsName(titleTerms.get(passage))) naming.add(passage);
+  for (const passage of passages) if (holdsAName(names, titleTerms.get(passage))) naming.add(passage);
   candidates.forEach((candidate, index) => {
-    if (!naming.has(candidate.passage) && holdsName(terms[index])) naming.add(candidate.passage);
+    if (!naming.has(candidate.passage) && holdsAName(names, terms[index])) naming.add(candidate.passage);
   });
   return naming;
+}
+
+/** Whether the terms hold one of the names (a misspelling forgiven). */
+function holdsAName(names: ReadonlySet<string>, terms: ReadonlyMap<string, number> | undefined): boolean {
+  return terms !== undefined && [...names].some((name) => strengthOf(name, terms, true) > 0);
 }
 
 /**
