@@ -99,7 +99,7 @@ describe('registerUser', () => {
       return { owner, email, invitation };
     };
 
-    it('joins the inviter’s team with the invitation’s role, its e-mail proven, instead of a team of its own', async () => {
+    it('joins the inviter’s team with the invitation’s role instead of a team of its own, its e-mail still unproven (the inviter saw the code)', async () => {
       const { deps } = testApp.runtime;
       const { owner, email, invitation } = await invite('admin');
       const result = await registerUser(
@@ -113,7 +113,7 @@ describe('registerUser', () => {
       expect(result.body.team.id).toBe(owner.caller.teamId);
       expect(result.body.team.owner_user_id).toBe(owner.caller.userId);
       expect(result.body.vector_store.namespaces).toEqual([`team-${owner.caller.teamId}`]);
-      expect(result.body.email_verification).toBe('verified');
+      expect(result.body.email_verification).toBe('unverified');
       const caller = await deps.callers.find(result.body.access_token);
       expect(caller).toMatchObject({ teamId: owner.caller.teamId, role: 'admin' });
       expect((await getUserContext(deps, caller ?? expect.fail('no caller'))).role).toBe('admin');

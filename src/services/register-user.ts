@@ -25,16 +25,14 @@ import {
   findUserById,
   findUserByUsername,
   findVectorStore,
-  insertTeam,
   insertUser,
-  insertVectorStore,
-  setUserTeam,
   type UserRow,
   updateUserProfile,
 } from '../db/repositories/users.js';
 import { ServiceError, type ValidationIssue } from '../errors.js';
 import { hashAccessToken, secretsEqual } from '../security/access-tokens.js';
 import { normalizeEmail } from '../security/email-address.js';
+import { settleClaimedAccount } from './claimed-account.js';
 import type { ServiceDependencies } from './dependencies.js';
 import {
   exchangeSlackCode,
@@ -44,6 +42,7 @@ import {
 } from './install-slack-app.js';
 import { issueAccessToken } from './issue-access-token.js';
 import { assertNewPasswordLength } from './new-password.js';
+import { createOwnTeam } from './own-team.js';
 import { accountKey, checkPassword, countRegistration, hashNewPassword } from './password-attempts.js';
 import { queueAccountEmail } from './queue-account-email.js';
 import { teamView, userView, vectorStoreView } from './views.js';
@@ -90,9 +89,6 @@ export interface RegistrationResult {
 }
 
 type ChatappOutcome = SlackInstallOutcome | { status: 'not_configured'; detail: string };
-
-export const VECTOR_STORE_PROVIDER = 'pgvector';
-export const VECTOR_INDEX_NAME = 'chunks';
 
 const USERNAME_TAKEN = 'This username is taken';
 
@@ -141,9 +137,9 @@ export interface RegistrationContext {
  * its password or bearer token.
  *
  * With an `invitation` code, the user joins the invitation's team with its role instead of
- * getting a team of their own (see `openInvitation` and `joinInvitedTeam`), and the e-mail counts
- * as proven (the code was sent to it). An existing user still needs the proof above: the code is
- * shown to the inviter too, so it never takes an account over.
+ * getting a team of their own (see `openInvitation` and `joinInvitedTeam`). The code proves nothing
+ * of the e-mail (it is shown to whoever invited): an existing user still needs the proof above, and
+ * a new one stays unverified unless a trusted provider sign-in or a mailed link proves the address.
  */
 export async function registerUser(
   deps: ServiceDependencies,
@@ -185,6 +181,7 @@ export async function registerUser(
     newPassword !== undefined && storesPassword ? await hashNewPassword(deps, newPassword) : undefined;
 
   let result: RegistrationResult;
+  let claimedChunks = 0;
   try {
     result = await deps.db.transaction(async (tx) => {
       const now = deps.now();
@@ -196,6 +193,7 @@ export async function registerUser(
           { email, name: registration.name ?? nameFromEmail(email), username },
           passwordHash,
           invitation,
+          trusted,
         );
       } else if (plan.kind === 'create') {
         user = await createUserWithTeam(
@@ -208,7 +206,9 @@ export async function registerUser(
       } else if (plan.kind === 'claim') {
         const claimed = await claimUnverifiedUser(tx, plan.user.id, email);
         if (claimed === undefined) throw new ServiceError('conflict', VERIFIED_NEEDS_PROOF);
-        user = claimed;
+        const settled = await settleClaimedAccount(tx, deps.databaseKind, claimed, now);
+        user = settled.user;
+        claimedChunks = settled.deletedChunks;
         account = undefined;
         user = await refreshUser(tx, user, { name: registration.name, username }, passwordHash);
       } else {
@@ -253,7 +253,10 @@ export async function registerUser(
     }
     throw error;
   }
-  if (plan.kind === 'claim') deps.callers.forgetUser(plan.user.id);
+  if (plan.kind === 'claim') {
+    deps.callers.forgetUser(plan.user.id);
+    deps.storage.noteDeleted(claimedChunks);
+  }
   // A user who moved into the invitation's team is read afresh (team and role), this token too.
   if (plan.kind === 'refresh' && (plan.changePassword || invitation !== undefined))
     deps.callers.forgetUser(plan.user.id, invitation === undefined ? plan.keepTokenHash : undefined);
@@ -442,12 +445,17 @@ function invitedRole(invitation: InvitationRow): InvitedRole {
   return invitation.role === 'admin' ? 'admin' : 'member';
 }
 
-/** A new user in the invitation's team, with its role and the e-mail proven (the invitation reached it). */
+/**
+ * A new user in the invitation's team, with its role. The e-mail is proven only by a trusted
+ * provider sign-in (or later, a mailed link): the code is shown to whoever invited, so anyone could
+ * invite an address into a team of their own and use the code to sit in that address's account.
+ */
 async function createInvitedUser(
   tx: Database,
   input: { email: string; name: string; username: string | null },
   passwordHash: string | undefined,
   invitation: InvitationRow,
+  provenByProvider: boolean,
 ): Promise<UserRow> {
   // The team's lock orders this join after member changes under way (and finds a deleted team gone).
   if (!(await lockTeam(tx, invitation.teamId))) throw new ServiceError('forbidden', INVITATION_NOT_FOUND);
@@ -456,7 +464,7 @@ async function createInvitedUser(
     name: input.name,
     username: input.username,
     passwordHash: passwordHash ?? null,
-    emailVerified: true,
+    emailVerified: provenByProvider,
   });
   if (user === undefined) throw new Error('User insert returned nothing');
   return (await joinTeam(tx, user.id, invitation.teamId, invitedRole(invitation))) ?? user;
@@ -520,16 +528,7 @@ async function createUserWithTeam(
     emailVerified: verified,
   });
   if (user === undefined) throw new Error('User insert returned nothing');
-  const team = await insertTeam(tx, { name: `${input.name}'s team`, ownerUserId: user.id });
-  if (team === undefined) throw new Error('Team insert returned nothing');
-  await insertVectorStore(tx, {
-    teamId: team.id,
-    provider: VECTOR_STORE_PROVIDER,
-    indexName: VECTOR_INDEX_NAME,
-    environment: deps.databaseKind,
-    namespaces: [`team-${team.id}`],
-  });
-  return (await setUserTeam(tx, user.id, team.id)) ?? user;
+  return createOwnTeam(tx, deps.databaseKind, user);
 }
 
 async function refreshUser(

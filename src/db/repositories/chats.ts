@@ -51,6 +51,11 @@ export async function countUserChats(db: Database, userId: number): Promise<numb
 }
 
 /** Deletes one user's chat; false when that user had no chat of this id. */
+/** Deletes every chat of the user (a taken-over account's history was its creator's). */
+export async function deleteAllUserChats(db: Database, userId: number): Promise<void> {
+  await db.delete(chats).where(eq(chats.userId, userId));
+}
+
 export async function deleteUserChat(db: Database, userId: number, chatId: string): Promise<boolean> {
   const deleted = await db
     .delete(chats)

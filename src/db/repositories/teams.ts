@@ -81,6 +81,14 @@ export async function withdrawOpenInvitationsFor(
     .where(and(eq(teamInvitations.teamId, teamId), eq(teamInvitations.email, email), openAt(now)));
 }
 
+/** Withdraws every open invitation of the team (an account's unproven creator may have sent them). */
+export async function withdrawTeamInvitations(db: Database, teamId: number, now: Date): Promise<void> {
+  await db
+    .update(teamInvitations)
+    .set({ withdrawnAt: now })
+    .where(and(eq(teamInvitations.teamId, teamId), openAt(now)));
+}
+
 /** The team's open invitations, newest first. */
 export async function listOpenInvitations(db: Database, teamId: number, now: Date): Promise<InvitationRow[]> {
   return db
@@ -243,8 +251,8 @@ export async function setTeamOwner(db: Database, teamId: number, userId: number)
 }
 
 /**
- * Puts a user in a team with a role, as of now. An invitation was delivered to the address, so
- * the e-mail counts as proven (the first proof's time is kept).
+ * Puts a user in a team with a role, as of now. The e-mail is not proven by it: the invitation's
+ * code is shown to whoever invited, so it proves only that they chose this address.
  */
 export async function joinTeam(
   db: Database,
@@ -258,7 +266,6 @@ export async function joinTeam(
       teamId,
       role,
       joinedAt: sql`now()`,
-      emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, now())`,
       updatedAt: sql`now()`,
     })
     .where(eq(users.id, userId))

@@ -86,6 +86,20 @@ export async function setUserTeam(
   return row;
 }
 
+/** Makes a user the owner of a team (a team of their own), as of now; answers the updated user. */
+export async function setTeamOwnerUser(
+  db: Database,
+  userId: number,
+  teamId: number,
+): Promise<UserRow | undefined> {
+  const [row] = await db
+    .update(users)
+    .set({ teamId, role: 'owner', joinedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(eq(users.id, userId))
+    .returning();
+  return row;
+}
+
 /** Changes the fields given (absent ones keep their values); answers the updated user. */
 export async function updateUserProfile(
   db: Database,

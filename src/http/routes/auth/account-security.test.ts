@@ -114,6 +114,109 @@ describe('accounts: pre-registration takeover, e-mail spelling, passwords and to
     expect(await chatapps()).toHaveLength(0);
   });
 
+  /** A password account for `email`, made by whoever knows nothing but the address. */
+  const passwordAccount = async (email: string, password = 'attacker-password', invitation?: string) => {
+    const response = await post('/v2/users/register', {
+      email,
+      password,
+      ...(invitation === undefined ? {} : { invitation }),
+    });
+    expect(response.statusCode).toBe(201);
+    return response.json() as { access_token: string; user: { id: number }; team: { id: number } } & Record<
+      string,
+      unknown
+    >;
+  };
+  const invite = async (token: string, email: string, role: 'member' | 'admin') => {
+    const response = await post('/v1/teams/invitations', { email, role }, bearer(token));
+    expect(response.statusCode).toBe(201);
+    return response.json().code as string;
+  };
+  const searchHits = async (token: string, query: string) => {
+    const response = await post('/v1/search', { query }, bearer(token));
+    expect(response.statusCode).toBe(200);
+    return (response.json().results as unknown[]).length;
+  };
+
+  it("an invitation code proves nothing of the e-mail: an address invited into the inviter's own team is still taken over by its owner", async () => {
+    const victim = `invited-victim-${unique()}@corp.com`;
+    const attacker = await passwordAccount(`inviter-${unique()}@evil.example`);
+    const code = await invite(attacker.access_token, victim, 'admin');
+    // The attacker redeems their own invitation for the victim's address, with a password of theirs.
+    const squatter = await passwordAccount(victim, 'squatter-password', code);
+    expect(squatter.email_verification).toBe('unverified');
+    expect(squatter.team.id).toBe(attacker.team.id);
+
+    const victimSignIn = await post('/v2/users/register', providerRegistration(victim), bearer(SECRET));
+    expect(victimSignIn.statusCode).toBe(200);
+    expect(victimSignIn.json()).toMatchObject({
+      user: { id: squatter.user.id },
+      email_verification: 'verified',
+    });
+    // Not in the team the attacker set up: a team of the victim's own.
+    expect(victimSignIn.json().team.id).not.toBe(attacker.team.id);
+    expect(victimSignIn.json().user.role).toBe('owner');
+    await uploadDocuments(testApp.app, victimSignIn.json().access_token, [
+      { external_id: 'memo', title: 'Board memo', text: 'The zqxboardmemo says the sale closes in May.' },
+    ]);
+    expect(await searchHits(victimSignIn.json().access_token, 'zqxboardmemo')).toBe(1);
+    expect(await searchHits(attacker.access_token, 'zqxboardmemo')).toBe(0);
+    expect((await signIn(victim, 'squatter-password')).statusCode).toBe(401);
+  });
+
+  it('a takeover leaves behind the members and invitations its creator set up', async () => {
+    const victim = `team-victim-${unique()}@corp.com`;
+    const accompliceEmail = `accomplice-${unique()}@evil.example`;
+    const laterEmail = `later-${unique()}@evil.example`;
+    // The attacker pre-registers the victim's address and invites an accomplice as admin, who
+    // joins, and another, whose invitation waits.
+    const attacker = await passwordAccount(victim);
+    const accomplice = await passwordAccount(
+      accompliceEmail,
+      'accomplice-password',
+      await invite(attacker.access_token, accompliceEmail, 'admin'),
+    );
+    expect(accomplice.team.id).toBe(attacker.team.id);
+    const waitingCode = await invite(attacker.access_token, laterEmail, 'member');
+
+    const victimSignIn = await post('/v2/users/register', providerRegistration(victim), bearer(SECRET));
+    expect(victimSignIn.statusCode).toBe(200);
+    const victimToken = victimSignIn.json().access_token as string;
+    expect(victimSignIn.json().user.id).toBe(attacker.user.id);
+    expect(victimSignIn.json().team.id).not.toBe(attacker.team.id);
+    await uploadDocuments(testApp.app, victimToken, [
+      { external_id: 'plan', title: 'Merger plan', text: 'The confidential zqxteamplan is due in March.' },
+    ]);
+    // The accomplice still signs in, to the team the attacker made (now theirs), and finds nothing of the victim's.
+    expect(await searchHits(accomplice.access_token, 'zqxteamplan')).toBe(0);
+    const accompliceMe = await me(accomplice.access_token);
+    // The longest-standing admin owns the team its creator left.
+    expect(accompliceMe.json()).toMatchObject({ team_id: attacker.team.id, role: 'owner' });
+    const members = await testApp.app.inject({ url: '/v1/teams/members', headers: bearer(victimToken) });
+    expect(members.json().members.map((member: { email: string }) => member.email)).toEqual([victim]);
+    // The waiting invitation leads into the old team, never the victim's.
+    const later = await passwordAccount(laterEmail, 'later-password', waitingCode);
+    expect(later.team.id).toBe(attacker.team.id);
+    expect(await searchHits(later.access_token, 'zqxteamplan')).toBe(0);
+  });
+
+  it('a takeover of an account alone in its team withdraws the invitations its creator sent', async () => {
+    const victim = `solo-victim-${unique()}@corp.com`;
+    const accompliceEmail = `solo-accomplice-${unique()}@evil.example`;
+    const attacker = await passwordAccount(victim);
+    const code = await invite(attacker.access_token, accompliceEmail, 'admin');
+    const victimSignIn = await post('/v2/users/register', providerRegistration(victim), bearer(SECRET));
+    expect(victimSignIn.statusCode).toBe(200);
+    expect(victimSignIn.json().team.id).toBe(attacker.team.id);
+    const redeemed = await post('/v2/users/register', {
+      email: accompliceEmail,
+      password: 'accomplice-password',
+      invitation: code,
+    });
+    expect(redeemed.statusCode).toBe(403);
+    expect(redeemed.json().detail).toMatch(/withdrawn/i);
+  });
+
   it('a verified account links another provider account only with its password or its token', async () => {
     const email = `verified-${unique()}@corp.com`;
     const first = await post('/v2/users/register', providerRegistration(email), bearer(SECRET));

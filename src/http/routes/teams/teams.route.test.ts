@@ -81,7 +81,7 @@ describe('/v1/teams: invitations and members', () => {
     expect(joined.json()).toMatchObject({
       user: { team_id: owner.teamId, role: 'admin' },
       team: { id: owner.teamId, owner_user_id: owner.userId },
-      email_verification: 'verified',
+      email_verification: 'unverified',
     });
     const bobToken = joined.json().access_token as string;
     const me = await request('GET', '/v1/users/me', bobToken);
