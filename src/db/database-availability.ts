@@ -101,6 +101,8 @@ export interface ConnectionWatchOptions {
   /** Opens a fresh connection and runs a trivial query; rejects when the database does not answer. */
   readonly probe: () => Promise<void>;
   readonly logger: OutageLogger;
+  /** Called once when an outage is confirmed: connections in use are cut, so nothing waits on them. */
+  readonly onOutage?: () => void;
   /** How often an outage is probed. Default 1 s. */
   readonly probeIntervalMs?: number;
   readonly now?: () => number;
@@ -143,6 +145,18 @@ export class ConnectionWatch implements DatabaseAvailability {
     void this.check(error);
   }
 
+  /**
+   * A connection in use has heard nothing for a while: the server may have vanished without a word
+   * (a failover, a network dropping packets), which no socket error reports for minutes. A probe
+   * tells a slow statement (the probe answers) from an outage (it does not).
+   */
+  noteStall(): void {
+    if (this.state !== 'up') return;
+    this.state = 'checking';
+    this.outageStartedAt = this.now();
+    void this.check(new Error('a connection in use heard nothing from the database'));
+  }
+
   whenAvailable(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.state !== 'down') return Promise.resolve();
@@ -178,6 +192,7 @@ export class ConnectionWatch implements DatabaseAvailability {
       { reason: describeFailure(failure) },
       'database connection lost; answering 503 until it is back',
     );
+    this.options.onOutage?.();
     this.scheduleProbe();
   }
 

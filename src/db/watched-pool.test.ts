@@ -65,6 +65,31 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('a PostgreSQL pool whose serv
     expect(isDatabaseUnavailable(raw)).toBe(true);
   });
 
+  it('answers within seconds when the server goes silent, connections left open (a failover)', async () => {
+    const started = performance.now();
+    const failure = await handle.db
+      .transaction(async (tx) => {
+        await tx.execute(sql`SELECT 1`);
+        proxy.silence();
+        // Without the pool's stall probe this waits on TCP for minutes.
+        await tx.execute(sql`SELECT 2`);
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(isDatabaseUnavailable(failure)).toBe(true);
+    expect(performance.now() - started).toBeLessThan(12_000);
+    expect(handle.availability.available).toBe(false);
+    await expect(handle.db.execute(sql`SELECT 3`)).rejects.toBeInstanceOf(Error);
+    expect(warnings).toEqual(['database connection lost; answering 503 until it is back']);
+
+    await proxy.restore();
+    await handle.availability.whenAvailable();
+    const { rows } = await handle.sql.executeSql('SELECT 41 + 1 AS answer');
+    expect(rows).toEqual([{ answer: 42 }]);
+  });
+
   it('fails queries at once while the server is away, logs the outage once, and recovers by itself', async () => {
     await handle.ping();
     await proxy.cut();

@@ -161,8 +161,15 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('a database outage in the mid
   /** One warning when the connection is lost and one when it is back, not one per failed query. */
   function expectOutageLoggedOnce(service: ServiceProcess): void {
     const lines = service.output().split('\n');
-    expect(lines.filter((line) => line.includes('database connection lost'))).toHaveLength(1);
-    expect(lines.filter((line) => line.includes('database connection regained'))).toHaveLength(1);
+    const lost = lines.filter((line) => line.includes('database connection lost'));
+    const regained = lines.filter((line) => line.includes('database connection regained'));
+    expect(lost).toHaveLength(1);
+    expect(regained).toHaveLength(1);
+    // At warn (pino's 40), the end with how long it lasted (the proxy was cut for OUTAGE_MS).
+    expect(JSON.parse(lost[0] ?? '{}')).toMatchObject({ level: 40, component: 'database' });
+    const end = JSON.parse(regained[0] ?? '{}') as { level?: number; outageMs?: number };
+    expect(end.level).toBe(40);
+    expect(end.outageMs).toBeGreaterThanOrEqual(OUTAGE_MS / 2);
     expect(service.output()).not.toMatch(/Unhandled|uncaught/i);
   }
 
