@@ -10,7 +10,9 @@ import {
 } from '../helpers/service-process.js';
 import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../helpers/test-database.js';
 
-describe('the service process', () => {
+// Each test starts one or two service processes (tsx compiling, PGlite's start): 30 s is too
+// little on a loaded two-core machine.
+describe('the service process', { timeout: 120_000 }, () => {
   let dataDir: string;
   let database: TestDatabase;
   let env: Record<string, string>;
