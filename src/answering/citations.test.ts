@@ -59,6 +59,7 @@ describe('numberPassages and citedSources', () => {
       last_modified_date: '2024-05-01',
       page_labels: [],
       document_id: handbookA.documentId,
+      chunk_id: handbookA.chunkId,
     });
     expect(citedSources('Receipts [2] and holidays [1].', passages).map((source) => source.citation)).toEqual(
       [1, 2],
@@ -67,7 +68,12 @@ describe('numberPassages and citedSources', () => {
 
   it('names a document without a URL by its source and external id', () => {
     const [source] = citedSources('[1]', numberPassages([expenses]));
-    expect(source).toMatchObject({ file_path: 'upload/exp-1', url: null, document_id: expenses.documentId });
+    expect(source).toMatchObject({
+      file_path: 'upload/exp-1',
+      url: null,
+      document_id: expenses.documentId,
+      chunk_id: expenses.chunkId,
+    });
   });
 
   it('has no sources for an answer that cites nothing', () => {

@@ -5,7 +5,8 @@ import type { Passage } from './answerer.js';
 /**
  * A document an answer cites, in the shape the original's web client read from the `sources`
  * line (`file_name` … `page_labels`), plus what a link needs (`title`, `url`, and `document_id`
- * for a document without a URL: the web app's page of it), a `snippet` of the cited passage,
+ * with the cited passage's `chunk_id` for a document without a URL: the web app's page of it,
+ * that passage highlighted), a `snippet` of the cited passage,
  * and the `citation` number the answer's text uses for it (`[n]`).
  */
 export interface CitedSource {
@@ -23,6 +24,8 @@ export interface CitedSource {
   readonly snippet: string;
   readonly citation: number;
   readonly document_id: number;
+  /** The cited passage (the best-ranked one of the document): the web app's page highlights it. */
+  readonly chunk_id: number;
 }
 
 /** Where a hit's document lives, as the original's `file_path`: its URL, else a stable id. */
@@ -111,6 +114,7 @@ function sourceOf(hit: SearchHit, citation: number): CitedSource {
     snippet: snippetOf(hit.text),
     citation,
     document_id: hit.documentId,
+    chunk_id: hit.chunkId,
   };
 }
 

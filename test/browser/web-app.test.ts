@@ -23,6 +23,25 @@ const INJECTION = [
   "[ref]: javascript:alert('ref')",
 ].join('\n');
 
+/** The document's page is open at a cited passage: that passage alone is marked, and has focus. */
+async function expectCitedPassage(page: Page, title: string, text: string): Promise<void> {
+  await page.getByRole('heading', { name: title, level: 1 }).waitFor();
+  expect(new URL(page.url()).searchParams.get('passage')).toMatch(/^\d+$/);
+  const marked = page.locator('.passages mark');
+  await marked.first().waitFor();
+  expect(await marked.count()).toBe(1);
+  expect(await marked.textContent()).toContain(text);
+  await expect
+    .poll(() =>
+      page.evaluate(
+        () =>
+          (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document
+            .activeElement?.id ?? '',
+      ),
+    )
+    .toBe(`passage-${new URL(page.url()).searchParams.get('passage')}`);
+}
+
 async function waitForText(page: Page, text: string, timeoutMs = 20_000): Promise<void> {
   await page.getByText(text, { exact: false }).first().waitFor({ timeout: timeoutMs });
 }
@@ -81,27 +100,50 @@ describe.skipIf(!browserTestsEnabled())('the web app in Chromium', () => {
 
       const answer = page.getByRole('region', { name: 'Answer' }).last();
       expect(await answer.textContent()).toMatch(/citric acid/);
-      // Each [n] is a chip: focusing it shows the source's title and the cited passage.
-      const chip = answer.getByRole('button', { name: '[1]' }).or(answer.getByRole('link', { name: '[1]' }));
-      await chip.first().focus();
+      // Each [n] is a chip: focusing it shows the source's title and the cited passage. The upload has
+      // no URL, so the chip is a link to its page in the app.
+      const chip = answer.getByRole('link', { name: '[1]', exact: true }).first();
+      await chip.focus();
       const tooltip = page.getByRole('tooltip').filter({ hasText: 'Espresso machine care' }).first();
       await tooltip.waitFor({ state: 'visible' });
       // Escape dismisses it (WCAG 1.4.13), uncovering what lies under it.
       await page.keyboard.press('Escape');
       await tooltip.waitFor({ state: 'hidden' });
       const sources = page.getByRole('list', { name: 'Sources' }).last();
-      expect(await sources.getByRole('link', { name: 'Espresso machine care' }).count()).toBe(1);
+      const sourceLink = sources.getByRole('link', { name: 'Espresso machine care' });
+      expect(await sourceLink.count()).toBe(1);
+      expect(await sourceLink.getAttribute('href')).toMatch(/^\/documents\/\d+\?passage=\d+$/);
 
-      // The chat is in the sidebar (behind its button on a phone), named by its title.
+      // The chat is in the sidebar, named by its title: beside the page on a desktop, above it on a
+      // phone (always shown, no button to open it).
       const chats = page.getByRole('navigation', { name: 'Chats' });
-      if (!(await chats.isVisible())) await page.getByRole('button', { name: 'Chats' }).click();
       await chats.getByRole('link').first().waitFor();
+      expect(await chats.isVisible()).toBe(true);
       expect(await chats.getByRole('link').count()).toBe(1);
 
-      // The source link opens the document's page with the cited passage.
-      await sources.getByRole('link', { name: 'Espresso machine care' }).click();
-      await page.getByRole('heading', { name: 'Espresso machine care', level: 1 }).waitFor();
-      await waitForText(page, 'Descale the espresso machine every two months');
+      // Clicking the chip opens the upload's page in the app, the cited passage highlighted and focused.
+      await chip.click();
+      await expectCitedPassage(
+        page,
+        'Espresso machine care',
+        'Descale the espresso machine every two months',
+      );
+
+      // Back in the chat (read from its stored history now), the source link opens the same passage.
+      await page.goBack();
+      await page.waitForURL(/\/chats\/[^/?]+$/);
+      // The pointer still rests where the chip was, whose tooltip would cover the list: move it off.
+      await page.mouse.move(0, 0);
+      await page
+        .getByRole('list', { name: 'Sources' })
+        .last()
+        .getByRole('link', { name: 'Espresso machine care' })
+        .click();
+      await expectCitedPassage(
+        page,
+        'Espresso machine care',
+        'Descale the espresso machine every two months',
+      );
 
       // Sign out, a wrong password, then the right one.
       await page.getByRole('button', { name: 'Sign out' }).click();

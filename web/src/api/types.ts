@@ -51,6 +51,8 @@ export interface CitedSource {
   file_path: string;
   /** The document in this service, when the server sends it (upload without a URL: the in-app page). */
   document_id?: number | null;
+  /** The cited passage of that document (its page highlights it); absent on answers saved before. */
+  chunk_id?: number | null;
 }
 
 export interface ChatSummary {

@@ -17,6 +17,21 @@ describe('sourceTarget', () => {
     });
   });
 
+  it('opens the document page at the cited passage when the source names it', () => {
+    expect(sourceTarget({ url: null, document_id: 7, chunk_id: 42 })).toEqual({
+      kind: 'app',
+      href: '/documents/7?passage=42',
+    });
+    expect(sourceTarget({ url: 'https://wiki.example.com/x', document_id: 7, chunk_id: 42 })).toEqual({
+      kind: 'web',
+      href: 'https://wiki.example.com/x',
+    });
+    expect(sourceTarget({ url: null, document_id: 7, chunk_id: null })).toEqual({
+      kind: 'app',
+      href: '/documents/7',
+    });
+  });
+
   it('has nowhere to go without either', () => {
     expect(sourceTarget({ url: null })).toBeUndefined();
     expect(sourceTarget({ url: 'javascript:alert(1)', document_id: null })).toBeUndefined();

@@ -48,6 +48,12 @@ export const CitedSourceView = Type.Object({
       description: 'the document, at GET /v1/documents/{document_id} (absent on older answers)',
     }),
   ),
+  chunk_id: Type.Optional(
+    Type.Integer({
+      description:
+        "the cited passage: the `chunk_id` of one of the document's chunks (GET /v1/documents/{document_id}); absent on older answers",
+    }),
+  ),
 });
 
 /** One line of the stream (NDJSON), or the data of one event (SSE). */

@@ -23,6 +23,7 @@ interface StreamEvent {
 }
 
 const SOURCE_FIELDS = [
+  'chunk_id',
   'citation',
   'creation_date',
   'document_id',
@@ -455,6 +456,40 @@ describe('POST /v1/chat/ with the extractive answerer', () => {
     expect(chat.messages[0]).toMatchObject({ chat_id: chatId, timestamp: '2024-07-01T10:00:00Z' });
     expect(chat.messages[1]?.sources).toEqual(first.sources);
     expect(chat.messages[3]?.sources?.map((source) => source.title)).toEqual(['Expenses policy']);
+  });
+
+  it('reads back answers saved before sources kept their document and passage', async () => {
+    const older = {
+      file_name: 'Old notes',
+      file_path: 'upload/old-notes',
+      mimetype: 'text/plain',
+      creation_date: '2024-01-02',
+      last_modified_date: '2024-01-02',
+      page_labels: [],
+      title: 'Old notes',
+      url: null,
+      snippet: 'An older answer.',
+      citation: 1,
+    };
+    await appendChatMessages(testApp.runtime.deps.db, {
+      userId: user.userId,
+      chatId: 'before-chunk-ids',
+      title: 'Old',
+      messages: [
+        { role: 'user', content: 'Old?', timestamp: null, chat_id: 'before-chunk-ids' },
+        {
+          role: 'assistant',
+          content: 'Yes [1].',
+          timestamp: null,
+          chat_id: 'before-chunk-ids',
+          sources: [older],
+        },
+      ],
+      maxMessages: 100,
+    });
+    const history = await chatHistory(testApp, user, 'before-chunk-ids');
+    expect(history.statusCode).toBe(200);
+    expect(history.json().messages[1].sources).toEqual([older]);
   });
 });
 
