@@ -30,8 +30,9 @@ export async function startWorker(runtime: Runtime, config: Config, logger: Logg
   const { queue, indexing, deps, database } = runtime;
   if (database.kind === 'embedded') {
     // PGlite is opened by one process only: every job still active belongs to a process that died.
-    const released = await queue.releaseOrphanedJobs();
-    if (released > 0) logger.info({ jobs: released }, 'jobs of a stopped process handed back');
+    for (const released of await queue.releaseOrphanedJobs()) {
+      logger.info(released, 'job of a stopped process handed back');
+    }
   }
   if (indexing.embedder !== undefined) {
     try {

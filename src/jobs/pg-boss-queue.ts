@@ -203,9 +203,12 @@ export class PgBossJobQueue implements JobQueue {
    * for a database no other worker can be using (PGlite, which one process opens): there every
    * active job at start belongs to a process that died.
    */
-  async releaseOrphanedJobs(): Promise<number> {
-    const { rows } = await this.connection.executeSql(this.statements.releaseActive);
-    return rows.length;
+  /** Hands back every active job (their process died); answers them, for the log. */
+  async releaseOrphanedJobs(): Promise<{ job: string; jobId: string }[]> {
+    const { rows } = await this.connection.executeSql<{ name: string; id: string }>(
+      this.statements.releaseActive,
+    );
+    return rows.map((row) => ({ job: row.name, jobId: String(row.id) }));
   }
 
   async define<P extends object>(definition: JobDefinition<P>): Promise<void> {
@@ -370,7 +373,7 @@ function statementsFor(schema: string) {
       WHERE ${attempt} RETURNING 1`,
     lockAttempt: `SELECT 1 FROM ${schema}.job WHERE ${attempt} FOR UPDATE`,
     // Maintenance then fails them by timeout (plans.js failJobsByTimeout), which schedules their retry.
-    releaseActive: `UPDATE ${schema}.job SET expire_in = interval '0' WHERE state = 'active' RETURNING 1`,
+    releaseActive: `UPDATE ${schema}.job SET expire_in = interval '0' WHERE state = 'active' RETURNING name, id`,
     // failJobs retries while retry_count < retry_limit: equal means "fail now".
     makePermanent: `UPDATE ${schema}.job SET retry_limit = retry_count WHERE ${attempt}`,
     // An attempt a database outage cut short does not count against the job's retries.

@@ -196,7 +196,8 @@ describe('an indexing job across a kill -9 of the service', () => {
     first.child.kill('SIGKILL');
     await new Promise((resolve) => first.child.once('exit', resolve));
 
-    const restarted = await startServiceProcess(crashed.env);
+    // At the default level an operator sees the job handed back, resumed and finished, by its id.
+    const restarted = await startServiceProcess({ ...crashed.env, LOG_LEVEL: 'info' });
     const restartedAt = Date.now();
     const statusUrl = job.statusUrl.replace(first.url, restarted.url);
     const view = await waitFor(statusUrl, job.token, (current) => current.result_ready === true, 60_000);
@@ -204,6 +205,21 @@ describe('an indexing job across a kill -9 of the service', () => {
     expect(view.status).toBe('completed');
     expect(view.progress).toMatchObject({ done: FILES.length, total: FILES.length, indexed: FILES.length });
     expect(await restarted.stop()).toBe(0);
+    const logged = restarted
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { level: number; msg: string; jobId?: string });
+    const about = (message: string) => logged.filter((line) => line.msg === message);
+    if (crashed.env.DATA_DIR !== undefined) {
+      // PGlite: the dead process's job is handed back at once, by its id.
+      expect(about('job of a stopped process handed back').length).toBeGreaterThanOrEqual(1);
+      expect(about('job of a stopped process handed back')[0]).toMatchObject({ level: 30 });
+    }
+    const finished = about('index job finished');
+    expect(finished.length).toBeGreaterThanOrEqual(1);
+    expect(finished.at(-1)).toMatchObject({ level: 30, status: 'completed' });
+    expect(typeof finished.at(-1)?.jobId).toBe('string');
 
     const actual = await storedChunks(crashed);
     expect(actual.documents).toBe(expected.documents);
