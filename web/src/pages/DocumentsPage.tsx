@@ -31,7 +31,11 @@ export function DocumentsPage({ viewerEmail }: { viewerEmail: string }) {
     reload();
   }
 
-  const filterName = source === '' ? undefined : sourceName(source);
+  // The filter's own words ("Uploads"), as the person chose them in the select.
+  const filterName =
+    source === ''
+      ? undefined
+      : (SOURCES.find((option) => option.value === source)?.label ?? sourceName(source));
   const first = offset + 1;
   const last = page === undefined ? 0 : offset + page.documents.length;
 
