@@ -72,6 +72,62 @@ describe('hybrid search with embeddings on', () => {
     }
   });
 
+  it('gives a member only what they may open, with a full top_k, in dense and hybrid ranking too', async () => {
+    // A team's owner shares notes, invites a member, then brings in private notes on the same
+    // topic (closer to the query than most shared ones): the access filter must act inside the
+    // vector walk, before ranking, or the member's top_k would come back short.
+    const owner = await registerUser(testApp.app);
+    await upload(owner, documents('shared', 160));
+    const email = `member-${Date.now()}@example.com`;
+    const invited = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/teams/invitations',
+      headers: bearer(owner.token),
+      payload: { email, role: 'member' },
+    });
+    expect(invited.statusCode, invited.body).toBe(201);
+    const joined = await testApp.app.inject({
+      method: 'POST',
+      url: '/v2/users/register',
+      payload: { email, password: 'member-password', invitation: invited.json().code },
+    });
+    expect(joined.statusCode, joined.body).toBe(201);
+    const memberToken = joined.json().access_token as string;
+    const privateNotes = Array.from({ length: 60 }, (_, index) => ({
+      external_id: `private-${index}`,
+      title: `espresso procedure ${index}`,
+      text: `The espresso procedure owner keeps the espresso procedure, revision ${index}.`,
+      visibility: 'private',
+    }));
+    await upload(owner, privateNotes);
+    // One shared note is made private afterwards: it leaves the member's vectors too.
+    await upload(owner, [{ ...documents('shared', 160)[1], visibility: 'private' }]);
+
+    const searchAs = async (token: string, mode: string) => {
+      const response = await testApp.app.inject({
+        method: 'POST',
+        url: '/v1/search',
+        headers: bearer(token),
+        payload: { query: 'espresso procedure owner', top_k: 10, mode },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      return (response.json() as { results: { external_id: string }[] }).results.map(
+        (result) => result.external_id,
+      );
+    };
+    // The private notes are what the owner's vectors find first.
+    expect((await searchAs(owner.token, 'dense')).some((id) => id.startsWith('private-'))).toBe(true);
+    for (const mode of ['dense', 'hybrid', 'lexical']) {
+      const member = await searchAs(memberToken, mode);
+      expect(member, mode).toHaveLength(10);
+      expect(new Set(member).size, mode).toBe(10);
+      expect(
+        member.every((id) => id.startsWith('shared-') && id !== 'shared-1'),
+        `${mode}: ${member.join(', ')}`,
+      ).toBe(true);
+    }
+  });
+
   it('fills in from vectors, below every lexical match, when too few chunks share the words', async () => {
     const search = testApp.runtime.deps.search;
     // No chunk has this word: BM25 finds nothing, the vectors still answer (default weight 0).

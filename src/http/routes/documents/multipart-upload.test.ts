@@ -104,6 +104,54 @@ describe('POST /v1/documents: multipart uploads', () => {
     expect(rows[0]?.metadata).toEqual({ team: 'ops' });
   });
 
+  it("keeps a file private with the visibility field, or per file in metadata, from the team's other members", async () => {
+    const email = `teammate-${Date.now()}@example.com`;
+    const invited = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/teams/invitations',
+      headers: bearer(token),
+      payload: { email, role: 'member' },
+    });
+    expect(invited.statusCode, invited.body).toBe(201);
+    const joined = await testApp.app.inject({
+      method: 'POST',
+      url: '/v2/users/register',
+      payload: { email, password: 'teammate-password', invitation: invited.json().code },
+    });
+    const teammate = joined.json().access_token as string;
+    await upload([
+      { name: 'visibility', content: 'private' },
+      { name: 'external_id', content: 'salary-review' },
+      {
+        name: 'file',
+        fileName: 'salaries.md',
+        type: 'text/markdown',
+        content: 'The zqxsalary review is private.',
+      },
+    ]);
+    await upload([
+      {
+        name: 'metadata',
+        content: JSON.stringify({ 'mine.md': { visibility: 'private' }, 'ours.md': { visibility: 'team' } }),
+      },
+      { name: 'file', fileName: 'mine.md', type: 'text/markdown', content: 'My zqxsalary notes.' },
+      { name: 'file', fileName: 'ours.md', type: 'text/markdown', content: 'Our zqxsalary bands.' },
+    ]);
+    const foundBy = async (as: string) => {
+      const response = await testApp.app.inject({
+        method: 'POST',
+        url: '/v1/search',
+        headers: bearer(as),
+        payload: { query: 'zqxsalary', top_k: 10 },
+      });
+      return (response.json().results as { external_id: string }[]).map((hit) => hit.external_id).sort();
+    };
+    expect(await foundBy(token)).toEqual(['mine.md', 'ours.md', 'salary-review']);
+    expect(await foundBy(teammate)).toEqual(['ours.md']);
+    const mine = (await listed()).get('salary-review') as unknown as { access: unknown };
+    expect(mine.access).toMatchObject({ team: false });
+  });
+
   it('answers 422 for a metadata field that is not a JSON object, keeping nothing', async () => {
     const before = await storedUploads();
     const response = await post([
