@@ -50,7 +50,8 @@ describe('ApiClient', () => {
   it('sends the bearer token under the base path, and retries 503 and 429 with backoff and Retry-After', async () => {
     const { url, requests } = await serve([
       json(503, { detail: 'busy' }),
-      json(429, { detail: 'slow down' }, { 'retry-after': '0.2' }),
+      // Retry-After is whole seconds (RFC 9110): 1 is the shortest hint there is.
+      json(429, { detail: 'slow down' }, { 'retry-after': '1' }),
       json(202, { result_id: 'job-1', result_ready: false }),
     ]);
     const client = new ApiClient({ baseUrl: url, token: 'tok', retries: 3, retryBaseMs: 10 });
@@ -62,7 +63,7 @@ describe('ApiClient', () => {
       ['POST', '/base/v1/documents', 'Bearer tok'],
     ]);
     const [, second, third] = requests;
-    expect((third?.at ?? 0) - (second?.at ?? 0)).toBeGreaterThanOrEqual(190);
+    expect((third?.at ?? 0) - (second?.at ?? 0)).toBeGreaterThanOrEqual(990);
   });
 
   it('answers the last 5xx once the retries are spent, and does not retry a 4xx', async () => {
@@ -105,14 +106,14 @@ describe('ApiClient during an outage of the service', () => {
   const DATABASE_DOWN = 'The database is unavailable; try again shortly';
   /** 503 as the API answers while its database is away, until `isDown()` says otherwise. */
   const outageAnswer =
-    (isDown: () => boolean, retryAfter = '0.2') =>
+    (isDown: () => boolean, retryAfter = '1') =>
     (request: IncomingMessage, response: ServerResponse) =>
       isDown()
         ? json(503, { detail: DATABASE_DOWN }, { 'retry-after': retryAfter })(request, response)
         : json(200, { ok: true })(request, response);
 
   it('waits a 503 out past the retries for up to maxWait, honouring Retry-After, told once per outage', async () => {
-    let downUntil = Date.now() + 1_000;
+    let downUntil = Date.now() + 3_500;
     const { url, requests } = await serve([outageAnswer(() => Date.now() < downUntil)]);
     const told: string[] = [];
     const client = new ApiClient({
@@ -141,13 +142,13 @@ describe('ApiClient during an outage of the service', () => {
     const tries = requests.filter((request) => request.url === '/base/v1/a');
     expect(tries.length).toBeGreaterThanOrEqual(4);
     for (let index = 1; index < tries.length; index += 1) {
-      expect((tries[index]?.at ?? 0) - (tries[index - 1]?.at ?? 0)).toBeGreaterThanOrEqual(190);
+      expect((tries[index]?.at ?? 0) - (tries[index - 1]?.at ?? 0)).toBeGreaterThanOrEqual(990);
     }
     // The service answered: the next outage is a new one, told again.
     downUntil = Date.now() + 300;
     expect((await client.get('v1/a')).status).toBe(200);
     expect(told).toHaveLength(2);
-    expect(client.lastUnavailableAt).toBeGreaterThan(Date.now() - 1_000);
+    expect(client.lastUnavailableAt).toBeGreaterThan(Date.now() - 2_500);
   });
 
   it('gives up on a 503 that would outlast maxWait, naming its detail; other 5xx and maxWait 0 get only the retries', async () => {
@@ -203,6 +204,10 @@ describe('retryAfterMs', () => {
     const now = Date.parse('2025-01-01T00:00:00Z');
     expect(retryAfterMs('Wed, 01 Jan 2025 00:00:05 GMT', now)).toBe(5000);
     expect(retryAfterMs('86400')).toBe(60_000);
+    // Read as the service's own clients read it (RFC 9110): no negative, fractional or lenient dates.
+    expect(retryAfterMs('-5')).toBeUndefined();
+    expect(retryAfterMs('1.5')).toBeUndefined();
+    expect(retryAfterMs('Wed, 01 Jan 2025')).toBeUndefined();
   });
 });
 

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { parseRetryAfter } from '../retry-after.js';
 import { formatDuration } from './progress.js';
 
 /** A response of the service, its body parsed as JSON when it is JSON. */
@@ -195,14 +196,13 @@ export class ApiClient {
   }
 }
 
-/** `Retry-After` as seconds or an HTTP date, in milliseconds; undefined when absent or unreadable. */
+/**
+ * `Retry-After` (seconds or an HTTP date, read as every client of this project reads it:
+ * `parseRetryAfter`) in milliseconds, at most MAX_RETRY_DELAY_MS; undefined when absent or unreadable.
+ */
 export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
-  if (header === null || header.trim() === '') return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.min(MAX_RETRY_DELAY_MS, Math.max(0, seconds * 1000));
-  const date = Date.parse(header);
-  if (Number.isNaN(date)) return undefined;
-  return Math.min(MAX_RETRY_DELAY_MS, Math.max(0, date - now));
+  const seconds = parseRetryAfter(header, now);
+  return seconds === undefined ? undefined : Math.min(MAX_RETRY_DELAY_MS, seconds * 1000);
 }
 
 async function readBody(response: Response): Promise<unknown> {
