@@ -1,3 +1,12 @@
+import {
+  type ChunkTable,
+  checkpoint,
+  currentWalPosition,
+  reindexTable,
+  tableSizes,
+  vacuumTable,
+  walBytesSince,
+} from './repositories/storage.js';
 import { runAsBackgroundWork, type SqlConnection } from './sql-connection.js';
 
 /**
@@ -51,7 +60,13 @@ const INDEX_BLOAT_FACTOR = 3;
 const INDEX_BLOAT_SLACK_BYTES = 1024 * 1024;
 
 /** Tables whose deleted rows are many after documents go (a chunk's postings are its terms). */
-const CHUNK_TABLES = ['chunks', 'chunk_terms', 'chunk_embeddings', 'documents', 'index_job_items'];
+const CHUNK_TABLES: readonly ChunkTable[] = [
+  'chunks',
+  'chunk_terms',
+  'chunk_embeddings',
+  'documents',
+  'index_job_items',
+];
 
 /**
  * PGlite's maintenance, done by the process that owns it, as background work (requests' queries
@@ -114,10 +129,10 @@ export class EmbeddedStorageMaintenance implements StorageMaintenance {
       this.lastCheckpointLsn = lsn;
       if (!vacuumDue) return;
     }
-    const written = await this.walBytesSince(this.lastCheckpointLsn);
+    const written = await walBytesSince(this.sql, this.lastCheckpointLsn);
     if (vacuumDue || written >= this.settings.walBytesPerCheckpoint) {
       const began = performance.now();
-      await this.sql.executeSql('CHECKPOINT');
+      await checkpoint(this.sql);
       this.lastCheckpointLsn = await this.currentLsn();
       this.logger.info(
         { walBytes: written, durationMs: Math.round(performance.now() - began) },
@@ -132,18 +147,13 @@ export class EmbeddedStorageMaintenance implements StorageMaintenance {
     const began = performance.now();
     const rebuilt: string[] = [];
     for (const table of CHUNK_TABLES) {
-      await this.sql.executeSql(`VACUUM ${table}`);
-      const { rows } = await this.sql.executeSql(
-        'SELECT pg_table_size($1::regclass)::float8 AS heap, pg_indexes_size($1::regclass)::float8 AS indexes',
-        [table],
-      );
-      const heap = Number(rows[0]?.heap ?? 0);
-      const indexes = Number(rows[0]?.indexes ?? 0);
+      await vacuumTable(this.sql, table);
+      const { heap, indexes } = await tableSizes(this.sql, table);
       // A table's indexes hold about what its rows do (chunk_terms' covering index, all of it);
       // far more means they still hold the deleted rows' pages, which only a rebuild gives back.
       // Rebuilding costs what remains: little, after a delete that large.
       if (indexes > INDEX_BLOAT_FACTOR * heap + INDEX_BLOAT_SLACK_BYTES) {
-        await this.sql.executeSql(`REINDEX TABLE ${table}`);
+        await reindexTable(this.sql, table);
         rebuilt.push(table);
       }
     }
@@ -153,16 +163,7 @@ export class EmbeddedStorageMaintenance implements StorageMaintenance {
     );
   }
 
-  private async currentLsn(): Promise<string> {
-    const { rows } = await this.sql.executeSql('SELECT pg_current_wal_insert_lsn()::text AS lsn');
-    return String(rows[0]?.lsn);
-  }
-
-  private async walBytesSince(lsn: string): Promise<number> {
-    const { rows } = await this.sql.executeSql(
-      'SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::float8 AS bytes',
-      [lsn],
-    );
-    return Number(rows[0]?.bytes ?? 0);
+  private currentLsn(): Promise<string> {
+    return currentWalPosition(this.sql);
   }
 }
