@@ -35,7 +35,7 @@ describe('request time-outs', () => {
   let testApp: TestApp;
   let port: number;
   beforeAll(async () => {
-    testApp = await startTestApp({ env: { REQUEST_TIMEOUT_MS: '1500' } });
+    testApp = await startTestApp({ env: { REQUEST_TIMEOUT_MS: '1500', CONNECTION_TIMEOUT_MS: '1000' } });
     await testApp.app.listen({ port: 0, host: '127.0.0.1' });
     port = (testApp.app.server.address() as { port: number }).port;
   });
@@ -51,6 +51,14 @@ describe('request time-outs', () => {
     expect(response).toContain('{"detail":"Request timeout"}');
     expect(elapsedMs).toBeGreaterThanOrEqual(1400);
     expect(elapsedMs).toBeLessThan(10_000);
+  });
+
+  it('closes a connection that sends nothing once CONNECTION_TIMEOUT_MS has passed', async () => {
+    // Opened and left silent (what a slowloris client, or a crashed one, does): it is not held.
+    const { response, elapsedMs } = await rawExchange(port, []);
+    expect(response).toBe('');
+    expect(elapsedMs).toBeGreaterThanOrEqual(900);
+    expect(elapsedMs).toBeLessThan(8000);
   });
 
   it('leaves a request sent in time alone', async () => {
