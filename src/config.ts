@@ -368,7 +368,7 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
       parseTimeoutMs: read.integer('INDEX_PARSE_TIMEOUT_MS', 60_000, 100, 3_600_000),
       maxUncompressedBytes: read.integer(
         'INDEX_MAX_UNCOMPRESSED_BYTES',
-        100 * 1024 * 1024,
+        32 * 1024 * 1024,
         1024,
         2 * 1024 * 1024 * 1024,
       ),

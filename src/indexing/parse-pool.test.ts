@@ -1,5 +1,6 @@
 import { threadId } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
+import { craftZip, deflatedEntry } from '../../test/fixtures/crafted-zip.js';
 import {
   corruptPdf,
   generateDocxBomb,
@@ -11,8 +12,17 @@ import { chunkDocument } from './chunk.js';
 import { contentHash } from './content-hash.js';
 import { FileFailure } from './document.js';
 import { parseDocument } from './parse/parse-document.js';
-import { CHUNKS_PER_MESSAGE, PARSE_POOL_TEST_MIME_TYPE, ParsePool } from './parse-pool.js';
+import { DEFAULT_MAX_UNCOMPRESSED_BYTES } from './parse/zip-guard.js';
+import {
+  archiveCapBytes,
+  CHUNKS_PER_MESSAGE,
+  DEFAULT_PARSE_MEMORY_BUDGET_MB,
+  MIN_THREAD_MEMORY_MB,
+  PARSE_POOL_TEST_MIME_TYPE,
+  ParsePool,
+} from './parse-pool.js';
 
+const MIB = 1024 * 1024;
 const encode = (text: string) => new TextEncoder().encode(text);
 const command = (text: string) => ({
   mimeType: PARSE_POOL_TEST_MIME_TYPE,
@@ -139,20 +149,23 @@ describe('ParsePool', () => {
     });
   });
 
-  it('fails only the request whose worker dies, as a parse_error, and replaces the worker', async () => {
+  it('fails only the request whose worker dies, and replaces the worker: out of heap as too_large, else parse_error', async () => {
     const pool = createPool({ threads: 1, enableTestRequests: true, maxMemoryMb: 64 });
     const before = await pool.parse(command('thread-id'));
     // Queued behind the crashing requests: they must still be served, by new workers.
     const crashes = ['out-of-memory', 'exit', 'uncaught'].map((name) => pool.parse(command(name)));
     const after = pool.parse(command('thread-id'));
     const outcomes = await Promise.allSettled(crashes);
-    for (const outcome of outcomes) {
+    for (const [index, outcome] of outcomes.entries()) {
       expect(outcome.status).toBe('rejected');
       const reason = (outcome as PromiseRejectedResult).reason;
       expect(reason).toBeInstanceOf(FileFailure);
-      expect(reason).toMatchObject({ reason: 'parse_error' });
+      // A file that needs more heap than its thread's share is too large, as one that inflates too far.
+      expect(reason).toMatchObject({ reason: index === 0 ? 'too_large' : 'parse_error' });
     }
-    expect((outcomes[0] as PromiseRejectedResult).reason.message).toMatch(/memory/i);
+    expect((outcomes[0] as PromiseRejectedResult).reason.message).toMatch(
+      /more than the 64 MiB of JavaScript heap a parse thread may hold/,
+    );
     expect((outcomes[1] as PromiseRejectedResult).reason.message).toMatch(/exited with code 3/);
     expect((outcomes[2] as PromiseRejectedResult).reason.message).toMatch(/uncaught in the worker/);
     const replaced = await after;
@@ -322,5 +335,27 @@ describe('ParsePool limits', () => {
     if (fixture === undefined) throw new Error('no DOCX fixture');
     const result = await pool.parse({ ...fixture, title: 'Handbook' });
     expect(result.chunks.map((chunk) => chunk.text).join(' ')).toContain(fixture.phrase);
+  });
+  it('shares its memory budget between its threads, and caps what an archive may inflate to by it', async () => {
+    // 384 MiB by default: one thread may let a DOCX inflate to the 32 MiB cap, each of four to 10 MiB.
+    expect(archiveCapBytes(DEFAULT_MAX_UNCOMPRESSED_BYTES, 128)).toBe(32 * MIB);
+    expect(archiveCapBytes(DEFAULT_MAX_UNCOMPRESSED_BYTES, 32)).toBe(Math.floor((32 * MIB) / 3));
+    const words = Array.from({ length: 40 }, (_, index) => `word${index}`).join(' ');
+    const docx = craftZip([
+      deflatedEntry('[Content_Types].xml', '<Types/>'),
+      deflatedEntry(
+        'word/document.xml',
+        `<w:document><w:body>${`<w:p>${words}</w:p>`.repeat(50_000)}</w:body></w:document>`,
+      ),
+    ]);
+    const four = createPool({ threads: 4, memoryBudgetMb: DEFAULT_PARSE_MEMORY_BUDGET_MB });
+    await expect(four.parse({ mimeType: DOCX, bytes: docx, title: 'x' })).rejects.toMatchObject({
+      reason: 'too_large',
+      message: /word\/document.xml inflates to \d+ bytes, more than the 11184810 allowed/,
+    });
+    // A budget that does not fit a thread's parsers runs fewer threads.
+    const squeezed = createPool({ threads: 8, enableTestRequests: true, memoryBudgetMb: 100 });
+    const spins = await Promise.all(Array.from({ length: 4 }, () => squeezed.parse(command('spin 200'))));
+    expect(new Set(spins.map((result) => result.title)).size).toBe(Math.floor(100 / MIN_THREAD_MEMORY_MB));
   });
 });

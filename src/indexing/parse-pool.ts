@@ -29,21 +29,34 @@ export interface ParseResult {
 export interface ParsePoolOptions {
   /** Worker threads, each parsing one file at a time; further requests wait in line. */
   readonly threads: number;
-  /** Each worker's JavaScript heap limit: a hostile file exhausts its worker, not the process. */
+  /**
+   * Most memory all the threads together may hold for parsing, in and outside the JavaScript
+   * heap: each thread gets an equal share (this / `threads`), two thirds as its heap limit and a
+   * third outside the heap. A file that needs more than its thread's share fails `too_large`, so
+   * hostile files cost the process this much at most however many threads parse them.
+   */
+  readonly memoryBudgetMb?: number;
+  /**
+   * Each worker's JavaScript heap limit (default: two thirds of its share of `memoryBudgetMb`): a
+   * hostile file exhausts its worker, not the process, and fails `too_large`.
+   */
   readonly maxMemoryMb?: number;
   /**
    * How long one file may parse, counted from when a thread takes it up (not while it waits in
    * line); past it the thread is stopped and replaced, and the file fails `parse_timeout`.
    */
   readonly parseTimeoutMs?: number;
-  /** Most bytes an archive-based file (DOCX) may inflate to, all entries together (`zip-guard.ts`). */
+  /**
+   * Most bytes an archive-based file (DOCX) may inflate to, all entries together (`zip-guard.ts`).
+   * A thread applies at most a third of its budget outside the heap: a DOCX holds its own bytes,
+   * its inflated parts and the slice being read there (see `archiveCapBytes`).
+   */
   readonly maxUncompressedBytes?: number;
   /**
    * Most memory outside the JavaScript heap (buffers, typed arrays) a worker may hold while it
    * parses a file; past it the worker is stopped and the file fails `too_large`. The heap limit
    * does not cover this memory, and a parser inflating a stream (pdf.js) allocates it. By default
-   * twice `maxUncompressedBytes` and 64 MiB: a DOCX at the cap holds its parts re-packed and the
-   * part being read, besides its own bytes.
+   * the third of the thread's share of `memoryBudgetMb` that is not its heap.
    */
   readonly maxOffHeapMb?: number;
   /** Tests only: honour requests of `PARSE_POOL_TEST_MIME_TYPE` (crash, spin, report the thread). */
@@ -58,7 +71,13 @@ export interface ParsePoolOptions {
  */
 export const PARSE_POOL_TEST_MIME_TYPE = 'application/x.parse-pool-test';
 
-export const DEFAULT_MAX_WORKER_MEMORY_MB = 512;
+/**
+ * What the parse threads may hold together by default: with the main thread's own work (receiving
+ * an upload, storing chunks), a hostile file keeps the process within 512 MiB of its idle size.
+ */
+export const DEFAULT_PARSE_MEMORY_BUDGET_MB = 384;
+/** Below this share a thread cannot even load its parsers; more threads than fit are not started. */
+export const MIN_THREAD_MEMORY_MB = 48;
 export const DEFAULT_PARSE_TIMEOUT_MS = 60_000;
 
 const MIB = 1024 * 1024;
@@ -127,9 +146,10 @@ interface Slot {
 /**
  * Parsing and chunking off the main thread, so the HTTP server keeps answering while a large
  * file is read: a few `worker_threads`, one file each at a time, requests queued in order.
- * A worker that dies (out of memory, a crash in a parser) fails only its own file, as a
- * `parse_error`, and is replaced for the next request. So is one that runs past its deadline
- * (`parse_timeout`) or holds too much memory outside the heap (`too_large`): it is stopped.
+ * A worker that dies fails only its own file and is replaced for the next request: out of heap as
+ * `too_large` (the file needs more than the thread's share of the memory budget), a crash in a
+ * parser as `parse_error`. So is one that runs past its deadline (`parse_timeout`) or holds too
+ * much memory outside the heap (`too_large`): it is stopped.
  */
 export class ParsePool {
   readonly #threads: number;
@@ -147,11 +167,18 @@ export class ParsePool {
     if (!Number.isInteger(options.threads) || options.threads < 1) {
       throw new RangeError('threads must be a positive integer');
     }
-    this.#threads = options.threads;
-    this.#maxMemoryMb = options.maxMemoryMb ?? DEFAULT_MAX_WORKER_MEMORY_MB;
+    const budgetMb = options.memoryBudgetMb ?? DEFAULT_PARSE_MEMORY_BUDGET_MB;
+    // A budget too small for every thread to load its parsers runs fewer threads, not thinner ones.
+    this.#threads = Math.max(1, Math.min(options.threads, Math.floor(budgetMb / MIN_THREAD_MEMORY_MB)));
+    const share = Math.floor(budgetMb / this.#threads);
+    const heapShare = Math.floor((share * 2) / 3);
+    this.#maxMemoryMb = options.maxMemoryMb ?? heapShare;
+    this.#maxOffHeapMb = options.maxOffHeapMb ?? share - heapShare;
     this.#parseTimeoutMs = options.parseTimeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS;
-    this.#maxUncompressedBytes = options.maxUncompressedBytes ?? DEFAULT_MAX_UNCOMPRESSED_BYTES;
-    this.#maxOffHeapMb = options.maxOffHeapMb ?? Math.ceil((2 * this.#maxUncompressedBytes) / MIB) + 64;
+    this.#maxUncompressedBytes = archiveCapBytes(
+      options.maxUncompressedBytes ?? DEFAULT_MAX_UNCOMPRESSED_BYTES,
+      this.#maxOffHeapMb,
+    );
     this.#enableTestRequests = options.enableTestRequests ?? false;
   }
 
@@ -370,14 +397,34 @@ export class ParsePool {
     clearTimeout(slot.deadline);
     if (job !== undefined) {
       const cause = slot.error ?? new Error(`the parse worker exited with code ${code}`);
-      job.reject(
-        slot.ready
-          ? new FileFailure('parse_error', `the parser stopped on this file: ${cause.message}`, { cause })
-          : new Error(`the parse worker could not start: ${cause.message}`, { cause }),
-      );
+      if (!slot.ready) job.reject(new Error(`the parse worker could not start: ${cause.message}`, { cause }));
+      else if ((cause as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        // The file needed more than its thread's share: the heap limit is a size limit, not a bug.
+        job.reject(
+          new FileFailure(
+            'too_large',
+            `parsing needed more than the ${this.#maxMemoryMb} MiB of JavaScript heap a parse ` +
+              'thread may hold; the parser was stopped',
+            { cause },
+          ),
+        );
+      } else {
+        job.reject(
+          new FileFailure('parse_error', `the parser stopped on this file: ${cause.message}`, { cause }),
+        );
+      }
     }
     if (known) this.#dispatch();
   }
+}
+
+/**
+ * The inflated size a thread allows an archive: the configured cap, but no more than a third of
+ * the thread's budget outside the heap, which also holds the archive's own bytes and the slice of
+ * its main part being read. Past it a DOCX is refused `too_large` before anything is inflated.
+ */
+export function archiveCapBytes(maxUncompressedBytes: number, maxOffHeapMb: number): number {
+  return Math.min(maxUncompressedBytes, Math.floor((maxOffHeapMb * MIB) / 3));
 }
 
 function deserializeError(error: SerializedError): Error {

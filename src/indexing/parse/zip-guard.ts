@@ -22,8 +22,13 @@ export interface ZipLimits {
   readonly maxCompressionRatio?: number;
 }
 
-/** What `INDEX_MAX_UNCOMPRESSED_BYTES` defaults to, for callers not given the configured cap. */
-export const DEFAULT_MAX_UNCOMPRESSED_BYTES = 100 * 1024 * 1024;
+/**
+ * What `INDEX_MAX_UNCOMPRESSED_BYTES` defaults to, for callers not given the configured cap. A
+ * parse thread holds an archive's inflated parts besides its own bytes, and its text (blocks,
+ * chunks) on its heap: 32 MiB of Word XML (some 15 MB of text) fits a thread's default share of
+ * the parse memory budget (`parse-pool.ts`); 100 MiB did not.
+ */
+export const DEFAULT_MAX_UNCOMPRESSED_BYTES = 32 * 1024 * 1024;
 /** A DOCX has tens of entries, a few hundred with many pictures; thousands is a denial of service. */
 export const DEFAULT_MAX_ZIP_ENTRIES = 10_000;
 /**
