@@ -16,7 +16,6 @@ import { DEFAULT_MAX_UNCOMPRESSED_BYTES } from './parse/zip-guard.js';
 import {
   archiveCapBytes,
   CHUNKS_PER_MESSAGE,
-  DEFAULT_PARSE_MEMORY_BUDGET_MB,
   MIN_THREAD_MEMORY_MB,
   PARSE_POOL_TEST_MIME_TYPE,
   ParsePool,
@@ -337,7 +336,7 @@ describe('ParsePool limits', () => {
     expect(result.chunks.map((chunk) => chunk.text).join(' ')).toContain(fixture.phrase);
   });
   it('shares its memory budget between its threads, and caps what an archive may inflate to by it', async () => {
-    // 384 MiB by default: one thread may let a DOCX inflate to the 32 MiB cap, each of four to 10 MiB.
+    // With 384 MiB, one thread may let a DOCX inflate to the 32 MiB cap, each of four to 10 MiB.
     expect(archiveCapBytes(DEFAULT_MAX_UNCOMPRESSED_BYTES, 128)).toBe(32 * MIB);
     expect(archiveCapBytes(DEFAULT_MAX_UNCOMPRESSED_BYTES, 32)).toBe(Math.floor((32 * MIB) / 3));
     const words = Array.from({ length: 40 }, (_, index) => `word${index}`).join(' ');
@@ -348,7 +347,7 @@ describe('ParsePool limits', () => {
         `<w:document><w:body>${`<w:p>${words}</w:p>`.repeat(50_000)}</w:body></w:document>`,
       ),
     ]);
-    const four = createPool({ threads: 4, memoryBudgetMb: DEFAULT_PARSE_MEMORY_BUDGET_MB });
+    const four = createPool({ threads: 4, memoryBudgetMb: 384 });
     await expect(four.parse({ mimeType: DOCX, bytes: docx, title: 'x' })).rejects.toMatchObject({
       reason: 'too_large',
       message: /word\/document.xml inflates to \d+ bytes, more than the 11184810 allowed/,

@@ -75,7 +75,7 @@ export const PARSE_POOL_TEST_MIME_TYPE = 'application/x.parse-pool-test';
  * What the parse threads may hold together by default: with the main thread's own work (receiving
  * an upload, storing chunks), a hostile file keeps the process within 512 MiB of its idle size.
  */
-export const DEFAULT_PARSE_MEMORY_BUDGET_MB = 384;
+export const DEFAULT_PARSE_MEMORY_BUDGET_MB = 576;
 /** Below this share a thread cannot even load its parsers; more threads than fit are not started. */
 export const MIN_THREAD_MEMORY_MB = 48;
 export const DEFAULT_PARSE_TIMEOUT_MS = 60_000;

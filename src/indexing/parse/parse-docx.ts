@@ -37,6 +37,11 @@ const DOCUMENT_PART = 'word/document.xml';
  * 60 MiB whatever the document's size, and a large document parses within a parse thread's budget.
  */
 export const DOCX_SLICE_BYTES = 512 * 1024;
+/**
+ * The most markup one paragraph or table may hold: mammoth reads an element whole, at about a
+ * hundred times its size in heap, so one larger element would hold a parse thread's whole share.
+ */
+export const DOCX_MAX_ELEMENT_BYTES = 4 * DOCX_SLICE_BYTES;
 
 /**
  * DOCX through mammoth's HTML, so headings keep their levels, then the HTML reader. The archive is
@@ -99,6 +104,16 @@ function checkedParts(bytes: Uint8Array, limits: ZipLimits): CheckedParts {
   }));
   const main = inflated.find((part) => part.entry.name === DOCUMENT_PART);
   const cuts = main === undefined ? undefined : bodySlices(main.contents, DOCX_SLICE_BYTES);
+  if (main !== undefined && main.contents.length > DOCX_MAX_ELEMENT_BYTES) {
+    const largest =
+      cuts === undefined ? main.contents.length : Math.max(...cuts.ranges.map(([start, end]) => end - start));
+    if (largest > DOCX_MAX_ELEMENT_BYTES) {
+      throw new FileFailure(
+        'too_large',
+        `${SUBJECT} holds a paragraph or table of ${largest} bytes of markup, more than the ${DOCX_MAX_ELEMENT_BYTES} read at once`,
+      );
+    }
+  }
   const stored = (name: string, contents: Uint8Array, crc = crc32(contents)) => ({
     name,
     size: contents.length,
