@@ -22,7 +22,7 @@ export interface ParseInput {
    * without a known extension the content decides (see `sniffFormat`).
    */
   readonly fileName?: string;
-  /** Most bytes an archive-based file (DOCX) may inflate to, all entries together; 100 MiB unless told. */
+  /** Most bytes an archive-based file (DOCX) may inflate to, all entries together; INDEX_MAX_UNCOMPRESSED_BYTES (32 MiB) unless told. */
   readonly maxUncompressedBytes?: number;
 }
 
