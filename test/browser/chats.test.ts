@@ -6,22 +6,11 @@ import {
   type BrowserService,
   createAccount,
   ESPRESSO_CARE,
-  type FileToUpload,
+  OFFICE_PLANTS,
   openFromMainNav,
   startBrowserService,
   uploadAndWait,
 } from '../helpers/browser-service.js';
-
-const OFFICE_PLANTS: FileToUpload = {
-  name: 'office-plants.md',
-  mimeType: 'text/markdown',
-  title: 'Office plants',
-  text: `# Office plants
-
-Water the office plants every Friday with one glass of water each, and turn the pots a quarter so
-they grow straight.
-`,
-};
 
 const DESCALE = 'How do I descale the espresso machine?';
 const PLANTS = 'How do I water the office plants?';

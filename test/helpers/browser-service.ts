@@ -96,6 +96,18 @@ export async function ask(page: Page, question: string): Promise<void> {
   await page.getByRole('button', { name: 'Ask', exact: true }).waitFor({ timeout: 20_000 });
 }
 
+/** A second document, on another topic, for the pages that list or switch between several. */
+export const OFFICE_PLANTS: FileToUpload = {
+  name: 'office-plants.md',
+  mimeType: 'text/markdown',
+  title: 'Office plants',
+  text: `# Office plants
+
+Water the office plants every Friday with one glass of water each, and turn the pots a quarter so
+they grow straight.
+`,
+};
+
 export const ESPRESSO_CARE: FileToUpload = {
   name: 'espresso-care.md',
   mimeType: 'text/markdown',
