@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bearer,
+  joinedMember,
   registerUser,
   startTestApp,
   type TestApp,
@@ -78,21 +79,7 @@ describe('hybrid search with embeddings on', () => {
     // vector walk, before ranking, or the member's top_k would come back short.
     const owner = await registerUser(testApp.app);
     await upload(owner, documents('shared', 160));
-    const email = `member-${Date.now()}@example.com`;
-    const invited = await testApp.app.inject({
-      method: 'POST',
-      url: '/v1/teams/invitations',
-      headers: bearer(owner.token),
-      payload: { email, role: 'member' },
-    });
-    expect(invited.statusCode, invited.body).toBe(201);
-    const joined = await testApp.app.inject({
-      method: 'POST',
-      url: '/v2/users/register',
-      payload: { email, password: 'member-password', invitation: invited.json().code },
-    });
-    expect(joined.statusCode, joined.body).toBe(201);
-    const memberToken = joined.json().access_token as string;
+    const memberToken = await joinedMember(testApp.app, owner.token);
     const privateNotes = Array.from({ length: 60 }, (_, index) => ({
       external_id: `private-${index}`,
       title: `espresso procedure ${index}`,

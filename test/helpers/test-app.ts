@@ -97,6 +97,34 @@ export function registrationRecord(email: string, overrides: Record<string, unkn
   };
 }
 
+/**
+ * Invites a new address into the team of `ownerToken`'s user and registers it with the code, both
+ * through the API; returns the new member's bearer token.
+ */
+export async function joinedMember(
+  app: App,
+  ownerToken: string,
+  role: 'member' | 'admin' = 'member',
+): Promise<string> {
+  registrationCounter += 1;
+  const email = `member-${process.pid}-${registrationCounter}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const invited = await app.inject({
+    method: 'POST',
+    url: '/v1/teams/invitations',
+    headers: bearer(ownerToken),
+    payload: { email, role },
+  });
+  if (invited.statusCode !== 201)
+    throw new Error(`invitation refused: ${invited.statusCode} ${invited.body}`);
+  const joined = await app.inject({
+    method: 'POST',
+    url: '/v2/users/register',
+    payload: { email, password: 'member-password', invitation: invited.json().code },
+  });
+  if (joined.statusCode !== 201) throw new Error(`registration refused: ${joined.statusCode} ${joined.body}`);
+  return joined.json().access_token as string;
+}
+
 /** Registers a fresh user through the API; returns its token and ids. */
 export async function registerUser(
   app: App,

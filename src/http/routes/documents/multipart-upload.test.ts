@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FormPart, multipart } from '../../../../test/helpers/multipart-body.js';
 import {
   bearer,
+  joinedMember,
   registerUser,
   startTestApp,
   type TestApp,
@@ -105,20 +106,7 @@ describe('POST /v1/documents: multipart uploads', () => {
   });
 
   it("keeps a file private with the visibility field, or per file in metadata, from the team's other members", async () => {
-    const email = `teammate-${Date.now()}@example.com`;
-    const invited = await testApp.app.inject({
-      method: 'POST',
-      url: '/v1/teams/invitations',
-      headers: bearer(token),
-      payload: { email, role: 'member' },
-    });
-    expect(invited.statusCode, invited.body).toBe(201);
-    const joined = await testApp.app.inject({
-      method: 'POST',
-      url: '/v2/users/register',
-      payload: { email, password: 'teammate-password', invitation: invited.json().code },
-    });
-    const teammate = joined.json().access_token as string;
+    const teammate = await joinedMember(testApp.app, token);
     await upload([
       { name: 'visibility', content: 'private' },
       { name: 'external_id', content: 'salary-review' },
