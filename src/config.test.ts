@@ -59,6 +59,9 @@ describe('parseConfig', () => {
     expect(config.requestTimeoutMs).toBe(30_000);
     expect(config.docsPublic).toBe(true);
     expect(config.indexing.parseTimeoutMs).toBe(60_000);
+    expect(config.indexing.maxUncompressedBytes).toBe(32 * 1024 * 1024);
+    expect(config.indexing.parseMemoryMb).toBeUndefined();
+    expect(parseConfig({ INDEX_PARSE_MEMORY_MB: '1024' }).indexing.parseMemoryMb).toBe(1024);
     expect(config.authLimits).toEqual({
       failuresPerAccount: 5,
       failuresPerAddress: 20,

@@ -90,6 +90,8 @@ export interface Config {
     readonly fileConcurrency: number;
     /** Worker threads that parse and chunk files off the main thread. */
     readonly parseThreads: number;
+    /** Memory all parse threads together may hold (MiB; undefined: the parse pool's default, 576). */
+    readonly parseMemoryMb: number | undefined;
     /** Largest file downloaded from a source; larger ones are skipped as `too_large`. */
     readonly maxFileBytes: number;
     /** How long one file's parse may take before its thread is replaced and the file fails `parse_timeout`. */
@@ -364,6 +366,7 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
         1,
         64,
       ),
+      parseMemoryMb: read.optionalInteger('INDEX_PARSE_MEMORY_MB', 64, 1_048_576),
       maxFileBytes: read.integer('INDEX_MAX_FILE_BYTES', 50 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
       parseTimeoutMs: read.integer('INDEX_PARSE_TIMEOUT_MS', 60_000, 100, 3_600_000),
       maxUncompressedBytes: read.integer(

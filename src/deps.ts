@@ -136,6 +136,9 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
   const parser: DocumentParser & { close?: () => Promise<void> } = worksJobs
     ? new ParsePool({
         threads: config.indexing.parseThreads,
+        ...(config.indexing.parseMemoryMb === undefined
+          ? {}
+          : { memoryBudgetMb: config.indexing.parseMemoryMb }),
         parseTimeoutMs: config.indexing.parseTimeoutMs,
         maxUncompressedBytes: config.indexing.maxUncompressedBytes,
       })
