@@ -4,12 +4,12 @@
  *   http -> services -> (indexing | retrieval | answering | jobs) -> (db | adapters) -> shared
  *
  * A layer imports only from layers to its right. The shared modules at the root of src/
- * (errors, caller, access, config, logger, text scanning, sentence splitting, code fences) import
+ * (errors, caller, access, config, logger, batcher, text scanning, sentence splitting, code fences) import
  * no layer. The composition (main.ts, deps.ts, worker.ts) may import anything; nothing imports it
  * but the entry points (and tests). Type-only imports count: a type is a dependency too.
  */
 const SHARED =
-  '^src/(errors|caller|access|config|logger|text-scanning|sentence-splitting|markdown-fence)\\.ts$';
+  '^src/(errors|caller|access|config|logger|batcher|text-scanning|sentence-splitting|markdown-fence)\\.ts$';
 const COMPOSITION = '^src/(main|deps|worker)\\.ts$';
 /** Tests wire real pieces of several layers together; they are checked only for cycles. */
 const TESTS = '\\.test\\.tsx?$';
@@ -47,6 +47,15 @@ module.exports = {
       '^src/services/',
       '^src/http/',
     ),
+    {
+      name: 'services-see-db-types-only',
+      comment:
+        'Use cases reach stored data through the data port (ServiceDependencies.data), bound in deps.ts: ' +
+        'from db/ they import types (repository interfaces, row shapes), never a repository or a connection.',
+      severity: 'error',
+      from: { path: '^src/services/', pathNot: TESTS },
+      to: { path: '^src/db/', dependencyTypesNot: ['type-only'] },
+    },
     forbid(
       'middle-layers-not-up',
       'Indexing, retrieval, answering and jobs serve the use cases; they never reach back up.',

@@ -1,6 +1,11 @@
 /** What a member may change in their team: owners and admins manage members and connections. */
 export type TeamRole = 'owner' | 'admin' | 'member';
 
+/** A stored role; anything unexpected reads as the least privileged. */
+export function teamRoleOf(value: string): TeamRole {
+  return value === 'owner' || value === 'admin' ? value : 'member';
+}
+
 /**
  * Who is asking: the signed-in user behind a request's token, with their team and role. Every
  * use case is scoped by it; it is resolved once per request (http/auth.ts) and never taken from a

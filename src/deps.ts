@@ -24,11 +24,12 @@ import type { WikiClient } from './adapters/wiki/wiki-client.js';
 import type { Answerer } from './answering/answerer.js';
 import { ExtractiveAnswerer } from './answering/extractive-answerer.js';
 import { type AnswererLogger, LlmAnswerer } from './answering/llm-answerer.js';
+import { Batcher } from './batcher.js';
 import type { Config } from './config.js';
-import { Batcher } from './db/batcher.js';
 import { type DatabaseHandle, type DatabaseLocation, openDatabase } from './db/client.js';
+import { connectionOf } from './db/connection.js';
 import type { OutageLogger } from './db/database-availability.js';
-import { upsertChats } from './db/repositories/chats.js';
+import { type RepositoryAccess, repositoryAccess } from './db/repositories.js';
 import { EmbeddedStorageMaintenance, selfMaintainedStorage } from './db/storage-maintenance.js';
 import { vectorSessionSettings } from './db/vector-index.js';
 import type {
@@ -41,6 +42,7 @@ import { answerChatappEventJob } from './jobs/definitions/answer-chatapp-event.j
 import { embedStaleChunksJob } from './jobs/definitions/embed-stale-chunks.js';
 import { indexDocumentsJob } from './jobs/definitions/index-documents.js';
 import { sendAccountEmailJob } from './jobs/definitions/send-account-email.js';
+import type { JobQueue, SendOptions } from './jobs/job-queue.js';
 import { PgBossJobQueue } from './jobs/pg-boss-queue.js';
 import type { TeamSearch } from './retrieval/search-types.js';
 import { PostgresTeamSearch } from './retrieval/team-search.js';
@@ -50,7 +52,7 @@ import { PasswordHasher } from './security/passwords.js';
 import { SecretBox } from './security/secret-box.js';
 import { answerChatappEvent } from './services/answer-chatapp-event.js';
 import { CallerDirectory } from './services/caller-directory.js';
-import type { ServiceDependencies } from './services/dependencies.js';
+import type { DataAccess, ServiceDependencies } from './services/dependencies.js';
 import { recordChatappQuestions } from './services/receive-chatapp-event.js';
 import { sendAccountEmail } from './services/send-account-email.js';
 
@@ -121,7 +123,6 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       ca: oauthProxy.caFile === undefined ? undefined : readFileSync(path.resolve(oauthProxy.caFile), 'utf8'),
     });
   const now = overrides.now ?? (() => new Date());
-  const db = database.db;
   const worksJobs = config.role !== 'api';
   const queue = new PgBossJobQueue({
     database: database.raw,
@@ -180,11 +181,12 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     ...config.search,
     sessionEfSearch: config.search.efSearch,
   });
+  const repositories = repositoryAccess(connectionOf(database));
+  const data = dataAccess(repositories, queue);
   const services: ServiceDependencies = {
     config,
-    db,
+    data,
     databaseKind: database.kind,
-    sql: database.sql,
     storage,
     uploads,
     jobs: queue,
@@ -201,23 +203,20 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       maxQueued: config.authLimits.passwordHashQueue,
     }),
     now,
-    callers: new CallerDirectory(db, config.authCacheTtlSeconds * 1000, now),
+    callers: new CallerDirectory(data, config.authCacheTtlSeconds * 1000, now),
     search,
     answerer: answererFrom(config, search, overrides.chatModel, logger),
     // PGlite has one connection. On PostgreSQL two batches in flight keep the pipe full while
     // one commits; more only make each batch smaller (measured in bench/http).
-    chatWrites: new Batcher((writes) => upsertChats(db, writes), {
+    chatWrites: new Batcher((writes) => data.chats.upsertChats(writes), {
       maxBatchSize: 100,
       maxConcurrentRuns: database.kind === 'postgres' ? 2 : 1,
     }),
     // Slack waits for these before its acknowledgement (p99 100 ms under bursts): group commit.
-    chatappQuestions: new Batcher(
-      (questions) => recordChatappQuestions({ sql: database.sql, jobs: queue }, questions),
-      {
-        maxBatchSize: 100,
-        maxConcurrentRuns: database.kind === 'postgres' ? 2 : 1,
-      },
-    ),
+    chatappQuestions: new Batcher((questions) => recordChatappQuestions({ data, jobs: queue }, questions), {
+      maxBatchSize: 100,
+      maxConcurrentRuns: database.kind === 'postgres' ? 2 : 1,
+    }),
   };
   await queue.define(indexDocumentsJob(indexing, config.indexing.jobConcurrency));
   await queue.define(embedStaleChunksJob(indexing));
@@ -244,6 +243,30 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     deps: services,
   };
   return runtime;
+}
+
+/**
+ * The use cases' data port over the repositories: a transaction's jobs are queued on its
+ * connection, so they exist exactly when its writes commit.
+ */
+function dataAccess(repositories: RepositoryAccess, queue: JobQueue): DataAccess {
+  return {
+    ...repositories,
+    transaction: (work) =>
+      repositories.transaction((bound, connection) =>
+        // Assigned, not spread: the bound modules are made on first use (see bindRepositories).
+        work(
+          Object.assign(bound, {
+            jobs: {
+              send: (name: string, payload: object, options?: Omit<SendOptions, 'db'>) =>
+                queue.send(name, payload, { ...options, db: connection }),
+              sendMany: (name: string, payloads: readonly object[]) =>
+                queue.sendMany(name, payloads, { db: connection }),
+            },
+          }),
+        ),
+      ),
+  };
 }
 
 const silentLogger: IndexingLogger = { info: () => {}, warn: () => {}, error: () => {} };

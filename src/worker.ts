@@ -36,7 +36,7 @@ export async function startWorker(runtime: Runtime, config: Config, logger: Logg
   }
   if (indexing.embedder !== undefined) {
     try {
-      const dimensions = await prepareVectorIndex(deps.sql, indexing.embedder);
+      const dimensions = await prepareVectorIndex(database.sql, indexing.embedder);
       logger.info({ model: indexing.embedder.model, dimensions }, 'embeddings on');
       await queue.send(EMBED_STALE_CHUNKS_JOB, { model: indexing.embedder.model }, { singletonKey: 'all' });
     } catch (error) {

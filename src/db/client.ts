@@ -12,7 +12,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { ALWAYS_AVAILABLE, type DatabaseAvailability, type OutageLogger } from './database-availability.js';
 import * as schema from './schema.js';
-import { type RawDatabase, type SqlConnection, sqlConnection } from './sql-connection.js';
+import { type DriverSqlConnection, type RawDatabase, sqlConnection } from './sql-connection.js';
 import { WatchedPool } from './watched-pool.js';
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -25,7 +25,7 @@ export interface DatabaseHandle {
   /** The driver underneath (for pg-boss). */
   readonly raw: RawDatabase;
   /** Raw SQL and transactions on the same connection(s), shared with the job queue. */
-  readonly sql: SqlConnection;
+  readonly sql: DriverSqlConnection;
   /** Whether the database answers now; queries fail at once while it does not (PostgreSQL). */
   readonly availability: DatabaseAvailability;
   /** Runs a trivial query; rejects when the database does not answer. */

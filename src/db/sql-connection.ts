@@ -22,6 +22,9 @@ function rowsAs<Row>(result: { rows: unknown[] }): { rows: Row[] } {
   return result as { rows: Row[] };
 }
 
+/** The driver's own handle on an open transaction (for a query builder to join it: `db/connection.ts`). */
+export type TransactionClient = Transaction | pg.PoolClient;
+
 /** A connection that can also run work in one transaction. */
 export interface SqlConnection extends SqlExecutor {
   transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T>;
@@ -30,6 +33,14 @@ export interface SqlConnection extends SqlExecutor {
    * does (not even /healthz), so long writes are cut into short statements.
    */
   readonly runsOnMainThread: boolean;
+}
+
+/** A driver's SqlConnection, whose transactions also show the driver's handle on them. */
+export interface DriverSqlConnection extends SqlConnection {
+  /** As `transaction`, with the driver's client too, for drizzle to join the transaction. */
+  transactionOnClient<T>(
+    work: (transaction: SqlExecutor, client: TransactionClient) => Promise<T>,
+  ): Promise<T>;
 }
 
 /**
@@ -97,43 +108,50 @@ function backgroundLaneOf(database: PGliteInterface): BackgroundLane {
 }
 
 /** Raw SQL on either database, for pg-boss and for writes that must share its transaction. */
-export function sqlConnection(database: RawDatabase): SqlConnection {
+export function sqlConnection(database: RawDatabase): DriverSqlConnection {
   if ('exec' in database) {
     const direct = pgliteExecutor(database);
     const lane = backgroundLaneOf(database);
     const inLane = <T>(work: () => Promise<T>): Promise<T> =>
       backgroundWork.getStore() === true ? lane.run(work) : work();
+    // PGlite runs a transaction exclusively: nothing else reaches the one connection meanwhile.
+    const transactionOnClient: DriverSqlConnection['transactionOnClient'] = (work) =>
+      inLane(() => database.transaction((transaction) => work(pgliteExecutor(transaction), transaction)));
     return {
       runsOnMainThread: true,
       executeSql: (text, values) => inLane(() => direct.executeSql(text, values)),
-      // PGlite runs a transaction exclusively: nothing else reaches the one connection meanwhile.
-      transaction: (work) =>
-        inLane(() => database.transaction((transaction) => work(pgliteExecutor(transaction)))),
+      transaction: (work) => transactionOnClient((transaction) => work(transaction)),
+      transactionOnClient,
     };
   }
+  const transactionOnClient: DriverSqlConnection['transactionOnClient'] = async (work) => {
+    const client = await database.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(
+        {
+          executeSql: async <Row>(text: string, values?: unknown[]) =>
+            rowsAs<Row>(await client.query(text, values)),
+        },
+        client,
+      );
+      await client.query('COMMIT');
+      client.release();
+      return result;
+    } catch (error) {
+      // A client whose rollback fails is broken: destroy it rather than return it to the pool.
+      await client.query('ROLLBACK').then(
+        () => client.release(),
+        (rollbackError: unknown) => client.release(rollbackError as Error),
+      );
+      throw error;
+    }
+  };
   return {
     runsOnMainThread: false,
     executeSql: async <Row>(text: string, values?: unknown[]) =>
       rowsAs<Row>(await database.query(text, values)),
-    transaction: async (work) => {
-      const client = await database.connect();
-      try {
-        await client.query('BEGIN');
-        const result = await work({
-          executeSql: async <Row>(text: string, values?: unknown[]) =>
-            rowsAs<Row>(await client.query(text, values)),
-        });
-        await client.query('COMMIT');
-        client.release();
-        return result;
-      } catch (error) {
-        // A client whose rollback fails is broken: destroy it rather than return it to the pool.
-        await client.query('ROLLBACK').then(
-          () => client.release(),
-          (rollbackError: unknown) => client.release(rollbackError as Error),
-        );
-        throw error;
-      }
-    },
+    transaction: (work) => transactionOnClient((transaction) => work(transaction)),
+    transactionOnClient,
   };
 }

@@ -156,11 +156,11 @@ describe('hybrid search with embeddings on', () => {
     const model = new HashingEmbeddingModel({ dimensions: 64 });
     const settings = { denseWeight: 1, rrfK: 60, efSearch: 10, maxPostingsPerTerm: 2000 };
     // Every team through the graph, even this small one: 24 of 424 vectors are the caller's.
-    const throughIndex = new PostgresTeamSearch(testApp.runtime.deps.sql, model, {
+    const throughIndex = new PostgresTeamSearch(testApp.runtime.database.sql, model, {
       ...settings,
       exactScanMaxChunks: 0,
     });
-    const exact = new PostgresTeamSearch(testApp.runtime.deps.sql, model, settings);
+    const exact = new PostgresTeamSearch(testApp.runtime.database.sql, model, settings);
     const request = {
       reader: teamReader(small.teamId),
       query: 'laptop form',
@@ -176,7 +176,7 @@ describe('hybrid search with embeddings on', () => {
   });
 
   it('opens every connection with the HNSW settings, so a vector query needs no transaction', async () => {
-    const { sql } = testApp.runtime.deps;
+    const { sql } = testApp.runtime.database;
     const settings = await Promise.all(
       Array.from({ length: 4 }, () =>
         sql.executeSql(
@@ -206,7 +206,7 @@ describe('hybrid search with embeddings on', () => {
 
   it('leaves vectors out of hybrid ranking when their weight is 0', async () => {
     const model = new HashingEmbeddingModel({ dimensions: 64 });
-    const lexicalOnly = new PostgresTeamSearch(testApp.runtime.deps.sql, model, {
+    const lexicalOnly = new PostgresTeamSearch(testApp.runtime.database.sql, model, {
       denseWeight: 0,
       rrfK: 60,
       efSearch: 40,
@@ -220,7 +220,7 @@ describe('hybrid search with embeddings on', () => {
 
   it('is exact BM25 under the postings budget, and still ranks by the best postings above it', async () => {
     const withBudget = (maxPostingsPerTerm: number) =>
-      new PostgresTeamSearch(testApp.runtime.deps.sql, undefined, {
+      new PostgresTeamSearch(testApp.runtime.database.sql, undefined, {
         denseWeight: 0,
         rrfK: 60,
         efSearch: 40,
@@ -245,7 +245,7 @@ describe('hybrid search with embeddings on', () => {
   });
 
   it("remembers a common term's counted frequency, and scores by the remembered one", async () => {
-    const { sql } = testApp.runtime.deps;
+    const { sql } = testApp.runtime.database;
     const statistics = await new TeamStatisticsCache(sql).get(large.teamId);
     // Uploads are the team's: every member's reader opens the team-wide lists.
     const accessListIds = await readableAccessListIds(sql, teamReader(large.teamId));

@@ -67,7 +67,7 @@ describe('answerChatappEvent', () => {
       externalShared: false,
       ...fields,
     };
-    await recordChatappEvents(testApp.runtime.deps.sql, [
+    await recordChatappEvents(testApp.runtime.database.sql, [
       { workspaceId: WORKSPACE, eventId: payload.eventId, teamId: owner.caller.teamId },
     ]);
     return payload;
@@ -171,7 +171,9 @@ describe('answerChatappEvent', () => {
       expect(failure).toMatchObject({ retryable: true, retryAfterSeconds: 3 });
       expect(postedFor(payload)).toEqual([]);
       expect(readers).toEqual([]);
-      expect((await chatappEventStatus(deps.sql, WORKSPACE, payload.eventId))?.status).toBe('queued');
+      expect(
+        (await chatappEventStatus(testApp.runtime.database.sql, WORKSPACE, payload.eventId))?.status,
+      ).toBe('queued');
       expect(await answerChatappEvent(deps, payload, attempt())).toMatchObject({ status: 'answered' });
       expect(readers.map((reader) => reader.email)).toEqual([owner.caller.email.toLowerCase()]);
     });

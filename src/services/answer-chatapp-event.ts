@@ -1,13 +1,7 @@
 import { memberReader, type Reader, teamReader } from '../access.js';
 import { slackMessageToPlainText } from '../adapters/slack/mrkdwn.js';
 import { AnswerError } from '../answering/answer-error.js';
-import {
-  type ChatappEventStatus,
-  chatappEventStatus,
-  findChatappInstallation,
-  finishChatappEvent,
-} from '../db/repositories/chatapp-events.js';
-import { findTeamMemberByEmail } from '../db/repositories/teams.js';
+import type { ChatappEventStatus } from '../db/repositories/chatapp-events.js';
 import type { AnswerChatappEventPayload } from '../jobs/definitions/answer-chatapp-event.js';
 import type { JobOutput } from '../jobs/job-queue.js';
 import { JobError, toJobError } from '../jobs/retry-policy.js';
@@ -46,20 +40,20 @@ export async function answerChatappEvent(
   attempt: AnswerAttempt,
 ): Promise<JobOutput> {
   const { workspaceId, eventId } = payload;
-  const recorded = await chatappEventStatus(deps.sql, workspaceId, eventId);
+  const recorded = await deps.data.chatappEvents.chatappEventStatus(workspaceId, eventId);
   if (recorded === undefined || recorded.status !== 'queued') {
     // An earlier attempt replied and recorded it, then died before its job completed; or the
     // team was deleted since (its events with it).
     return { status: recorded?.status ?? 'forgotten', reply_ts: recorded?.replyTs ?? null };
   }
-  const installation = await findChatappInstallation(deps.sql, workspaceId);
+  const installation = await deps.data.chatappEvents.findChatappInstallation(workspaceId);
   const botToken =
     installation?.secretsSealed == null
       ? undefined
       : deps.secrets.openJson<{ bot_token?: string }>(installation.secretsSealed).bot_token;
   if (installation === undefined || botToken === undefined) {
     // Uninstalled since the question came: there is no one left to answer as.
-    await finishChatappEvent(deps.sql, workspaceId, eventId, 'failed', null);
+    await deps.data.chatappEvents.finishChatappEvent(workspaceId, eventId, 'failed', null);
     return { status: 'failed', reason: 'installation_gone' };
   }
   const thread = { channel: payload.channel, threadTs: payload.threadTs ?? payload.ts };
@@ -69,11 +63,11 @@ export async function answerChatappEvent(
       ({ ts } = await deps.slackMessenger.postMessage(botToken, { ...thread, ...reply }));
     } catch (error) {
       if (attempt.finalAttempt || !toJobError(error).retryable) {
-        await finishChatappEvent(deps.sql, workspaceId, eventId, 'failed', null);
+        await deps.data.chatappEvents.finishChatappEvent(workspaceId, eventId, 'failed', null);
       }
       throw error;
     }
-    await finishChatappEvent(deps.sql, workspaceId, eventId, status, ts);
+    await deps.data.chatappEvents.finishChatappEvent(workspaceId, eventId, status, ts);
     return { status, reply_ts: ts };
   };
 
@@ -108,7 +102,7 @@ async function readerOf(
   if (payload.direct !== true) return teamReader(teamId);
   const email = await deps.slackMessenger.userEmail(botToken, payload.user);
   if (email === undefined) return teamReader(teamId);
-  const member = await findTeamMemberByEmail(deps.sql, teamId, email);
+  const member = await deps.data.teams.findTeamMemberByEmail(teamId, email);
   return member === undefined
     ? teamReader(teamId)
     : memberReader({ teamId, email: member.email, userId: member.userId });

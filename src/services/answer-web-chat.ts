@@ -3,7 +3,7 @@ import { memberReader } from '../access.js';
 import type { ConversationTurn } from '../answering/answerer.js';
 import type { CitedSource } from '../answering/citations.js';
 import type { Caller } from '../caller.js';
-import { appendChatMessages, recentChatMessages, type StoredChatMessage } from '../db/repositories/chats.js';
+import type { StoredChatMessage } from '../db/repositories/chats.js';
 import { type AnswerEvent, answerQuestion } from './answer-question.js';
 import { titleFrom } from './chat-titles.js';
 import type { ServiceDependencies } from './dependencies.js';
@@ -59,7 +59,7 @@ export async function startWebChat(
   return {
     chatId,
     async *events(signal) {
-      const stored = await recentChatMessages(deps.db, caller.userId, chatId, memoryMessages);
+      const stored = await deps.data.chats.recentChatMessages(caller.userId, chatId, memoryMessages);
       const history = stored.map(toTurn);
       let answer = '';
       let sources: readonly CitedSource[] = [];
@@ -81,7 +81,7 @@ export async function startWebChat(
         timestamp: askedAt,
         chat_id: chatId,
       };
-      const appended = await appendChatMessages(deps.db, {
+      const appended = await deps.data.chats.appendChatMessages({
         userId: caller.userId,
         chatId,
         title: titleFrom([question]),

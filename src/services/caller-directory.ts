@@ -1,7 +1,6 @@
+import { Batcher } from '../batcher.js';
 import type { Caller } from '../caller.js';
-import { Batcher } from '../db/batcher.js';
-import type { Database } from '../db/client.js';
-import { findCallersByTokenHashes } from '../db/repositories/access-tokens.js';
+import type { Repositories } from '../db/repositories.js';
 import { hashAccessToken } from '../security/access-tokens.js';
 
 interface CachedCaller {
@@ -24,13 +23,13 @@ export class CallerDirectory {
   private readonly lookups: Batcher<string, (Caller & { expiresAt: Date }) | undefined>;
 
   constructor(
-    db: Database,
+    data: Pick<Repositories, 'accessTokens'>,
     private readonly ttlMs: number,
     private readonly now: () => Date,
   ) {
     this.lookups = new Batcher(
       async (hashes) => {
-        const found = await findCallersByTokenHashes(db, [...new Set(hashes)]);
+        const found = await data.accessTokens.findCallersByTokenHashes([...new Set(hashes)]);
         const byHash = new Map(found.map((caller) => [caller.tokenHash, caller]));
         return hashes.map((hash) => byHash.get(hash));
       },

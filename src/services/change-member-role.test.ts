@@ -86,7 +86,7 @@ describe('changeMemberRole', () => {
       [member.caller.userId]: 'owner',
       [other.caller.userId]: 'member',
     });
-    const { rows } = await deps.sql.executeSql<{ owner_user_id: number }>(
+    const { rows } = await testApp.runtime.database.sql.executeSql<{ owner_user_id: number }>(
       'SELECT owner_user_id FROM teams WHERE id = $1',
       [owner.caller.teamId],
     );

@@ -1,11 +1,5 @@
 import { type Caller, managesTeam, type TeamRole } from '../caller.js';
-import {
-  findTeamMember,
-  lockTeam,
-  setMemberRole,
-  setTeamOwner,
-  type TeamMember,
-} from '../db/repositories/teams.js';
+import type { TeamMember } from '../db/repositories/teams.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { memberView } from './list-members.js';
@@ -44,22 +38,22 @@ export async function changeMemberRole(
   }
   const targetId = parseSerialId(userId);
   if (targetId === undefined) throw new ServiceError('not_found', MEMBER_NOT_FOUND);
-  const { member, changed } = await deps.db.transaction(async (tx) => {
-    await lockTeam(tx, caller.teamId);
-    const actor = await findTeamMember(tx, caller.teamId, caller.userId);
+  const { member, changed } = await deps.data.transaction(async (tx) => {
+    await tx.teams.lockTeam(caller.teamId);
+    const actor = await tx.teams.findTeamMember(caller.teamId, caller.userId);
     if (actor === undefined || !managesTeam(actor)) {
       throw new ServiceError('forbidden', "Only the team's owner and admins may change roles");
     }
-    const target = await findTeamMember(tx, caller.teamId, targetId);
+    const target = await tx.teams.findTeamMember(caller.teamId, targetId);
     if (target === undefined) throw new ServiceError('not_found', MEMBER_NOT_FOUND);
     if (target.role === role) return { member: target, changed: [] as number[] };
     if (role === 'owner') {
       if (actor.role !== 'owner') {
         throw new ServiceError('forbidden', "Only the team's owner may hand ownership to another member");
       }
-      await setMemberRole(tx, caller.teamId, actor.userId, 'admin');
-      const owner = await setMemberRole(tx, caller.teamId, target.userId, 'owner');
-      await setTeamOwner(tx, caller.teamId, target.userId);
+      await tx.teams.setMemberRole(caller.teamId, actor.userId, 'admin');
+      const owner = await tx.teams.setMemberRole(caller.teamId, target.userId, 'owner');
+      await tx.teams.setTeamOwner(caller.teamId, target.userId);
       return { member: owner ?? failVanished(), changed: [actor.userId, target.userId] };
     }
     if (target.role === 'owner') {
@@ -74,7 +68,7 @@ export async function changeMemberRole(
         "The team's owner's role changes only when they hand ownership over",
       );
     }
-    const updated = await setMemberRole(tx, caller.teamId, target.userId, role);
+    const updated = await tx.teams.setMemberRole(caller.teamId, target.userId, role);
     return { member: updated ?? failVanished(), changed: [target.userId] };
   });
   // Cached callers carry the role: this process reads it afresh at once, others within the cache's TTL.

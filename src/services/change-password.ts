@@ -1,6 +1,4 @@
 import type { Caller } from '../caller.js';
-import { deleteUserAccessTokens } from '../db/repositories/access-tokens.js';
-import { findUserById, updatePasswordHash } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { assertNewPasswordLength } from './new-password.js';
@@ -23,7 +21,7 @@ export async function changePassword(
   clientAddress: string,
 ): Promise<void> {
   assertNewPasswordLength(input.new_password, 'new_password');
-  const user = await findUserById(deps.db, caller.userId);
+  const user = await deps.data.users.findUserById(caller.userId);
   if (user === undefined) throw new ServiceError('unauthenticated', 'Not authenticated');
   if (user.passwordHash !== null) {
     const current = input.current_password ?? '';
@@ -42,9 +40,9 @@ export async function changePassword(
     }
   }
   const passwordHash = await hashNewPassword(deps, input.new_password);
-  await deps.db.transaction(async (tx) => {
-    await updatePasswordHash(tx, user.id, passwordHash);
-    await deleteUserAccessTokens(tx, user.id, caller.tokenHash);
+  await deps.data.transaction(async (tx) => {
+    await tx.users.updatePasswordHash(user.id, passwordHash);
+    await tx.accessTokens.deleteUserAccessTokens(user.id, caller.tokenHash);
   });
   deps.callers.forgetUser(user.id, caller.tokenHash);
 }

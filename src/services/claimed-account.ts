@@ -1,16 +1,6 @@
-import type { Database, DatabaseKind } from '../db/client.js';
-import { deleteAllUserChats } from '../db/repositories/chats.js';
-import {
-  cancelMemberJobs,
-  deletePrivateUploads,
-  listTeamMembers,
-  lockTeam,
-  setMemberRole,
-  setTeamOwner,
-  teamHoldings,
-  withdrawTeamInvitations,
-} from '../db/repositories/teams.js';
+import type { DatabaseKind } from '../db/client.js';
 import type { UserRow } from '../db/repositories/users.js';
+import type { Repositories } from '../db/repositories.js';
 import { createOwnTeam } from './own-team.js';
 
 /** The account after a takeover, and how many chunks of its creator's private uploads went. */
@@ -30,33 +20,32 @@ export interface SettledAccount {
  *   the account's private uploads there and its unfinished index jobs go, as when a member leaves.
  */
 export async function settleClaimedAccount(
-  tx: Database,
+  tx: Repositories,
   databaseKind: DatabaseKind,
   user: UserRow,
   now: Date,
 ): Promise<SettledAccount> {
-  await deleteAllUserChats(tx, user.id);
+  await tx.chats.deleteAllUserChats(user.id);
   const teamId = user.teamId;
   if (teamId === null) return { user: await createOwnTeam(tx, databaseKind, user), deletedChunks: 0 };
-  await lockTeam(tx, teamId);
-  const holdings = await teamHoldings(tx, teamId, user.id);
+  await tx.teams.lockTeam(teamId);
+  const holdings = await tx.teams.teamHoldings(teamId, user.id);
   if (holdings.otherMembers === 0) {
-    await withdrawTeamInvitations(tx, teamId, now);
+    await tx.teams.withdrawTeamInvitations(teamId, now);
     return { user, deletedChunks: 0 };
   }
-  await cancelMemberJobs(
-    tx,
+  await tx.teams.cancelMemberJobs(
     teamId,
     user.id,
     'The account that asked for it was taken over by the owner of its e-mail',
   );
-  const deletedChunks = await deletePrivateUploads(tx, teamId, user.id);
+  const deletedChunks = await tx.teams.deletePrivateUploads(teamId, user.id);
   if (user.role === 'owner') {
-    const others = (await listTeamMembers(tx, teamId)).filter((member) => member.userId !== user.id);
+    const others = (await tx.teams.listTeamMembers(teamId)).filter((member) => member.userId !== user.id);
     const successor = others.find((member) => member.role === 'admin') ?? others[0];
     if (successor !== undefined) {
-      await setMemberRole(tx, teamId, successor.userId, 'owner');
-      await setTeamOwner(tx, teamId, successor.userId);
+      await tx.teams.setMemberRole(teamId, successor.userId, 'owner');
+      await tx.teams.setTeamOwner(teamId, successor.userId);
     }
   }
   return { user: await createOwnTeam(tx, databaseKind, user), deletedChunks };

@@ -1,6 +1,4 @@
 import { type Caller, managesTeam } from '../caller.js';
-import { deleteTeamConnector } from '../db/repositories/connectors.js';
-import { cancelConnectorJobs } from '../db/repositories/index-jobs.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { canonicalSlug } from './get-connector.js';
@@ -25,9 +23,9 @@ export async function deleteConnector(
   if (canonical === undefined || connectorId === undefined) {
     throw new ServiceError('not_found', 'Connector not found');
   }
-  const deleted = await deps.sql.transaction(async (transaction) => {
-    await cancelConnectorJobs(transaction, caller.teamId, connectorId, 'The connector was deleted');
-    return deleteTeamConnector(transaction, caller.teamId, canonical, connectorId);
+  const deleted = await deps.data.transaction(async (transaction) => {
+    await transaction.indexJobs.cancelConnectorJobs(caller.teamId, connectorId, 'The connector was deleted');
+    return transaction.connectors.deleteTeamConnector(caller.teamId, canonical, connectorId);
   });
   if (!deleted) throw new ServiceError('not_found', 'Connector not found');
 }

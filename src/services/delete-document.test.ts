@@ -54,7 +54,7 @@ describe('deleteDocument', () => {
 
   /** A stored document as indexing leaves it, brought in by `user`; answers its id. */
   async function storeDocument(user: SignedInUser, access: DocumentAccess): Promise<number> {
-    const { sql } = testApp.runtime.deps;
+    const { sql } = testApp.runtime.database;
     const accessListId = await saveAccessList(sql, user.caller.teamId, access);
     const { rows } = await sql.executeSql<{ id: number }>(
       `INSERT INTO documents (team_id, source, external_id, title, status, access_list_id, indexed_by)
@@ -65,8 +65,8 @@ describe('deleteDocument', () => {
   }
 
   const exists = async (id: number) =>
-    (await testApp.runtime.deps.sql.executeSql('SELECT 1 FROM documents WHERE id = $1', [id])).rows.length >
-    0;
+    (await testApp.runtime.database.sql.executeSql('SELECT 1 FROM documents WHERE id = $1', [id])).rows
+      .length > 0;
 
   it('lets a member delete what they brought in, not others’ documents; owners and admins any they may open', async () => {
     const { deps } = testApp.runtime;

@@ -1,7 +1,5 @@
 import { memberReader } from '../access.js';
 import { type Caller, managesTeam } from '../caller.js';
-import { deleteTeamDocument } from '../db/repositories/documents.js';
-import { findDocumentIndexer } from '../db/repositories/teams.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { parseSerialId } from './serial-id.js';
@@ -15,7 +13,7 @@ import { parseSerialId } from './serial-id.js';
 export async function deleteDocument(deps: ServiceDependencies, caller: Caller, id: string): Promise<void> {
   const documentId = parseSerialId(id);
   if (documentId === undefined) throw new ServiceError('not_found', 'Document not found');
-  const document = await findDocumentIndexer(deps.sql, memberReader(caller), documentId);
+  const document = await deps.data.teams.findDocumentIndexer(memberReader(caller), documentId);
   if (document === undefined || (!document.readable && document.indexedBy !== caller.userId)) {
     throw new ServiceError('not_found', 'Document not found');
   }
@@ -25,7 +23,7 @@ export async function deleteDocument(deps: ServiceDependencies, caller: Caller, 
       "Only the team's owner and admins may delete documents others brought in; members delete their own",
     );
   }
-  const chunks = await deleteTeamDocument(deps.sql, caller.teamId, documentId);
+  const chunks = await deps.data.documents.deleteTeamDocument(caller.teamId, documentId);
   if (chunks === undefined) throw new ServiceError('not_found', 'Document not found');
   deps.storage.noteDeleted(chunks);
 }

@@ -6,14 +6,14 @@ import type { TokenEndpointClient } from '../adapters/token-endpoint/token-endpo
 import type { UploadStore } from '../adapters/upload-store/upload-store.js';
 import type { WikiClient } from '../adapters/wiki/wiki-client.js';
 import type { Answerer } from '../answering/answerer.js';
+import type { Batcher } from '../batcher.js';
 import type { Config } from '../config.js';
-import type { Batcher } from '../db/batcher.js';
-import type { Database, DatabaseKind } from '../db/client.js';
+import type { DatabaseKind } from '../db/client.js';
 import type { ChatWrite, ChatWriteResult } from '../db/repositories/chats.js';
-import type { SqlConnection } from '../db/sql-connection.js';
+import type { Repositories } from '../db/repositories.js';
 import type { StorageMaintenance } from '../db/storage-maintenance.js';
 import type { AnswerChatappEventPayload } from '../jobs/definitions/answer-chatapp-event.js';
-import type { JobQueue } from '../jobs/job-queue.js';
+import type { JobQueue, SendOptions } from '../jobs/job-queue.js';
 import type { TeamSearch } from '../retrieval/search-types.js';
 import type { PasswordHasher } from '../security/passwords.js';
 import type { SecretBox } from '../security/secret-box.js';
@@ -22,13 +22,35 @@ import type { CallerDirectory } from './caller-directory.js';
 /** What became of a question handed to `recordChatappQuestions`. */
 export type RecordedQuestion = 'queued' | 'duplicate' | 'unknown_workspace' | 'from_the_bot';
 
+/** Jobs queued inside a use case's transaction: they exist exactly when its writes commit. */
+export interface TransactionJobs {
+  send(name: string, payload: object, options?: Omit<SendOptions, 'db'>): Promise<string | null>;
+  sendMany(name: string, payloads: readonly object[]): Promise<string[]>;
+}
+
+/** What a use case's transaction works with: the repositories on it, and jobs queued in it. */
+export interface TransactionData extends Repositories {
+  readonly jobs: TransactionJobs;
+}
+
+/**
+ * The use cases' data port: the repositories (`data.teams.withdrawInvitation(…)`, one property
+ * per module of `db/repositories/`, the connection bound), and transactions over them. Use cases
+ * never see a connection; `deps.ts` binds the real one.
+ */
+export interface DataAccess extends Repositories {
+  /** Runs `work` in one transaction: its repositories' statements and its jobs commit together. */
+  transaction<T>(work: (data: TransactionData) => Promise<T>): Promise<T>;
+  /** The unique index whose violation failed a write, if that is why it failed ('' when unnamed). */
+  violatedUniqueIndex(error: unknown): string | undefined;
+}
+
 /** What use cases need from the outside world; built once in `deps.ts`. */
 export interface ServiceDependencies {
   readonly config: Config;
-  readonly db: Database;
+  /** The stored data, through repositories (see DataAccess). */
+  readonly data: DataAccess;
   readonly databaseKind: DatabaseKind;
-  /** Raw SQL and transactions on the same database, shared with the job queue. */
-  readonly sql: SqlConnection;
   /** Reclaims deleted documents' space (PGlite; PostgreSQL does it itself). */
   readonly storage: StorageMaintenance;
   /** Uploaded files, streamed in, until their index job is done with them. */

@@ -1,4 +1,3 @@
-import { upsertTeamConnector } from '../db/repositories/connectors.js';
 import type { ServiceDependencies } from './dependencies.js';
 
 /** The team's one connector of this slug (Drive, wiki), created on first use; answers its id. */
@@ -8,5 +7,5 @@ export async function ensureTeamConnector(
   slug: 'googledrive' | 'wiki',
   name: string,
 ): Promise<number> {
-  return upsertTeamConnector(deps.sql, teamId, slug, name);
+  return deps.data.connectors.upsertTeamConnector(teamId, slug, name);
 }

@@ -14,7 +14,7 @@ describe('forgetOldChatappEvents', () => {
   });
 
   it('forgets settled events older than the retention, and keeps recent and unsettled ones', async () => {
-    const { sql } = testApp.runtime.deps;
+    const { sql } = testApp.runtime.database;
     const { teamId } = await registerUser(testApp.app);
     const event = (eventId: string) => ({ workspaceId: 'TFORGET', eventId, teamId });
     await recordChatappEvents(sql, ['EvOldDone', 'EvOldQueued', 'EvNewDone'].map(event));
@@ -26,13 +26,13 @@ describe('forgetOldChatappEvents', () => {
     );
     expect(CHATAPP_EVENT_RETENTION_DAYS).toBeLessThan(8);
 
-    expect(await forgetOldChatappEvents({ sql, now: () => new Date() })).toBe(1);
+    expect(await forgetOldChatappEvents({ data: testApp.runtime.deps.data, now: () => new Date() })).toBe(1);
     const { rows } = await sql.executeSql(
       `SELECT event_id FROM chatapp_events WHERE workspace_id = 'TFORGET' ORDER BY event_id`,
     );
     expect(rows.map((row) => row.event_id)).toEqual(['EvNewDone', 'EvOldQueued']);
     // A week later the recent one goes too.
     const later = new Date(Date.now() + 8 * 86_400_000);
-    expect(await forgetOldChatappEvents({ sql, now: () => later })).toBe(1);
+    expect(await forgetOldChatappEvents({ data: testApp.runtime.deps.data, now: () => later })).toBe(1);
   });
 });

@@ -1,4 +1,3 @@
-import { deleteSettledChatappEvents } from '../db/repositories/chatapp-events.js';
 import type { ServiceDependencies } from './dependencies.js';
 
 /**
@@ -11,12 +10,12 @@ const BATCH = 5_000;
 
 /** Deletes the records of Slack events settled more than the retention ago; answers how many. */
 export async function forgetOldChatappEvents(
-  deps: Pick<ServiceDependencies, 'sql' | 'now'>,
+  deps: Pick<ServiceDependencies, 'data' | 'now'>,
 ): Promise<number> {
   const cutoff = new Date(deps.now().getTime() - CHATAPP_EVENT_RETENTION_DAYS * 86_400_000);
   let total = 0;
   for (;;) {
-    const deleted = await deleteSettledChatappEvents(deps.sql, cutoff, BATCH);
+    const deleted = await deps.data.chatappEvents.deleteSettledChatappEvents(cutoff, BATCH);
     total += deleted;
     if (deleted < BATCH) return total;
   }

@@ -17,7 +17,7 @@ describe('forgetExpiredAuthRecords', () => {
   afterAll(() => testApp.close());
 
   const at = (offsetMs: number) => ({
-    db: testApp.runtime.deps.db,
+    data: testApp.runtime.deps.data,
     now: () => new Date(Date.now() + offsetMs),
   });
 

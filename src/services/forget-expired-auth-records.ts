@@ -1,5 +1,3 @@
-import { forgetStaleThrottles } from '../db/repositories/auth-throttles.js';
-import { deleteExpiredEmailCodes } from '../db/repositories/email-codes.js';
 import type { ServiceDependencies } from './dependencies.js';
 
 /** Throttle windows are at most an hour; a day on, a key's count no longer matters. */
@@ -7,10 +5,12 @@ const THROTTLE_RETENTION_MS = 24 * 3600 * 1000;
 
 /** Deletes expired mailed codes and finished throttle records (hourly, by the worker). */
 export async function forgetExpiredAuthRecords(
-  deps: Pick<ServiceDependencies, 'db' | 'now'>,
+  deps: Pick<ServiceDependencies, 'data' | 'now'>,
 ): Promise<{ codes: number; throttles: number }> {
   const now = deps.now();
-  const codes = await deleteExpiredEmailCodes(deps.db, now);
-  const throttles = await forgetStaleThrottles(deps.db, new Date(now.getTime() - THROTTLE_RETENTION_MS));
+  const codes = await deps.data.emailCodes.deleteExpiredEmailCodes(now);
+  const throttles = await deps.data.authThrottles.forgetStaleThrottles(
+    new Date(now.getTime() - THROTTLE_RETENTION_MS),
+  );
   return { codes, throttles };
 }

@@ -1,4 +1,3 @@
-import { uploadKeysInUse } from '../db/repositories/index-jobs.js';
 import type { ServiceDependencies } from './dependencies.js';
 
 /**
@@ -12,8 +11,8 @@ const ORPHAN_AGE_MS = 3_600_000;
  * a crash between a file's outcome and its deletion, a job whose team was deleted.
  */
 export async function forgetOrphanedUploads(
-  deps: Pick<ServiceDependencies, 'sql' | 'uploads' | 'now'>,
+  deps: Pick<ServiceDependencies, 'data' | 'uploads' | 'now'>,
 ): Promise<number> {
-  const inUse = await uploadKeysInUse(deps.sql);
+  const inUse = await deps.data.indexJobs.uploadKeysInUse();
   return deps.uploads.sweep(new Date(deps.now().getTime() - ORPHAN_AGE_MS), inUse);
 }

@@ -29,9 +29,10 @@ describe('getConnector', () => {
       { files, user_context: await getUserContext(deps, owner.caller) },
       DRIVE_TOKEN,
     );
-    const { rows } = await deps.sql.executeSql('SELECT connector_id FROM index_jobs WHERE id = $1', [
-      queued.result_id,
-    ]);
+    const { rows } = await testApp.runtime.database.sql.executeSql(
+      'SELECT connector_id FROM index_jobs WHERE id = $1',
+      [queued.result_id],
+    );
     connectorId = Number(rows[0]?.connector_id);
   });
   afterAll(() => testApp.close());

@@ -1,12 +1,7 @@
 import { memberReader, type Reader } from '../access.js';
 import type { Caller } from '../caller.js';
-import { type ConnectorRow, findTeamConnector } from '../db/repositories/connectors.js';
-import {
-  type ConnectorFile,
-  countReadableConnectorDocuments,
-  listReadableConnectorFiles,
-} from '../db/repositories/documents.js';
-import { listPendingConnectorFiles } from '../db/repositories/index-jobs.js';
+import type { ConnectorRow } from '../db/repositories/connectors.js';
+import type { ConnectorFile } from '../db/repositories/documents.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { parseSerialId } from './serial-id.js';
@@ -81,12 +76,12 @@ export async function findConnectorView(
   slug: ConnectorSlug,
   id: number,
 ): Promise<ReturnType<typeof connectorView> | undefined> {
-  const row = await findTeamConnector(deps.db, reader.teamId, slug, id);
+  const row = await deps.data.connectors.findTeamConnector(reader.teamId, slug, id);
   if (row === undefined) return undefined;
-  const documentCount = await countReadableConnectorDocuments(deps.sql, reader, row.id);
+  const documentCount = await deps.data.documents.countReadableConnectorDocuments(reader, row.id);
   if (row.slug === 'chatapp') return connectorView(row, documentCount);
-  const stored = await listReadableConnectorFiles(deps.sql, reader, row.id, CONNECTOR_FILES_LISTED);
-  const pending = await listPendingConnectorFiles(deps.sql, reader, row.id, CONNECTOR_FILES_LISTED);
+  const stored = await deps.data.documents.listReadableConnectorFiles(reader, row.id, CONNECTOR_FILES_LISTED);
+  const pending = await deps.data.indexJobs.listPendingConnectorFiles(reader, row.id, CONNECTOR_FILES_LISTED);
   return connectorView(row, documentCount, withPendingFiles(stored, pending));
 }
 

@@ -1,7 +1,5 @@
 import { memberReader } from '../access.js';
 import type { Caller } from '../caller.js';
-import { findAccessLists } from '../db/repositories/access-lists.js';
-import { findReadableDocument, listReadableDocumentChunks } from '../db/repositories/documents.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { documentView } from './document-view.js';
@@ -19,11 +17,11 @@ export async function getDocument(deps: ServiceDependencies, caller: Caller, id:
   if (documentId === undefined) throw new ServiceError('not_found', 'Document not found');
   const reader = memberReader(caller);
   const [document, chunks] = await Promise.all([
-    findReadableDocument(deps.sql, reader, documentId),
-    listReadableDocumentChunks(deps.sql, reader, documentId, DOCUMENT_PAGE_MAX_CHUNKS),
+    deps.data.documents.findReadableDocument(reader, documentId),
+    deps.data.documents.listReadableDocumentChunks(reader, documentId, DOCUMENT_PAGE_MAX_CHUNKS),
   ]);
   if (document === undefined) throw new ServiceError('not_found', 'Document not found');
-  const access = await findAccessLists(deps.sql, caller.teamId, [document.accessListId]);
+  const access = await deps.data.accessLists.findAccessLists(caller.teamId, [document.accessListId]);
   return {
     document: documentView(document, access),
     chunks: chunks.map((chunk) => ({

@@ -1,13 +1,6 @@
 import { memberReader } from '../access.js';
 import type { Caller } from '../caller.js';
-import {
-  findIndexJob,
-  finishJob,
-  type IndexJobKind,
-  jobProgress,
-  listItems,
-  setItemOutcome,
-} from '../db/repositories/index-jobs.js';
+import type { IndexJobKind } from '../db/repositories/index-jobs.js';
 import { ServiceError } from '../errors.js';
 import { INDEX_DOCUMENTS_JOB } from '../jobs/definitions/index-documents.js';
 import type { ServiceDependencies } from './dependencies.js';
@@ -26,7 +19,7 @@ export async function getIndexJob(
   kind?: IndexJobKind,
 ) {
   if (!UUID.test(jobId)) throw new ServiceError('not_found', 'Job not found');
-  let job = await findIndexJob(deps.sql, jobId, caller.teamId);
+  let job = await deps.data.indexJobs.findIndexJob(jobId, caller.teamId);
   if (job === undefined || (kind !== undefined && job.kind !== kind)) {
     throw new ServiceError('not_found', 'Job not found');
   }
@@ -35,20 +28,20 @@ export async function getIndexJob(
     const queued = await deps.jobs.getJob(INDEX_DOCUMENTS_JOB, jobId);
     if (queued?.state === 'failed' || queued?.state === 'cancelled') {
       const message = queued.failure?.message ?? 'The indexing job stopped';
-      for (const item of await listItems(deps.sql, jobId, ['queued', 'indexing'])) {
-        await setItemOutcome(deps.sql, jobId, item.externalId, {
+      for (const item of await deps.data.indexJobs.listItems(jobId, ['queued', 'indexing'])) {
+        await deps.data.indexJobs.setItemOutcome(jobId, item.externalId, {
           status: 'failed',
           reason: 'internal_error',
           message,
         });
       }
-      await finishJob(deps.sql, jobId, 'failed', message);
-      job = (await findIndexJob(deps.sql, jobId, caller.teamId)) ?? job;
+      await deps.data.indexJobs.finishJob(jobId, 'failed', message);
+      job = (await deps.data.indexJobs.findIndexJob(jobId, caller.teamId)) ?? job;
     }
   }
   const [items, progress] = await Promise.all([
-    listItems(deps.sql, jobId, undefined, { withPayload: false, readableBy: memberReader(caller) }),
-    jobProgress(deps.sql, jobId),
+    deps.data.indexJobs.listItems(jobId, undefined, { withPayload: false, readableBy: memberReader(caller) }),
+    deps.data.indexJobs.jobProgress(jobId),
   ]);
   // Field order as the spec's clients see it: files after error.
   const { created_at, updated_at, finished_at, ...head } = indexJobView(job, progress);

@@ -48,9 +48,10 @@ describe('getUserContext', () => {
     });
     // Picking Drive files makes the team's Drive connector (the job waits: this app has no worker).
     const queued = await indexDrive(caller, before);
-    const job = await deps.sql.executeSql('SELECT connector_id FROM index_jobs WHERE id = $1', [
-      queued.result_id,
-    ]);
+    const job = await testApp.runtime.database.sql.executeSql(
+      'SELECT connector_id FROM index_jobs WHERE id = $1',
+      [queued.result_id],
+    );
     const after = await getUserContext(deps, caller);
     expect(after.connectors).toEqual([{ name: 'googledrive', id: [Number(job.rows[0]?.connector_id)] }]);
   });

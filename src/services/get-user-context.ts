@@ -1,7 +1,4 @@
-import type { Caller } from '../caller.js';
-import { teamRoleOf } from '../db/repositories/access-tokens.js';
-import { listTeamConnectorRefs } from '../db/repositories/connectors.js';
-import { findUserById, findVectorStore } from '../db/repositories/users.js';
+import { type Caller, teamRoleOf } from '../caller.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { vectorStoreView } from './views.js';
@@ -11,10 +8,10 @@ import { vectorStoreView } from './views.js';
  * the caller's `role` in the team (owner, admin or member) besides the spec's fields.
  */
 export async function getUserContext(deps: ServiceDependencies, caller: Caller) {
-  const user = await findUserById(deps.db, caller.userId);
-  const store = await findVectorStore(deps.db, caller.teamId);
+  const user = await deps.data.users.findUserById(caller.userId);
+  const store = await deps.data.users.findVectorStore(caller.teamId);
   if (user === undefined || store === undefined) throw new ServiceError('not_found', 'User not found');
-  const rows = await listTeamConnectorRefs(deps.sql, caller.teamId);
+  const rows = await deps.data.connectors.listTeamConnectorRefs(caller.teamId);
   const bySlug = new Map<string, number[]>();
   for (const row of rows) bySlug.set(row.slug, [...(bySlug.get(row.slug) ?? []), row.id]);
   return {

@@ -1,12 +1,6 @@
 import type { SlackInstallation } from '../adapters/slack/slack-oauth.js';
 import { type Caller, managesTeam } from '../caller.js';
-import type { Database } from '../db/client.js';
-import { violatedUniqueIndex } from '../db/errors.js';
-import {
-  findSlackConnector,
-  insertSlackConnector,
-  refreshSlackConnector,
-} from '../db/repositories/connectors.js';
+import type { Repositories } from '../db/repositories.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 
@@ -43,10 +37,10 @@ export async function installSlackApp(
     );
   }
   try {
-    return await deps.db.transaction((tx) => saveSlackInstallation(deps, tx, caller.teamId, installation));
+    return await deps.data.transaction((tx) => saveSlackInstallation(deps, tx, caller.teamId, installation));
   } catch (error) {
     // Two teams installing the same workspace at once: the loser hits the unique index.
-    if (violatedUniqueIndex(error) === 'connectors_slug_external_unique') {
+    if (deps.data.violatedUniqueIndex(error) === 'connectors_slug_external_unique') {
       throw new ServiceError('conflict', SLACK_WORKSPACE_TAKEN);
     }
     throw error;
@@ -68,7 +62,7 @@ export async function exchangeSlackCode(
  */
 export async function saveSlackInstallation(
   deps: ServiceDependencies,
-  tx: Database,
+  tx: Repositories,
   teamId: number,
   installation: SlackInstallation,
 ): Promise<SlackInstallOutcome> {
@@ -81,13 +75,13 @@ export async function saveSlackInstallation(
     scope: installation.scope,
   };
   const secretsSealed = deps.secrets.sealJson({ bot_token: installation.botToken });
-  const current = await findSlackConnector(tx, installation.slackTeamId);
+  const current = await tx.connectors.findSlackConnector(installation.slackTeamId);
   if (current !== undefined && current.teamId !== teamId) {
     throw new ServiceError('conflict', SLACK_WORKSPACE_TAKEN);
   }
   let connectorId: number;
   if (current === undefined) {
-    connectorId = await insertSlackConnector(tx, {
+    connectorId = await tx.connectors.insertSlackConnector({
       teamId,
       name: `Slack: ${installation.slackTeamName ?? installation.slackTeamId}`,
       slackTeamId: installation.slackTeamId,
@@ -95,7 +89,7 @@ export async function saveSlackInstallation(
       secretsSealed,
     });
   } else {
-    await refreshSlackConnector(tx, current.id, { config, secretsSealed });
+    await tx.connectors.refreshSlackConnector(current.id, { config, secretsSealed });
     connectorId = current.id;
   }
   return {

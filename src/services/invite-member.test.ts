@@ -34,7 +34,7 @@ describe('inviteMember', () => {
     const expiresIn = Date.parse(invitation.expires_at) - before;
     expect(expiresIn).toBeGreaterThanOrEqual(INVITATION_TTL_MS - 1000);
     expect(expiresIn).toBeLessThanOrEqual(INVITATION_TTL_MS + 5000);
-    const { rows } = await deps.sql.executeSql<Record<string, unknown>>(
+    const { rows } = await testApp.runtime.database.sql.executeSql<Record<string, unknown>>(
       'SELECT * FROM team_invitations WHERE id = $1',
       [invitation.invitation_id],
     );

@@ -1,11 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Caller, managesTeam } from '../caller.js';
-import {
-  type InvitedRole,
-  insertInvitation,
-  teamHasMemberWithEmail,
-  withdrawOpenInvitationsFor,
-} from '../db/repositories/teams.js';
+import type { InvitedRole } from '../db/repositories/teams.js';
 import { ServiceError } from '../errors.js';
 import { generateEmailCode, hashAccessToken } from '../security/access-tokens.js';
 import { normalizeEmail } from '../security/email-address.js';
@@ -57,12 +52,12 @@ export async function inviteMember(
   const code = generateEmailCode();
   const now = deps.now();
   const expiresAt = new Date(now.getTime() + INVITATION_TTL_MS);
-  const invitation = await deps.db.transaction(async (tx) => {
-    if (await teamHasMemberWithEmail(tx, caller.teamId, email)) {
+  const invitation = await deps.data.transaction(async (tx) => {
+    if (await tx.teams.teamHasMemberWithEmail(caller.teamId, email)) {
       throw new ServiceError('conflict', `${email} is already a member of this team`);
     }
-    await withdrawOpenInvitationsFor(tx, caller.teamId, email, now);
-    return insertInvitation(tx, {
+    await tx.teams.withdrawOpenInvitationsFor(caller.teamId, email, now);
+    return tx.teams.insertInvitation({
       id: randomUUID(),
       teamId: caller.teamId,
       email,

@@ -1,5 +1,4 @@
 import type { Caller } from '../caller.js';
-import { countUserChats, listUserChats } from '../db/repositories/chats.js';
 import type { ServiceDependencies } from './dependencies.js';
 
 /** The caller's chats, most recently updated first, one page at a time. */
@@ -8,8 +7,8 @@ export async function listChats(
   caller: Caller,
   page: { limit: number; offset: number },
 ) {
-  const rows = await listUserChats(deps.db, caller.userId, page);
-  const total = await countUserChats(deps.db, caller.userId);
+  const rows = await deps.data.chats.listUserChats(caller.userId, page);
+  const total = await deps.data.chats.countUserChats(caller.userId);
   return {
     total,
     chats: rows.map((row) => ({

@@ -1,6 +1,5 @@
 import { memberReader } from '../access.js';
 import type { Caller } from '../caller.js';
-import { listTeamConnectorRefs } from '../db/repositories/connectors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { canonicalSlug, type connectorView, findConnectorView } from './get-connector.js';
 
@@ -13,7 +12,7 @@ export async function listConnectors(
   deps: ServiceDependencies,
   caller: Caller,
 ): Promise<{ connectors: ReturnType<typeof connectorView>[] }> {
-  const refs = await listTeamConnectorRefs(deps.sql, caller.teamId);
+  const refs = await deps.data.connectors.listTeamConnectorRefs(caller.teamId);
   const connectors: ReturnType<typeof connectorView>[] = [];
   // One after another: a few connectors, and PGlite's one connection is shared with requests.
   for (const ref of refs) {

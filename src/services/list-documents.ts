@@ -1,7 +1,5 @@
 import { memberReader } from '../access.js';
 import type { Caller } from '../caller.js';
-import { findAccessLists } from '../db/repositories/access-lists.js';
-import { countReadableDocuments, listReadableDocuments } from '../db/repositories/documents.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { documentView } from './document-view.js';
 
@@ -14,11 +12,10 @@ export async function listDocuments(
   const source = page.source ?? null;
   const reader = memberReader(caller);
   const [documents, total] = await Promise.all([
-    listReadableDocuments(deps.sql, reader, { source, limit: page.limit, offset: page.offset }),
-    countReadableDocuments(deps.sql, reader, source),
+    deps.data.documents.listReadableDocuments(reader, { source, limit: page.limit, offset: page.offset }),
+    deps.data.documents.countReadableDocuments(reader, source),
   ]);
-  const access = await findAccessLists(
-    deps.sql,
+  const access = await deps.data.accessLists.findAccessLists(
     caller.teamId,
     documents.map((document) => document.accessListId),
   );

@@ -11,7 +11,7 @@ let caller: Caller;
 /** A job of the caller's team with `files` items, each failed, then finished unless `running`. */
 async function job(files: number, running = false): Promise<string> {
   const id = randomUUID();
-  const sql = testApp.runtime.deps.sql;
+  const sql = testApp.runtime.database.sql;
   const names = Array.from({ length: files }, (_, index) => `file-${index}.pdf`);
   await insertIndexJob(sql, {
     id,
@@ -47,7 +47,7 @@ afterAll(() => testApp.close());
 
 it('reads a page in two statements whatever its size: the jobs, then their counts and failures', async () => {
   const deps = testApp.runtime.deps;
-  const executeSql = vi.spyOn(deps.sql, 'executeSql');
+  const executeSql = vi.spyOn(testApp.runtime.database.sql, 'executeSql');
   try {
     for (const limit of [1, 5, 30]) {
       executeSql.mockClear();

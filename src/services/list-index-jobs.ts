@@ -1,11 +1,6 @@
 import { memberReader } from '../access.js';
 import type { Caller } from '../caller.js';
-import {
-  type IndexJobRow,
-  type IndexJobStatusFilter,
-  listTeamJobs,
-  summarizeJobs,
-} from '../db/repositories/index-jobs.js';
+import type { IndexJobRow, IndexJobStatusFilter } from '../db/repositories/index-jobs.js';
 import { INDEX_DOCUMENTS_JOB } from '../jobs/definitions/index-documents.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { getIndexJob } from './get-index-job.js';
@@ -28,10 +23,10 @@ export interface IndexJobsQuery {
  * failures.
  */
 export async function listIndexJobs(deps: ServiceDependencies, caller: Caller, query: IndexJobsQuery) {
-  let jobs = await listTeamJobs(deps.sql, caller.teamId, query);
-  if (await settleDeadJobs(deps, caller, jobs)) jobs = await listTeamJobs(deps.sql, caller.teamId, query);
-  const summaries = await summarizeJobs(
-    deps.sql,
+  let jobs = await deps.data.indexJobs.listTeamJobs(caller.teamId, query);
+  if (await settleDeadJobs(deps, caller, jobs))
+    jobs = await deps.data.indexJobs.listTeamJobs(caller.teamId, query);
+  const summaries = await deps.data.indexJobs.summarizeJobs(
     jobs.map((job) => job.id),
     LISTED_FAILURES_PER_JOB,
     memberReader(caller),

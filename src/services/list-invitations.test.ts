@@ -27,7 +27,7 @@ describe('listInvitations', () => {
     const withdrawn = await invite();
     await withdrawInvitation(deps, owner.caller, withdrawn.invitation_id);
     const expired = await invite();
-    await deps.sql.executeSql(
+    await testApp.runtime.database.sql.executeSql(
       `UPDATE team_invitations SET expires_at = now() - interval '1 second' WHERE id = $1`,
       [expired.invitation_id],
     );

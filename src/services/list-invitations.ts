@@ -1,5 +1,4 @@
 import { type Caller, managesTeam } from '../caller.js';
-import { listOpenInvitations } from '../db/repositories/teams.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 
@@ -8,7 +7,7 @@ export async function listInvitations(deps: ServiceDependencies, caller: Caller)
   if (!managesTeam(caller)) {
     throw new ServiceError('forbidden', "Only the team's owner and admins may see the invitations");
   }
-  const rows = await listOpenInvitations(deps.db, caller.teamId, deps.now());
+  const rows = await deps.data.teams.listOpenInvitations(caller.teamId, deps.now());
   return {
     invitations: rows.map((row) => ({
       invitation_id: row.id,

@@ -1,5 +1,5 @@
 import type { Caller } from '../caller.js';
-import { listTeamMembers, type TeamMember } from '../db/repositories/teams.js';
+import type { TeamMember } from '../db/repositories/teams.js';
 import type { ServiceDependencies } from './dependencies.js';
 
 /** A member as the API shows them. */
@@ -15,6 +15,6 @@ export function memberView(member: TeamMember) {
 
 /** Everyone in the caller's team with their roles (any member may ask), longest-standing first. */
 export async function listMembers(deps: ServiceDependencies, caller: Caller) {
-  const members = await listTeamMembers(deps.db, caller.teamId);
+  const members = await deps.data.teams.listTeamMembers(caller.teamId);
   return { members: members.map(memberView) };
 }

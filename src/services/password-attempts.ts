@@ -1,9 +1,4 @@
-import {
-  clearThrottle,
-  countThrottledEvent,
-  secondsBlocked,
-  type ThrottlePolicy,
-} from '../db/repositories/auth-throttles.js';
+import type { ThrottlePolicy } from '../db/repositories/auth-throttles.js';
 import { ServiceError } from '../errors.js';
 import { PasswordHasherBusy } from '../security/passwords.js';
 import type { ServiceDependencies } from './dependencies.js';
@@ -37,17 +32,25 @@ export async function checkPassword(
   stored: string | null | undefined,
 ): Promise<boolean> {
   const keys = throttleKeys(attempt);
-  const blocked = await secondsBlocked(deps.db, [keys.account, keys.address], deps.now());
+  const blocked = await deps.data.authThrottles.secondsBlocked([keys.account, keys.address], deps.now());
   if (blocked > 0) throw tooManyAttempts(blocked);
   const valid = await hashInTurn(() => deps.passwords.verify(password, stored));
   if (valid) {
-    await clearThrottle(deps.db, keys.account);
+    await deps.data.authThrottles.clearThrottle(keys.account);
     return true;
   }
   const now = deps.now();
   const { failuresPerAccount, failuresPerAddress, maxBlockSeconds } = deps.config.authLimits;
-  await countThrottledEvent(deps.db, keys.account, failurePolicy(failuresPerAccount, maxBlockSeconds), now);
-  await countThrottledEvent(deps.db, keys.address, failurePolicy(failuresPerAddress, maxBlockSeconds), now);
+  await deps.data.authThrottles.countThrottledEvent(
+    keys.account,
+    failurePolicy(failuresPerAccount, maxBlockSeconds),
+    now,
+  );
+  await deps.data.authThrottles.countThrottledEvent(
+    keys.address,
+    failurePolicy(failuresPerAddress, maxBlockSeconds),
+    now,
+  );
   return false;
 }
 
@@ -83,10 +86,9 @@ export async function countHourlyAction(
   perHour: number,
 ): Promise<number> {
   const now = deps.now();
-  const blocked = await secondsBlocked(deps.db, [key], now);
+  const blocked = await deps.data.authThrottles.secondsBlocked([key], now);
   if (blocked > 0) return blocked;
-  return countThrottledEvent(
-    deps.db,
+  return deps.data.authThrottles.countThrottledEvent(
     key,
     { allowance: perHour, windowSeconds: 3600, block: { kind: 'window' } },
     now,

@@ -1,4 +1,4 @@
-import { deleteEmailCodes, type EmailCodePurpose, insertEmailCode } from '../db/repositories/email-codes.js';
+import type { EmailCodePurpose } from '../db/repositories/email-codes.js';
 import { SEND_ACCOUNT_EMAIL_JOB } from '../jobs/definitions/send-account-email.js';
 import { generateEmailCode, hashAccessToken } from '../security/access-tokens.js';
 import type { ServiceDependencies } from './dependencies.js';
@@ -20,9 +20,9 @@ export async function queueAccountEmail(
 ): Promise<void> {
   const code = generateEmailCode();
   const expiresAt = new Date(deps.now().getTime() + EMAIL_CODE_TTL_SECONDS[purpose] * 1000);
-  await deps.db.transaction(async (tx) => {
-    await deleteEmailCodes(tx, userId, purpose);
-    await insertEmailCode(tx, { userId, purpose, codeHash: hashAccessToken(code), expiresAt });
+  await deps.data.transaction(async (tx) => {
+    await tx.emailCodes.deleteEmailCodes(userId, purpose);
+    await tx.emailCodes.insertEmailCode({ userId, purpose, codeHash: hashAccessToken(code), expiresAt });
   });
   await deps.jobs.send(SEND_ACCOUNT_EMAIL_JOB, { userId, purpose, sealedCode: deps.secrets.seal(code) });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { findActiveJobByHash, insertIndexJob, type NewIndexJob } from '../db/repositories/index-jobs.js';
+import type { NewIndexJob } from '../db/repositories/index-jobs.js';
 import { INDEX_DOCUMENTS_JOB } from '../jobs/definitions/index-documents.js';
 import type { ServiceDependencies } from './dependencies.js';
 
@@ -19,13 +19,13 @@ export async function queueIndexJob(
   job: Omit<NewIndexJob, 'id'>,
 ): Promise<QueuedIndexJob> {
   if (job.requestHash !== null) {
-    const existing = await findActiveJobByHash(deps.sql, job.teamId, job.requestHash);
+    const existing = await deps.data.indexJobs.findActiveJobByHash(job.teamId, job.requestHash);
     if (existing !== undefined) return { result_id: existing, result_ready: false };
   }
   const id = randomUUID();
-  await deps.sql.transaction(async (transaction) => {
-    await insertIndexJob(transaction, { ...job, id });
-    await deps.jobs.send(INDEX_DOCUMENTS_JOB, { indexJobId: id }, { id, db: transaction });
+  await deps.data.transaction(async (transaction) => {
+    await transaction.indexJobs.insertIndexJob({ ...job, id });
+    await transaction.jobs.send(INDEX_DOCUMENTS_JOB, { indexJobId: id }, { id });
   });
   deps.jobs.wake(INDEX_DOCUMENTS_JOB);
   return { result_id: id, result_ready: false };

@@ -1,5 +1,5 @@
 import type { Caller } from '../caller.js';
-import { type AnswerRating, rateChatMessage } from '../db/repositories/chats.js';
+import type { AnswerRating } from '../db/repositories/chats.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 
@@ -16,13 +16,18 @@ export interface AnswerFeedbackView {
  * (the asker's own question), is a 422 at `["path", "message_index"]`.
  */
 export async function rateAnswer(
-  deps: Pick<ServiceDependencies, 'db'>,
+  deps: Pick<ServiceDependencies, 'data'>,
   caller: Caller,
   chatId: string,
   messageIndex: number,
   rating: AnswerRating | null,
 ): Promise<AnswerFeedbackView> {
-  const result = await rateChatMessage(deps.db, { userId: caller.userId, chatId, messageIndex, rating });
+  const result = await deps.data.chats.rateChatMessage({
+    userId: caller.userId,
+    chatId,
+    messageIndex,
+    rating,
+  });
   switch (result.outcome) {
     case 'rated':
       return { chat_id: chatId, message_index: messageIndex, rating };

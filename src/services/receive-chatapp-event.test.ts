@@ -54,7 +54,7 @@ describe('receiveChatappEvent', () => {
   });
 
   async function queuedAnswers(eventId: string) {
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
+    const { rows } = await testApp.runtime.database.sql.executeSql(
       `SELECT data FROM pgboss.job WHERE name = 'answer-chatapp-event' AND data->>'eventId' = $1`,
       [eventId],
     );
@@ -62,7 +62,7 @@ describe('receiveChatappEvent', () => {
   }
 
   async function recorded(eventId: string) {
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
+    const { rows } = await testApp.runtime.database.sql.executeSql(
       'SELECT team_id, status FROM chatapp_events WHERE workspace_id = $1 AND event_id = $2',
       [WORKSPACE, eventId],
     );

@@ -1,4 +1,3 @@
-import { findChatappInstallations, recordChatappEvents } from '../db/repositories/chatapp-events.js';
 import { ServiceError } from '../errors.js';
 import {
   ANSWER_CHATAPP_EVENT_JOB,
@@ -111,11 +110,10 @@ export async function receiveChatappEvent(
  * (`deps.chatappQuestions` batches them): Slack waits for this before its acknowledgement.
  */
 export async function recordChatappQuestions(
-  deps: Pick<ServiceDependencies, 'sql' | 'jobs'>,
+  deps: Pick<ServiceDependencies, 'data' | 'jobs'>,
   questions: readonly AnswerChatappEventPayload[],
 ): Promise<RecordedQuestion[]> {
-  const installations = await findChatappInstallations(
-    deps.sql,
+  const installations = await deps.data.chatappEvents.findChatappInstallations(
     questions.map((question) => question.workspaceId),
   );
   const outcomes: RecordedQuestion[] = [];
@@ -128,9 +126,8 @@ export async function recordChatappQuestions(
     } else candidates.push({ index, question, teamId: installation.teamId });
   });
   if (candidates.length === 0) return outcomes;
-  await deps.sql.transaction(async (transaction) => {
-    const recorded = await recordChatappEvents(
-      transaction,
+  await deps.data.transaction(async (transaction) => {
+    const recorded = await transaction.chatappEvents.recordChatappEvents(
       candidates.map(({ question, teamId }) => ({
         workspaceId: question.workspaceId,
         eventId: question.eventId,
@@ -138,10 +135,9 @@ export async function recordChatappQuestions(
       })),
     );
     const firsts = candidates.filter((_candidate, position) => recorded[position] === true);
-    await deps.jobs.sendMany(
+    await transaction.jobs.sendMany(
       ANSWER_CHATAPP_EVENT_JOB,
       firsts.map(({ question }) => question),
-      { db: transaction },
     );
     candidates.forEach(({ index }, position) => {
       outcomes[index] = recorded[position] === true ? 'queued' : 'duplicate';

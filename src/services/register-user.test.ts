@@ -122,7 +122,7 @@ describe('registerUser', () => {
         [owner.caller.userId, 'owner'],
         [result.body.user.id, 'admin'],
       ]);
-      const { rows } = await deps.sql.executeSql<{ accepted_by: number }>(
+      const { rows } = await testApp.runtime.database.sql.executeSql<{ accepted_by: number }>(
         'SELECT accepted_by FROM team_invitations WHERE id = $1 AND accepted_at IS NOT NULL',
         [invitation.invitation_id],
       );
@@ -156,7 +156,7 @@ describe('registerUser', () => {
       expect(refusedWithdrawn.message).toContain('Invitation withdrawn');
 
       const expired = await invite();
-      await deps.sql.executeSql(
+      await testApp.runtime.database.sql.executeSql(
         `UPDATE team_invitations SET expires_at = now() - interval '1 minute' WHERE id = $1`,
         [expired.invitation.invitation_id],
       );
@@ -164,7 +164,10 @@ describe('registerUser', () => {
       expect(refusedExpired.message).toContain('Invitation expired');
       // Nobody was registered by the refused codes.
       for (const address of [withdrawn.email, expired.email]) {
-        const { rows } = await deps.sql.executeSql('SELECT id FROM users WHERE email = $1', [address]);
+        const { rows } = await testApp.runtime.database.sql.executeSql(
+          'SELECT id FROM users WHERE email = $1',
+          [address],
+        );
         expect(rows).toEqual([]);
       }
     });
@@ -209,7 +212,9 @@ describe('registerUser', () => {
         teamId: owner.caller.teamId,
         role: 'member',
       });
-      const { rows } = await deps.sql.executeSql('SELECT id FROM teams WHERE id = $1', [oldTeam]);
+      const { rows } = await testApp.runtime.database.sql.executeSql('SELECT id FROM teams WHERE id = $1', [
+        oldTeam,
+      ]);
       expect(rows).toEqual([]);
     });
 

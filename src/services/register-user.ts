@@ -1,34 +1,7 @@
-import type { Database } from '../db/client.js';
-import { violatedUniqueIndex } from '../db/errors.js';
-import { deleteUserAccessTokens } from '../db/repositories/access-tokens.js';
-import {
-  type AccountRow,
-  type AccountTokens,
-  findAccount,
-  insertAccount,
-  updateAccountTokens,
-} from '../db/repositories/accounts.js';
-import {
-  acceptInvitation,
-  deleteEmptyTeam,
-  findInvitationByCodeHash,
-  type InvitationRow,
-  type InvitedRole,
-  joinTeam,
-  lockTeam,
-  teamHoldings,
-} from '../db/repositories/teams.js';
-import {
-  claimUnverifiedUser,
-  findTeam,
-  findUserByEmail,
-  findUserById,
-  findUserByUsername,
-  findVectorStore,
-  insertUser,
-  type UserRow,
-  updateUserProfile,
-} from '../db/repositories/users.js';
+import type { AccountRow, AccountTokens } from '../db/repositories/accounts.js';
+import type { InvitationRow, InvitedRole } from '../db/repositories/teams.js';
+import type { UserRow } from '../db/repositories/users.js';
+import type { Repositories } from '../db/repositories.js';
 import { ServiceError, type ValidationIssue } from '../errors.js';
 import { hashAccessToken, secretsEqual } from '../security/access-tokens.js';
 import { normalizeEmail } from '../security/email-address.js';
@@ -160,13 +133,13 @@ export async function registerUser(
     );
   }
   const existing = await findExistingUser(
-    deps.db,
+    deps.data,
     email,
     registration.provider,
     registration.provider_account_id,
   );
   if (username !== null) {
-    const owner = await findUserByUsername(deps.db, username);
+    const owner = await deps.data.users.findUserByUsername(username);
     if (owner !== undefined && owner.id !== existing.user?.id) {
       throw new ServiceError('conflict', USERNAME_TAKEN);
     }
@@ -183,7 +156,7 @@ export async function registerUser(
   let result: RegistrationResult;
   let claimedChunks = 0;
   try {
-    result = await deps.db.transaction(async (tx) => {
+    result = await deps.data.transaction(async (tx) => {
       const now = deps.now();
       let user: UserRow;
       let account = existing.account;
@@ -204,7 +177,7 @@ export async function registerUser(
           trusted,
         );
       } else if (plan.kind === 'claim') {
-        const claimed = await claimUnverifiedUser(tx, plan.user.id, email);
+        const claimed = await tx.users.claimUnverifiedUser(plan.user.id, email);
         if (claimed === undefined) throw new ServiceError('conflict', VERIFIED_NEEDS_PROOF);
         const settled = await settleClaimedAccount(tx, deps.databaseKind, claimed, now);
         user = settled.user;
@@ -212,12 +185,13 @@ export async function registerUser(
         account = undefined;
         user = await refreshUser(tx, user, { name: registration.name, username }, passwordHash);
       } else {
-        if (plan.changePassword) await deleteUserAccessTokens(tx, plan.user.id, plan.keepTokenHash);
+        if (plan.changePassword)
+          await tx.accessTokens.deleteUserAccessTokens(plan.user.id, plan.keepTokenHash);
         user = await refreshUser(tx, plan.user, { name: registration.name, username }, passwordHash);
       }
       if (invitation !== undefined && plan.kind !== 'create')
         user = await joinInvitedTeam(tx, user, invitation);
-      if (invitation !== undefined && !(await acceptInvitation(tx, invitation.id, user.id, now))) {
+      if (invitation !== undefined && !(await tx.teams.acceptInvitation(invitation.id, user.id, now))) {
         // Another registration used the code a moment ago.
         throw new ServiceError('forbidden', INVITATION_USED);
       }
@@ -227,8 +201,8 @@ export async function registerUser(
         installation === undefined
           ? chatappNotConfigured(input.chatappCode)
           : await saveSlackInstallation(deps, tx, teamId, installation);
-      const team = (await findTeam(tx, teamId)) ?? failMissingTeam(user.id);
-      const store = (await findVectorStore(tx, teamId)) ?? failMissingTeam(user.id);
+      const team = (await tx.users.findTeam(teamId)) ?? failMissingTeam(user.id);
+      const store = (await tx.users.findVectorStore(teamId)) ?? failMissingTeam(user.id);
       const accessToken = await issueAccessToken(tx, user.id, deps.config.accessTokenTtlSeconds, now);
       return {
         created: plan.kind === 'create',
@@ -247,7 +221,7 @@ export async function registerUser(
   } catch (error) {
     // Two registrations at once (same e-mail, username or Slack workspace): the loser hits the
     // unique index the winner just filled.
-    const constraint = violatedUniqueIndex(error);
+    const constraint = deps.data.violatedUniqueIndex(error);
     if (constraint !== undefined) {
       throw new ServiceError('conflict', CONFLICT_BY_UNIQUE_INDEX[constraint] ?? ALREADY_REGISTERED);
     }
@@ -400,17 +374,17 @@ const CONFLICT_BY_UNIQUE_INDEX: Readonly<Record<string, string>> = {
 };
 
 async function findExistingUser(
-  db: Database,
+  db: Repositories,
   email: string,
   provider: string,
   providerAccountId: string,
 ): Promise<{ user: UserRow | undefined; account: AccountRow | undefined }> {
-  const account = await findAccount(db, provider, providerAccountId);
-  const byEmail = await findUserByEmail(db, email);
+  const account = await db.accounts.findAccount(provider, providerAccountId);
+  const byEmail = await db.users.findUserByEmail(email);
   if (account !== undefined && byEmail !== undefined && account.userId !== byEmail.id) {
     throw new ServiceError('conflict', 'This provider account belongs to a user with another e-mail');
   }
-  const user = byEmail ?? (account === undefined ? undefined : await findUserById(db, account.userId));
+  const user = byEmail ?? (account === undefined ? undefined : await db.users.findUserById(account.userId));
   return { user, account };
 }
 
@@ -430,7 +404,7 @@ async function openInvitation(
   email: string,
 ): Promise<InvitationRow | undefined> {
   if (!hasText(code)) return undefined;
-  const invitation = await findInvitationByCodeHash(deps.db, hashAccessToken(code));
+  const invitation = await deps.data.teams.findInvitationByCodeHash(hashAccessToken(code));
   if (invitation === undefined) throw new ServiceError('forbidden', INVITATION_NOT_FOUND);
   if (invitation.acceptedAt !== null) throw new ServiceError('forbidden', INVITATION_USED);
   if (invitation.withdrawnAt !== null) throw new ServiceError('forbidden', INVITATION_WITHDRAWN);
@@ -451,15 +425,16 @@ function invitedRole(invitation: InvitationRow): InvitedRole {
  * invite an address into a team of their own and use the code to sit in that address's account.
  */
 async function createInvitedUser(
-  tx: Database,
+  tx: Repositories,
   input: { email: string; name: string; username: string | null },
   passwordHash: string | undefined,
   invitation: InvitationRow,
   provenByProvider: boolean,
 ): Promise<UserRow> {
   // The team's lock orders this join after member changes under way (and finds a deleted team gone).
-  if (!(await lockTeam(tx, invitation.teamId))) throw new ServiceError('forbidden', INVITATION_NOT_FOUND);
-  const user = await insertUser(tx, {
+  if (!(await tx.teams.lockTeam(invitation.teamId)))
+    throw new ServiceError('forbidden', INVITATION_NOT_FOUND);
+  const user = await tx.users.insertUser({
     email: input.email,
     name: input.name,
     username: input.username,
@@ -467,7 +442,7 @@ async function createInvitedUser(
     emailVerified: provenByProvider,
   });
   if (user === undefined) throw new Error('User insert returned nothing');
-  return (await joinTeam(tx, user.id, invitation.teamId, invitedRole(invitation))) ?? user;
+  return (await tx.teams.joinTeam(user.id, invitation.teamId, invitedRole(invitation))) ?? user;
 }
 
 /**
@@ -477,7 +452,7 @@ async function createInvitedUser(
  * owner, documents whose access lists name a user who is gone, a Slack bot answering from a team
  * nobody is in). Otherwise 409, saying what to do first; someone already in the team is a 409 too.
  */
-async function joinInvitedTeam(tx: Database, user: UserRow, invitation: InvitationRow): Promise<UserRow> {
+async function joinInvitedTeam(tx: Repositories, user: UserRow, invitation: InvitationRow): Promise<UserRow> {
   if (user.teamId === invitation.teamId) {
     throw new ServiceError('conflict', 'You are already a member of the team this invitation is for');
   }
@@ -485,12 +460,12 @@ async function joinInvitedTeam(tx: Database, user: UserRow, invitation: Invitati
   // Both teams locked, in id order (two people swapping teams at once must not deadlock).
   const teamIds = previous === null ? [invitation.teamId] : [previous, invitation.teamId];
   for (const teamId of teamIds.sort((a, b) => a - b)) {
-    if (!(await lockTeam(tx, teamId)) && teamId === invitation.teamId) {
+    if (!(await tx.teams.lockTeam(teamId)) && teamId === invitation.teamId) {
       throw new ServiceError('forbidden', INVITATION_NOT_FOUND);
     }
   }
   if (previous !== null) {
-    const holdings = await teamHoldings(tx, previous, user.id);
+    const holdings = await tx.teams.teamHoldings(previous, user.id);
     if (holdings.otherMembers > 0 || holdings.documents > 0 || holdings.connectors > 0) {
       throw new ServiceError(
         'conflict',
@@ -498,9 +473,9 @@ async function joinInvitedTeam(tx: Database, user: UserRow, invitation: Invitati
       );
     }
   }
-  const moved = await joinTeam(tx, user.id, invitation.teamId, invitedRole(invitation));
+  const moved = await tx.teams.joinTeam(user.id, invitation.teamId, invitedRole(invitation));
   if (moved === undefined) throw new Error(`User ${user.id} vanished while joining a team`);
-  if (previous !== null) await deleteEmptyTeam(tx, previous);
+  if (previous !== null) await tx.teams.deleteEmptyTeam(previous);
   return moved;
 }
 
@@ -515,12 +490,12 @@ function chatappNotConfigured(code: string | null | undefined): ChatappOutcome |
 
 async function createUserWithTeam(
   deps: ServiceDependencies,
-  tx: Database,
+  tx: Repositories,
   input: { email: string; name: string; username: string | null },
   passwordHash: string | undefined,
   verified: boolean,
 ): Promise<UserRow> {
-  const user = await insertUser(tx, {
+  const user = await tx.users.insertUser({
     email: input.email,
     name: input.name,
     username: input.username,
@@ -532,12 +507,12 @@ async function createUserWithTeam(
 }
 
 async function refreshUser(
-  tx: Database,
+  tx: Repositories,
   user: UserRow,
   changes: { name: string | undefined; username: string | null },
   passwordHash: string | undefined,
 ): Promise<UserRow> {
-  const updated = await updateUserProfile(tx, user.id, {
+  const updated = await tx.users.updateUserProfile(user.id, {
     ...(changes.name === undefined ? {} : { name: changes.name }),
     ...(changes.username === null ? {} : { username: changes.username }),
     ...(passwordHash === undefined ? {} : { passwordHash }),
@@ -547,7 +522,7 @@ async function refreshUser(
 
 async function upsertAccount(
   deps: ServiceDependencies,
-  tx: Database,
+  tx: Repositories,
   userId: number,
   existing: AccountRow | undefined,
   input: ResolvedRegistration,
@@ -563,7 +538,7 @@ async function upsertAccount(
     tokenType: input.token_type ?? null,
   };
   if (existing === undefined) {
-    await insertAccount(tx, {
+    await tx.accounts.insertAccount({
       userId,
       provider: input.provider,
       providerAccountId: input.provider_account_id,
@@ -572,7 +547,7 @@ async function upsertAccount(
     return;
   }
   // A sign-in that omits a token (providers send the refresh token only once) keeps the old one.
-  await updateAccountTokens(tx, existing.id, withoutNulls(sealed));
+  await tx.accounts.updateAccountTokens(existing.id, withoutNulls(sealed));
 }
 
 /** The fields of `value` that are not null (dropping fields leaves a partial of the same type). */

@@ -31,7 +31,7 @@ describe('removeMember', () => {
     user: SignedInUser,
     fields: { source: 'upload' | 'googledrive'; access: DocumentAccess; chunks?: number },
   ): Promise<number> {
-    const { sql } = testApp.runtime.deps;
+    const { sql } = testApp.runtime.database;
     const accessListId = await saveAccessList(sql, user.caller.teamId, fields.access);
     const { rows } = await sql.executeSql<{ id: number }>(
       `INSERT INTO documents (team_id, source, external_id, title, status, chunk_count, access_list_id, indexed_by)
@@ -57,7 +57,7 @@ describe('removeMember', () => {
   }
 
   const documentIds = async (teamId: number) => {
-    const { rows } = await testApp.runtime.deps.sql.executeSql<{ id: number }>(
+    const { rows } = await testApp.runtime.database.sql.executeSql<{ id: number }>(
       'SELECT id FROM documents WHERE team_id = $1 ORDER BY id',
       [teamId],
     );
@@ -96,7 +96,7 @@ describe('removeMember', () => {
     );
     expect(await documentIds(owner.caller.teamId)).toEqual([teamUpload, driveFile, ownersPrivate]);
     expect(privateUpload).toBeGreaterThan(0);
-    const leftovers = await deps.sql.executeSql(
+    const leftovers = await testApp.runtime.database.sql.executeSql(
       `SELECT (SELECT count(*)::int FROM chunks WHERE document_id = $1) AS chunks,
               (SELECT count(*)::int FROM chats WHERE user_id = $2) AS chats,
               (SELECT count(*)::int FROM access_tokens WHERE user_id = $2) AS tokens,
@@ -104,7 +104,7 @@ describe('removeMember', () => {
       [privateUpload, member.caller.userId],
     );
     expect(leftovers.rows[0]).toEqual({ chunks: 0, chats: 0, tokens: 0, accounts: 0 });
-    const kept = await deps.sql.executeSql<{ indexed_by: number | null }>(
+    const kept = await testApp.runtime.database.sql.executeSql<{ indexed_by: number | null }>(
       'SELECT indexed_by FROM documents WHERE id = $1',
       [driveFile],
     );

@@ -1,15 +1,5 @@
 import { type Caller, managesTeam } from '../caller.js';
-import { deleteUserAccessTokens } from '../db/repositories/access-tokens.js';
-import { deleteChunksInBatches } from '../db/repositories/documents.js';
-import {
-  cancelMemberJobs,
-  deleteMember,
-  deletePrivateUploads,
-  findTeamMember,
-  listPrivateUploads,
-  lockTeam,
-  type TeamMember,
-} from '../db/repositories/teams.js';
+import type { TeamMember } from '../db/repositories/teams.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { parseSerialId } from './serial-id.js';
@@ -36,32 +26,32 @@ export async function removeMember(deps: ServiceDependencies, caller: Caller, us
   if (!leaving && !managesTeam(caller)) {
     throw new ServiceError('forbidden', "Only the team's owner and admins may remove members");
   }
-  const target = await findTeamMember(deps.db, caller.teamId, targetId);
+  const target = await deps.data.teams.findTeamMember(caller.teamId, targetId);
   if (target === undefined) throw new ServiceError('not_found', MEMBER_NOT_FOUND);
   assertRemovable(target, leaving);
 
   // Locked out first: nothing the member sends from here on is served.
-  await deleteUserAccessTokens(deps.db, targetId);
+  await deps.data.accessTokens.deleteUserAccessTokens(targetId);
   deps.callers.forgetUser(targetId);
   // A big upload's chunks go in short statements (PGlite's one thread), before the transaction.
-  for (const upload of await listPrivateUploads(deps.db, caller.teamId, targetId)) {
-    await deleteChunksInBatches(deps.sql, upload.id);
+  for (const upload of await deps.data.teams.listPrivateUploads(caller.teamId, targetId)) {
+    await deps.data.documents.deleteChunksInBatches(upload.id);
   }
-  const chunks = await deps.db.transaction(async (tx) => {
-    await lockTeam(tx, caller.teamId);
+  const chunks = await deps.data.transaction(async (tx) => {
+    await tx.teams.lockTeam(caller.teamId);
     // Roles may have changed since the checks above (ownership handed over, the caller demoted).
     if (!leaving) {
-      const actor = await findTeamMember(tx, caller.teamId, caller.userId);
+      const actor = await tx.teams.findTeamMember(caller.teamId, caller.userId);
       if (actor === undefined || !managesTeam(actor)) {
         throw new ServiceError('forbidden', "Only the team's owner and admins may remove members");
       }
     }
-    const current = await findTeamMember(tx, caller.teamId, targetId);
+    const current = await tx.teams.findTeamMember(caller.teamId, targetId);
     if (current === undefined) throw new ServiceError('not_found', MEMBER_NOT_FOUND);
     assertRemovable(current, leaving);
-    await cancelMemberJobs(tx, caller.teamId, targetId, 'The member who asked for it left the team');
-    const deletedChunks = await deletePrivateUploads(tx, caller.teamId, targetId);
-    if (!(await deleteMember(tx, caller.teamId, targetId))) {
+    await tx.teams.cancelMemberJobs(caller.teamId, targetId, 'The member who asked for it left the team');
+    const deletedChunks = await tx.teams.deletePrivateUploads(caller.teamId, targetId);
+    if (!(await tx.teams.deleteMember(caller.teamId, targetId))) {
       throw new ServiceError('not_found', MEMBER_NOT_FOUND);
     }
     return deletedChunks;

@@ -1,5 +1,4 @@
 import type { Caller } from '../caller.js';
-import { findUserById } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { countHourlyAction } from './password-attempts.js';
@@ -12,7 +11,7 @@ export async function requestEmailVerification(
   deps: ServiceDependencies,
   caller: Caller,
 ): Promise<{ detail: string }> {
-  const user = await findUserById(deps.db, caller.userId);
+  const user = await deps.data.users.findUserById(caller.userId);
   if (user === undefined) throw new ServiceError('unauthenticated', 'Not authenticated');
   if (user.emailVerifiedAt !== null)
     throw new ServiceError('conflict', 'The e-mail address is already verified');

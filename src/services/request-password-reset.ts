@@ -1,4 +1,3 @@
-import { findUserByEmail } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import { normalizeEmail } from '../security/email-address.js';
 import type { ServiceDependencies } from './dependencies.js';
@@ -47,7 +46,7 @@ export async function requestPasswordReset(
       },
     );
   }
-  const user = await findUserByEmail(deps.db, normalized.email);
+  const user = await deps.data.users.findUserByEmail(normalized.email);
   if (
     user?.isActive === true &&
     (await countHourlyAction(deps, `reset:user:${user.id}`, RESET_MAILS_PER_HOUR_PER_ACCOUNT)) === 0

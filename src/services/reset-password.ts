@@ -1,6 +1,3 @@
-import { deleteUserAccessTokens } from '../db/repositories/access-tokens.js';
-import { consumeEmailCode, deleteEmailCodes, findEmailCodeUser } from '../db/repositories/email-codes.js';
-import { claimUnverifiedUser, findUserById, updatePasswordHash } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import { hashAccessToken } from '../security/access-tokens.js';
 import type { ServiceDependencies } from './dependencies.js';
@@ -22,23 +19,24 @@ export async function resetPassword(
   assertNewPasswordLength(input.new_password, 'new_password');
   const codeHash = hashAccessToken(input.code);
   // Checked before hashing, so made-up codes cost no scrypt; used up in the transaction below.
-  if ((await findEmailCodeUser(deps.db, 'reset_password', codeHash)) === undefined) {
+  if ((await deps.data.emailCodes.findEmailCodeUser('reset_password', codeHash)) === undefined) {
     throw new ServiceError('bad_request', INVALID_CODE);
   }
   const passwordHash = await hashNewPassword(deps, input.new_password);
-  const { userId, accessToken } = await deps.db.transaction(async (tx) => {
-    const owner = await consumeEmailCode(tx, 'reset_password', codeHash);
-    const user = owner === undefined ? undefined : await findUserById(tx, owner);
+  const { userId, accessToken } = await deps.data.transaction(async (tx) => {
+    const owner = await tx.emailCodes.consumeEmailCode('reset_password', codeHash);
+    const user = owner === undefined ? undefined : await tx.users.findUserById(owner);
     if (user === undefined || !user.isActive) throw new ServiceError('bad_request', INVALID_CODE);
     // Whoever reads the mailbox owns the address: an unverified account is theirs from now on
     // (its tokens and codes go with the rest); a verified one ends its sessions and reset codes.
     const claimed =
-      user.emailVerifiedAt === null && (await claimUnverifiedUser(tx, user.id, user.email)) !== undefined;
+      user.emailVerifiedAt === null &&
+      (await tx.users.claimUnverifiedUser(user.id, user.email)) !== undefined;
     if (!claimed) {
-      await deleteUserAccessTokens(tx, user.id);
-      await deleteEmailCodes(tx, user.id, 'reset_password');
+      await tx.accessTokens.deleteUserAccessTokens(user.id);
+      await tx.emailCodes.deleteEmailCodes(user.id, 'reset_password');
     }
-    await updatePasswordHash(tx, user.id, passwordHash);
+    await tx.users.updatePasswordHash(user.id, passwordHash);
     const token = await issueAccessToken(tx, user.id, deps.config.accessTokenTtlSeconds, deps.now());
     return { userId: user.id, accessToken: token };
   });

@@ -2,7 +2,6 @@ import { memberReader } from '../access.js';
 import { SourceError } from '../adapters/source-error.js';
 import type { WikiSite } from '../adapters/wiki/wiki-client.js';
 import { type Caller, managesTeam } from '../caller.js';
-import { upsertWikiConnector } from '../db/repositories/connectors.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { type connectorView, findConnectorView } from './get-connector.js';
@@ -83,7 +82,7 @@ export async function saveWikiConfig(
     auth_scheme: site.authScheme,
   };
   const secretsSealed = deps.secrets.sealJson({ api_token: input.wikiApiToken });
-  const saved = await upsertWikiConnector(deps.sql, {
+  const saved = await deps.data.connectors.upsertWikiConnector({
     teamId: caller.teamId,
     name: `Confluence space ${input.wikiSpaceKey}`,
     config,

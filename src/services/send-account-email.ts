@@ -1,6 +1,5 @@
 import { MailError, type MailMessage } from '../adapters/mail/mailer.js';
-import { type EmailCodePurpose, findEmailCodeUser } from '../db/repositories/email-codes.js';
-import { findUserById } from '../db/repositories/users.js';
+import type { EmailCodePurpose } from '../db/repositories/email-codes.js';
 import type { SendAccountEmailPayload } from '../jobs/definitions/send-account-email.js';
 import { JobError } from '../jobs/retry-policy.js';
 import { hashAccessToken } from '../security/access-tokens.js';
@@ -15,13 +14,14 @@ export async function sendAccountEmail(
   if (deps.mailer === undefined) {
     throw JobError.permanent('unsupported', 'No mail server is configured (SMTP_URL)');
   }
-  const user = await findUserById(deps.db, payload.userId);
+  const user = await deps.data.users.findUserById(payload.userId);
   // The user was removed meanwhile, or proved the address some other way: nothing to send.
   if (user === undefined || !user.isActive) return;
   if (payload.purpose === 'verify_email' && user.emailVerifiedAt !== null) return;
   const code = deps.secrets.open(payload.sealedCode);
   // A newer code replaced this one (a resend), or it was used or expired: its mail would mislead.
-  if ((await findEmailCodeUser(deps.db, payload.purpose, hashAccessToken(code))) !== user.id) return;
+  if ((await deps.data.emailCodes.findEmailCodeUser(payload.purpose, hashAccessToken(code))) !== user.id)
+    return;
   try {
     await deps.mailer.send(accountMessage(deps.config.publicUrl, user.email, payload.purpose, code));
   } catch (error) {

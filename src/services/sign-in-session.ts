@@ -1,4 +1,4 @@
-import { teamRoleOf } from '../db/repositories/access-tokens.js';
+import { teamRoleOf } from '../caller.js';
 import { ServiceError } from '../errors.js';
 import { hashAccessToken } from '../security/access-tokens.js';
 import type { ServiceDependencies } from './dependencies.js';

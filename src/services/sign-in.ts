@@ -1,4 +1,4 @@
-import { findUserByEmail, findUserByUsername, type UserRow } from '../db/repositories/users.js';
+import type { UserRow } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import { normalizeEmail } from '../security/email-address.js';
 import type { ServiceDependencies } from './dependencies.js';
@@ -47,7 +47,7 @@ export async function signInUser(
   const attempt = { account: accountKey(user, name), clientAddress: input.clientAddress };
   const valid = await checkPassword(deps, attempt, input.password, user?.passwordHash);
   if (user === undefined || !valid || !user.isActive) throw new ServiceError('unauthenticated', INCORRECT);
-  const token = await issueAccessToken(deps.db, user.id, deps.config.accessTokenTtlSeconds, deps.now());
+  const token = await issueAccessToken(deps.data, user.id, deps.config.accessTokenTtlSeconds, deps.now());
   return { token, user };
 }
 
@@ -57,17 +57,17 @@ async function findByEmail(deps: ServiceDependencies, rawEmail: string): Promise
   // An address no account could have is simply not found: the answer must not tell it apart.
   const normalized = normalizeEmail(rawEmail);
   const name = normalized.ok ? normalized.email : rawEmail.toLowerCase();
-  return { user: await findUserByEmail(deps.db, name), name };
+  return { user: await deps.data.users.findUserByEmail(name), name };
 }
 
 async function findByUsername(deps: ServiceDependencies, username: string): Promise<Lookup> {
   const asEmail = normalizeEmail(username);
   if (asEmail.ok) {
-    const byEmail = await findUserByEmail(deps.db, asEmail.email);
+    const byEmail = await deps.data.users.findUserByEmail(asEmail.email);
     if (byEmail !== undefined) return { user: byEmail, name: asEmail.email };
-    const byUsername = await findUserByUsername(deps.db, username);
+    const byUsername = await deps.data.users.findUserByUsername(username);
     // Unknown either way: counted under the address, as the same attempt by `email` would be.
     return { user: byUsername, name: byUsername === undefined ? asEmail.email : username };
   }
-  return { user: await findUserByUsername(deps.db, username), name: username };
+  return { user: await deps.data.users.findUserByUsername(username), name: username };
 }

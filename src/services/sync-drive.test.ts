@@ -197,7 +197,7 @@ describe('queueDueDriveSyncs', () => {
     const ann = await googleMember(google.issueRefreshToken());
     const carol = await googleMember(google.issueRefreshToken());
     // Carol joins Ann's team (as an accepted invitation would) and indexes into its connector.
-    await setUserTeam(deps.db, carol.caller.userId, ann.caller.teamId);
+    await setUserTeam(testApp.runtime.database.db, carol.caller.userId, ann.caller.teamId);
     const carolInTeam: Caller = { ...carol.caller, teamId: ann.caller.teamId };
     const dave = await googleMember(google.issueRefreshToken());
     const erin = await googleMember(null);
@@ -246,7 +246,7 @@ describe('queueDueDriveSyncs', () => {
     const kept = text('kept.txt', 'This one stays.');
     const dropped = text('dropped.txt', 'This one was deleted from the index.');
     await indexAs(ann, [picked(kept, 'kept.txt'), picked(dropped, 'dropped.txt')]);
-    const { rows } = await deps.sql.executeSql<{ id: number | string }>(
+    const { rows } = await testApp.runtime.database.sql.executeSql<{ id: number | string }>(
       'SELECT id FROM documents WHERE team_id = $1 AND external_id = $2',
       [ann.caller.teamId, dropped],
     );

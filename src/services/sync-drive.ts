@@ -4,15 +4,7 @@ import {
   refreshAccessToken,
 } from '../adapters/token-endpoint/refresh-access-token.js';
 import type { Config } from '../config.js';
-import {
-  claimDriveConnectorSync,
-  type DriveSyncUser,
-  type DueDriveConnector,
-  listDriveConnectorsDueSync,
-  listDriveSyncUsers,
-  listRequestedDriveEntries,
-  replaceAccountRefreshToken,
-} from '../db/repositories/drive-sync.js';
+import type { DriveSyncUser, DueDriveConnector } from '../db/repositories/drive-sync.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { driveIndexRequest } from './index-drive-files.js';
 import { queueIndexJob } from './queue-index-job.js';
@@ -99,16 +91,15 @@ export async function queueDueDriveSyncs(
   if (client === undefined || !(intervalMinutes > 0)) return NOTHING;
   const now = deps.now();
   const cutoff = new Date(now.getTime() - intervalMinutes * 60_000);
-  const due = await listDriveConnectorsDueSync(deps.sql, cutoff, CONNECTORS_PER_ROUND);
+  const due = await deps.data.driveSync.listDriveConnectorsDueSync(cutoff, CONNECTORS_PER_ROUND);
   let connectors = 0;
   const queued: QueuedDriveSync[] = [];
   const skipped: SkippedDriveSync[] = [];
   for (const connector of due) {
     // Another worker took it since the listing.
-    if (!(await claimDriveConnectorSync(deps.sql, connector.id, cutoff, now))) continue;
+    if (!(await deps.data.driveSync.claimDriveConnectorSync(connector.id, cutoff, now))) continue;
     connectors += 1;
-    const users = await listDriveSyncUsers(
-      deps.sql,
+    const users = await deps.data.driveSync.listDriveSyncUsers(
       connector.id,
       connector.teamId,
       GOOGLE_ACCOUNT_PROVIDERS,
@@ -131,7 +122,11 @@ async function syncMember(
   user: DriveSyncUser,
 ): Promise<QueuedDriveSync | SkippedDriveSync | undefined> {
   const who = { connectorId: connector.id, teamId: connector.teamId, userId: user.userId };
-  const entries = await listRequestedDriveEntries(deps.sql, connector.id, connector.teamId, user.userId);
+  const entries = await deps.data.driveSync.listRequestedDriveEntries(
+    connector.id,
+    connector.teamId,
+    user.userId,
+  );
   // No refresh (a call to Google) for a member whose picks no longer bring anything in.
   if (entries.length === 0) return undefined;
   let refreshToken: string;
@@ -151,7 +146,10 @@ async function syncMember(
     accessToken = refreshed.accessToken;
     if (refreshed.refreshToken !== undefined) {
       // A provider that rotates refresh tokens has just invalidated the stored one (RFC 6749 §6).
-      await replaceAccountRefreshToken(deps.sql, user.accountId, deps.secrets.seal(refreshed.refreshToken));
+      await deps.data.driveSync.replaceAccountRefreshToken(
+        user.accountId,
+        deps.secrets.seal(refreshed.refreshToken),
+      );
     }
   } catch (error) {
     if (!(error instanceof AccessTokenRefreshError)) throw error;

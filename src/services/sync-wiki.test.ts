@@ -80,7 +80,7 @@ describe('syncWikiConnector and queueDueWikiSyncs', () => {
     expect(await queueDueWikiSyncs(deps, 60)).toBe(0);
     wiki.putPage('OPS', page('Alerts'));
     expect(await queueDueWikiSyncs(deps, 0)).toBe(1);
-    const { rows } = await deps.sql.executeSql(
+    const { rows } = await testApp.runtime.database.sql.executeSql(
       `SELECT id FROM index_jobs WHERE connector_id = $1 ORDER BY created_at DESC LIMIT 1`,
       [connectorId],
     );

@@ -1,5 +1,4 @@
 import { type Caller, managesTeam } from '../caller.js';
-import { listWikiConnectorsDueSync, teamWikiConnectorExists } from '../db/repositories/connectors.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { canonicalSlug } from './get-connector.js';
@@ -46,7 +45,7 @@ export async function syncWikiConnector(
   if (canonicalSlug(slug) !== 'wiki' || connectorId === undefined) {
     throw new ServiceError('not_found', 'Connector not found');
   }
-  if (!(await teamWikiConnectorExists(deps.sql, caller.teamId, connectorId)))
+  if (!(await deps.data.connectors.teamWikiConnectorExists(caller.teamId, connectorId)))
     throw new ServiceError('not_found', 'Connector not found');
   return queueWikiSync(deps, caller, connectorId);
 }
@@ -56,7 +55,7 @@ export async function syncWikiConnector(
  * worker role calls it every minute); answers how many were queued.
  */
 export async function queueDueWikiSyncs(deps: ServiceDependencies, intervalMinutes: number): Promise<number> {
-  const due = await listWikiConnectorsDueSync(deps.sql, intervalMinutes);
+  const due = await deps.data.connectors.listWikiConnectorsDueSync(intervalMinutes);
   for (const connector of due) {
     await queueWikiSync(deps, { teamId: connector.teamId, userId: null }, connector.id);
   }

@@ -1,5 +1,4 @@
 import type { Caller } from '../caller.js';
-import { findVectorStore } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import { sameEmailAddress } from '../security/email-address.js';
 import type { ServiceDependencies } from './dependencies.js';
@@ -29,7 +28,7 @@ export async function assertOwnUserContext(
   ) {
     throw new ServiceError('forbidden', 'user_context is not the signed-in user');
   }
-  const store = await findVectorStore(deps.db, caller.teamId);
+  const store = await deps.data.users.findVectorStore(caller.teamId);
   if (store === undefined || claim.vector_store.id !== store.id) {
     throw new ServiceError('forbidden', "user_context.vector_store is not the caller's team's");
   }

@@ -1,5 +1,3 @@
-import { consumeEmailCode } from '../db/repositories/email-codes.js';
-import { findUserById, markEmailVerified } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import { hashAccessToken } from '../security/access-tokens.js';
 import type { ServiceDependencies } from './dependencies.js';
@@ -9,16 +7,16 @@ export async function verifyEmail(
   deps: ServiceDependencies,
   code: string,
 ): Promise<{ detail: string; email: string }> {
-  const email = await deps.db.transaction(async (tx) => {
-    const userId = await consumeEmailCode(tx, 'verify_email', hashAccessToken(code));
-    const user = userId === undefined ? undefined : await findUserById(tx, userId);
+  const email = await deps.data.transaction(async (tx) => {
+    const userId = await tx.emailCodes.consumeEmailCode('verify_email', hashAccessToken(code));
+    const user = userId === undefined ? undefined : await tx.users.findUserById(userId);
     if (user === undefined) {
       throw new ServiceError(
         'bad_request',
         'This verification link is not valid: it was used, replaced by a newer one, or it expired',
       );
     }
-    await markEmailVerified(tx, user.id);
+    await tx.users.markEmailVerified(user.id);
     return user.email;
   });
   return { detail: 'The e-mail address is verified', email };

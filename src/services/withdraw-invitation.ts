@@ -1,5 +1,4 @@
 import { type Caller, managesTeam } from '../caller.js';
-import { withdrawInvitation as withdrawStoredInvitation } from '../db/repositories/teams.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 
@@ -19,7 +18,7 @@ export async function withdrawInvitation(
     throw new ServiceError('forbidden', "Only the team's owner and admins may withdraw invitations");
   }
   if (!UUID.test(id)) throw new ServiceError('not_found', 'Invitation not found');
-  const outcome = await withdrawStoredInvitation(deps.db, caller.teamId, id.toLowerCase(), deps.now());
+  const outcome = await deps.data.teams.withdrawInvitation(caller.teamId, id.toLowerCase(), deps.now());
   if (outcome === 'not_found') throw new ServiceError('not_found', 'Invitation not found');
   if (outcome === 'accepted') {
     throw new ServiceError(

@@ -180,7 +180,7 @@ describe.skipIf(!browserTestsEnabled())('the Connectors page in Chromium', () =>
       const response = await fetch('/v1/users/me');
       return ((await response.json()) as { team_id: number }).team_id;
     });
-    await app.service.runtime.deps.sql.executeSql(
+    await app.service.runtime.database.sql.executeSql(
       `INSERT INTO connectors (team_id, slug, name, status, config, secrets_sealed, external_id)
        VALUES ($1, 'chatapp', 'Slack: Acme workspace', 'active', '{"slack_team_name": "Acme workspace"}'::jsonb, 'sealed', $2)`,
       [teamId, `T-axe-${teamId}`],

@@ -305,7 +305,7 @@ describe('knowledge-answers ingest, against a service with small upload limits',
 
   /** How many documents each of the team's upload jobs was given. */
   async function jobSizes(teamId: number): Promise<number[]> {
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
+    const { rows } = await testApp.runtime.database.sql.executeSql(
       `SELECT count(*)::int AS items FROM index_job_items i JOIN index_jobs j ON j.id = i.job_id
        WHERE j.team_id = $1 GROUP BY j.id, j.created_at ORDER BY j.created_at`,
       [teamId],

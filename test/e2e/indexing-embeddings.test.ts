@@ -47,7 +47,7 @@ describe('indexing with embeddings from an OpenAI-compatible server', () => {
   }
 
   async function counts() {
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
+    const { rows } = await testApp.runtime.database.sql.executeSql(
       `SELECT (SELECT count(*)::int FROM chunks) AS chunks,
          (SELECT count(*)::int FROM chunk_embeddings WHERE model = 'openai:test-embed' AND dimensions = 32) AS vectors,
          (SELECT count(*)::int FROM chunk_embeddings) AS all_vectors`,
@@ -65,7 +65,7 @@ describe('indexing with embeddings from an OpenAI-compatible server', () => {
     const batches = server.requests.filter((request) => request.inputCount > 1);
     expect(batches.length).toBeGreaterThan(0);
     expect(Math.max(...server.requests.map((request) => request.inputCount))).toBeLessThanOrEqual(8);
-    const { rows: indexes } = await testApp.runtime.deps.sql.executeSql(
+    const { rows: indexes } = await testApp.runtime.database.sql.executeSql(
       `SELECT indexdef FROM pg_indexes WHERE tablename = 'chunk_embeddings' AND indexname LIKE 'chunk_embeddings_hnsw_%'`,
     );
     expect(indexes.map((row) => String(row.indexdef))).toEqual([
@@ -91,7 +91,7 @@ describe('indexing with embeddings from an OpenAI-compatible server', () => {
     expect(job.files[0]).toMatchObject({ status: 'failed', reason: 'internal_error' });
     expect(String(job.files[0]?.message)).toMatch(/embedding server refused/i);
     expect(String(job.files[0]?.message)).not.toContain('sk-test-embeddings');
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
+    const { rows } = await testApp.runtime.database.sql.executeSql(
       `SELECT count(*)::int AS count FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.external_id = 'doc-0'`,
     );
     expect(rows[0]?.count).toBeGreaterThan(0);
@@ -101,18 +101,18 @@ describe('indexing with embeddings from an OpenAI-compatible server', () => {
     const before = await counts();
     const replacement = new EmbeddingBatcher(new HashingEmbeddingModel({ dimensions: 16 }));
     const result = await embedStaleChunks(
-      { sql: testApp.runtime.deps.sql, embedder: replacement },
+      { sql: testApp.runtime.database.sql, embedder: replacement },
       new AbortController().signal,
     );
     expect(result).toEqual({ embedded: before.chunks, removed: before.vectors });
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
+    const { rows } = await testApp.runtime.database.sql.executeSql(
       'SELECT model, dimensions, count(*)::int AS count FROM chunk_embeddings GROUP BY model, dimensions',
     );
     expect(rows).toEqual([{ model: 'hashing:16', dimensions: 16, count: before.chunks }]);
     // Nothing left to do on a second run.
     expect(
       await embedStaleChunks(
-        { sql: testApp.runtime.deps.sql, embedder: replacement },
+        { sql: testApp.runtime.database.sql, embedder: replacement },
         new AbortController().signal,
       ),
     ).toEqual({ embedded: 0, removed: 0 });

@@ -70,7 +70,7 @@ describe('secrets at rest and in logs', () => {
   afterAll(() => testApp.close());
 
   it('stores no token, password or bearer token in plain text in any table', async () => {
-    const dump = await dumpAllTables(testApp.runtime.deps.db);
+    const dump = await dumpAllTables(testApp.runtime.database.db);
     for (const [name, secret] of Object.entries(SECRETS)) {
       expect(dump.includes(secret), `${name} found in a table`).toBe(false);
     }

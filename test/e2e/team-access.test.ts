@@ -229,7 +229,7 @@ describe('a team whose members read only what the sources let them open', () => 
     annMayOpen.add('Private note');
     bobMayOpen.add('Team note');
 
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
+    const { rows } = await testApp.runtime.database.sql.executeSql(
       "SELECT id FROM connectors WHERE team_id = $1 AND slug = 'googledrive'",
       [annRegistered.teamId],
     );
@@ -245,7 +245,7 @@ describe('a team whose members read only what the sources let them open', () => 
   async function waitForWikiPages(count: number): Promise<void> {
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const { rows } = await testApp.runtime.deps.sql.executeSql(
+      const { rows } = await testApp.runtime.database.sql.executeSql(
         "SELECT count(*)::int AS n FROM documents WHERE source = 'wiki' AND status = 'indexed'",
       );
       if (Number(rows[0]?.n) >= count) return;

@@ -635,7 +635,7 @@ function validParts(endpoint: Endpoint): fc.Arbitrary<RequestParts> {
 async function tokenFor(endpoint: Endpoint, token = mainToken): Promise<string | undefined> {
   if (endpoint.auth === 'public') return undefined;
   if (endpoint.auth === 'fresh-token') {
-    return issueAccessToken(testApp.runtime.deps.db, mainUserId, 3600, new Date());
+    return issueAccessToken(testApp.runtime.deps.data, mainUserId, 3600, new Date());
   }
   return token;
 }

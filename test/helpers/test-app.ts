@@ -209,7 +209,7 @@ export async function storedChunkTexts(
   teamId: number,
   externalId: string,
 ): Promise<string[]> {
-  const { rows } = await testApp.runtime.deps.sql.executeSql(
+  const { rows } = await testApp.runtime.database.sql.executeSql(
     `SELECT c.text FROM chunks c JOIN documents d ON d.id = c.document_id
      WHERE d.team_id = $1 AND d.external_id = $2 ORDER BY c.position`,
     [teamId, externalId],

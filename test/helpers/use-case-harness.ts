@@ -151,7 +151,7 @@ export async function queuedAccountEmails(
   purpose: SendAccountEmailPayload['purpose'],
 ): Promise<QueuedAccountEmail[]> {
   const { deps } = testApp.runtime;
-  const { rows } = await deps.sql.executeSql(
+  const { rows } = await testApp.runtime.database.sql.executeSql(
     `SELECT data FROM pgboss.job WHERE name = $1 AND (data->>'userId')::int = $2 AND data->>'purpose' = $3
      ORDER BY created_on, id`,
     [SEND_ACCOUNT_EMAIL_JOB, userId, purpose],

@@ -50,7 +50,7 @@ interface InFlight {
  * caller gets its own vectors in order; a caller with more texts than a batch is spread over
  * several.
  *
- * When to send: as in `db/batcher.ts`, a lone caller waits only for the current turn of the event
+ * When to send: as in `batcher.ts`, a lone caller waits only for the current turn of the event
  * loop (callers arriving in it share a batch). A full batch goes as soon as a slot is free. A
  * partial batch goes at once when nothing is in flight; while requests are in flight it waits up
  * to `lingerMs` for more texts (those requests' callers usually come back with more).

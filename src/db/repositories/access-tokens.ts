@@ -1,5 +1,5 @@
 import { and, eq, gt, inArray, ne, sql } from 'drizzle-orm';
-import type { Caller, TeamRole } from '../../caller.js';
+import { type Caller, teamRoleOf } from '../../caller.js';
 import type { Database } from '../client.js';
 import { accessTokens, users } from '../schema.js';
 
@@ -57,9 +57,4 @@ export async function deleteUserAccessTokens(
         ? eq(accessTokens.userId, userId)
         : and(eq(accessTokens.userId, userId), ne(accessTokens.tokenHash, keepTokenHash)),
     );
-}
-
-/** A stored role; anything unexpected reads as the least privileged. */
-export function teamRoleOf(value: string): TeamRole {
-  return value === 'owner' || value === 'admin' ? value : 'member';
 }

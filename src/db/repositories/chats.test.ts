@@ -25,13 +25,13 @@ describe('chat ratings in the chats repository', () => {
   let userId: number;
   beforeAll(async () => {
     testApp = await startTestApp();
-    db = testApp.runtime.deps.db;
+    db = testApp.runtime.database.db;
     userId = (await registerUser(testApp.app)).userId;
   });
   afterAll(() => testApp.close());
 
   async function stored(chatId: string): Promise<StoredChatMessage[]> {
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
+    const { rows } = await testApp.runtime.database.sql.executeSql(
       'SELECT messages FROM chats WHERE user_id = $1 AND chat_id = $2',
       [userId, chatId],
     );

@@ -1,11 +1,10 @@
 import { and, asc, desc, eq, gt, isNull, ne, sql } from 'drizzle-orm';
 import type { Reader } from '../../access.js';
-import type { TeamRole } from '../../caller.js';
+import { type TeamRole, teamRoleOf } from '../../caller.js';
 import { type Database, queryRows } from '../client.js';
 import { teamInvitations, teams, users } from '../schema.js';
 import type { SqlExecutor } from '../sql-connection.js';
 import { readableDocumentCondition } from './access-lists.js';
-import { teamRoleOf } from './access-tokens.js';
 import type { UserRow } from './users.js';
 
 /** A stored invitation (its code only as a hash). */

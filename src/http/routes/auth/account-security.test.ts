@@ -99,7 +99,7 @@ describe('accounts: pre-registration takeover, e-mail spelling, passwords and to
       password: 'attacker-password',
     });
     const teamId = attacker.json().team.id as number;
-    const { db } = testApp.runtime.deps;
+    const { db } = testApp.runtime.database;
     // What a chatappCode exchange stores: the attacker's workspace, whose bot answers from this team.
     await db.execute(sql`INSERT INTO connectors (team_id, slug, name, external_id)
       VALUES (${teamId}, 'chatapp', 'Slack: attacker', ${`T${unique()}`})`);

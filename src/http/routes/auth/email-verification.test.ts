@@ -79,7 +79,7 @@ describe('e-mail verification and password reset, mailed over SMTP', () => {
     expect(page.body).toContain(`value="${code}"`);
 
     // The code is a password for a while: no table holds it and no log line shows it.
-    expect(await dumpAllTables(testApp.runtime.deps.db)).not.toContain(code);
+    expect(await dumpAllTables(testApp.runtime.database.db)).not.toContain(code);
     expect(testApp.logLines.join('\n')).not.toContain(code);
     expect(testApp.logLines.join('\n')).toContain('/v1/auth/verify-email?code=[redacted]');
 

@@ -42,7 +42,7 @@ describe('browser sessions: POST and DELETE /v1/auth/session, the cookie beside 
 
   /** The team's index jobs: what an upload would have queued. */
   async function jobsOf(teamId: number): Promise<number> {
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
+    const { rows } = await testApp.runtime.database.sql.executeSql(
       'SELECT count(*) AS jobs FROM index_jobs WHERE team_id = $1',
       [teamId],
     );

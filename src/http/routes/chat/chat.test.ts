@@ -387,7 +387,7 @@ describe('POST /v1/chat/ with the extractive answerer', () => {
   });
 
   it('keeps a chat to its last messages, and loses none to appends arriving together', async () => {
-    const db = testApp.runtime.deps.db;
+    const db = testApp.runtime.database.db;
     const message = (content: string) => ({ role: 'user', content, timestamp: null, chat_id: 'bounded' });
     await Promise.all(
       ['a', 'b', 'c', 'd', 'e'].map((content) =>
@@ -471,7 +471,7 @@ describe('POST /v1/chat/ with the extractive answerer', () => {
       snippet: 'An older answer.',
       citation: 1,
     };
-    await appendChatMessages(testApp.runtime.deps.db, {
+    await appendChatMessages(testApp.runtime.database.db, {
       userId: user.userId,
       chatId: 'before-chunk-ids',
       title: 'Old',

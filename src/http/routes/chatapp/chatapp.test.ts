@@ -118,7 +118,7 @@ async function rows(
   text: string,
   values: unknown[] = [],
 ): Promise<Record<string, unknown>[]> {
-  return (await runtime.deps.sql.executeSql(text, values)).rows;
+  return (await runtime.database.sql.executeSql(text, values)).rows;
 }
 
 /** The recorded state of one event: its status and reply. */
@@ -331,8 +331,8 @@ describe('POST /v1/chatapp/answer', () => {
   it('records an event once, whether it repeats within one batch or across batches', async () => {
     const a = { workspaceId: WORKSPACE, eventId: 'EvRepeat0001', teamId };
     const b = { workspaceId: WORKSPACE, eventId: 'EvRepeat0002', teamId };
-    expect(await recordChatappEvents(testApp.runtime.deps.sql, [a, a, b])).toEqual([true, false, true]);
-    expect(await recordChatappEvents(testApp.runtime.deps.sql, [b, a])).toEqual([false, false]);
+    expect(await recordChatappEvents(testApp.runtime.database.sql, [a, a, b])).toEqual([true, false, true]);
+    expect(await recordChatappEvents(testApp.runtime.database.sql, [b, a])).toEqual([false, false]);
   });
 
   it("answers from the team's indexed document and cites it as a <url|title> line", async () => {

@@ -95,7 +95,7 @@ describe('GET /v1/connectors', () => {
   let wikiId: number;
 
   async function insertConnector(teamId: number, slug: string, name: string, externalId: string | null) {
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
+    const { rows } = await testApp.runtime.database.sql.executeSql(
       `INSERT INTO connectors (team_id, slug, name, status, config, secrets_sealed, external_id)
        VALUES ($1, $2, $3, 'active', $4::jsonb, $5, $6) RETURNING id`,
       [teamId, slug, name, JSON.stringify({ note: name }), `sealed-${name}-secret`, externalId],

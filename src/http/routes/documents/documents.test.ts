@@ -169,7 +169,7 @@ describe('/v1/documents', () => {
       chunks: 0,
     });
     // The uploaded bytes are not kept once the job is done.
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
+    const { rows } = await testApp.runtime.database.sql.executeSql(
       'SELECT count(*)::int AS count FROM index_job_items WHERE content IS NOT NULL',
     );
     expect(rows[0]?.count).toBe(0);
@@ -333,7 +333,7 @@ describe('POST /v1/documents: multipart limits', () => {
     });
 
   async function storedJobs(): Promise<number> {
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
+    const { rows } = await testApp.runtime.database.sql.executeSql(
       'SELECT count(*)::int AS n FROM index_jobs WHERE team_id = $1',
       [user.teamId],
     );
@@ -423,7 +423,7 @@ describe('GET /v1/documents?source and the upload in /docs', () => {
     testApp = await startTestApp();
     user = await registerUser(testApp.app);
     // One document of each source, stored as indexing leaves them.
-    await testApp.runtime.deps.sql.executeSql(
+    await testApp.runtime.database.sql.executeSql(
       `WITH team AS (
          INSERT INTO access_lists (team_id, fingerprint, team, emails, domains, groups)
          VALUES ($1, 'team-wide', true, '{}', '{}', '{}') RETURNING id

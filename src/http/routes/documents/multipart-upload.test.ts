@@ -54,7 +54,7 @@ describe('POST /v1/documents: multipart uploads', () => {
   }
 
   async function storedUploads(): Promise<number> {
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
+    const { rows } = await testApp.runtime.database.sql.executeSql(
       'SELECT count(DISTINCT key) AS files FROM upload_blobs',
     );
     return Number(rows[0]?.files);
@@ -98,7 +98,7 @@ describe('POST /v1/documents: multipart uploads', () => {
     const documents = await listed();
     expect(documents.get('a.md')).toMatchObject({ title: 'Alpha guide', url: 'https://docs.example.com/a' });
     expect(documents.get('beta')).toMatchObject({ title: 'b.txt', url: null });
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
+    const { rows } = await testApp.runtime.database.sql.executeSql(
       "SELECT metadata FROM documents WHERE team_id = $1 AND external_id = 'a.md'",
       [teamId],
     );

@@ -72,7 +72,7 @@ describe('POST /v2/drive/files', () => {
   }
 
   async function storedChunks(teamId: number) {
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
+    const { rows } = await testApp.runtime.database.sql.executeSql(
       `SELECT d.external_id, c.position, c.text FROM chunks c JOIN documents d ON d.id = c.document_id
        WHERE c.team_id = $1 ORDER BY d.external_id, c.position`,
       [teamId],
@@ -330,7 +330,7 @@ describe('POST /v2/drive/files', () => {
       });
       expect(response.statusCode).toBe(403);
     }
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
+    const { rows } = await testApp.runtime.database.sql.executeSql(
       'SELECT count(*)::int AS count FROM index_jobs WHERE team_id = $1',
       [user.teamId],
     );
@@ -397,7 +397,7 @@ describe('POST /v2/drive/files', () => {
       [['header', 'x-drive-authorization'], 'string_too_short'],
       [['body', 'files'], 'missing'],
     ]);
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
+    const { rows } = await testApp.runtime.database.sql.executeSql(
       'SELECT count(*)::int AS count FROM index_jobs WHERE team_id = $1',
       [user.teamId],
     );
@@ -419,7 +419,7 @@ describe('POST /v2/drive/files', () => {
       payload: { files: [driveFile({ id: file, name: 'a.txt', type: 'file' })], user_context: userContext },
     });
     const { result_id: jobId } = response.json() as { result_id: string };
-    const during = await testApp.runtime.deps.sql.executeSql(
+    const during = await testApp.runtime.database.sql.executeSql(
       'SELECT secrets_sealed FROM index_jobs WHERE id = $1',
       [jobId],
     );
@@ -433,7 +433,7 @@ describe('POST /v2/drive/files', () => {
     });
     expect(foreign.statusCode).toBe(404);
     await waitForJob(testApp.app, user.token, `/v2/drive/jobs/${jobId}`);
-    const after = await testApp.runtime.deps.sql.executeSql(
+    const after = await testApp.runtime.database.sql.executeSql(
       'SELECT secrets_sealed FROM index_jobs WHERE id = $1',
       [jobId],
     );

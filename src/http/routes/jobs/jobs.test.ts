@@ -48,7 +48,7 @@ describe('GET /v1/jobs: the team’s index jobs', () => {
     } = {},
   ): Promise<string> {
     const id = randomUUID();
-    const sql = testApp.runtime.deps.sql;
+    const sql = testApp.runtime.database.sql;
     const files = options.files ?? ['notes.md'];
     // Asked for by the team's owner (the user each test registers): its files are theirs to see.
     const { rows: owners } = await sql.executeSql('SELECT owner_user_id FROM teams WHERE id = $1', [teamId]);
@@ -255,7 +255,10 @@ describe('GET /v1/jobs: the team’s index jobs', () => {
     const files = Array.from({ length: 8 }, (_, index) => `scan-${index}.pdf`);
     const id = await storedJob(user.teamId, 1, { status: 'running', files });
     for (const name of files) {
-      await setItemOutcome(testApp.runtime.deps.sql, id, name, { status: 'failed', reason: 'parse_error' });
+      await setItemOutcome(testApp.runtime.database.sql, id, name, {
+        status: 'failed',
+        reason: 'parse_error',
+      });
     }
     const [job] = await list(user.token);
     expect(job?.progress).toMatchObject({ total: 8, done: 8, failed: 8, pending: 0 });

@@ -148,7 +148,7 @@ describe('/v1/teams: invitations and members', () => {
     expect(afterWithdrawal.json().detail).toContain('Invitation withdrawn');
 
     const third = await invite();
-    await testApp.runtime.deps.sql.executeSql(
+    await testApp.runtime.database.sql.executeSql(
       `UPDATE team_invitations SET expires_at = now() - interval '1 second' WHERE id = $1`,
       [third.invitation_id],
     );
@@ -175,7 +175,7 @@ describe('/v1/teams: invitations and members', () => {
     expect(
       (await request('DELETE', `/v1/teams/invitations/${open.invitation_id}`, stranger.token)).statusCode,
     ).toBe(404);
-    const { rows } = await testApp.runtime.deps.sql.executeSql<{ id: string }>(
+    const { rows } = await testApp.runtime.database.sql.executeSql<{ id: string }>(
       'SELECT id FROM team_invitations WHERE accepted_by = $1',
       [member.userId],
     );

@@ -29,7 +29,7 @@ async function register(testApp: TestApp, payload: Record<string, unknown>) {
 }
 
 async function rowsOf(testApp: TestApp, query: SQL): Promise<Record<string, unknown>[]> {
-  const result = (await testApp.runtime.deps.db.execute(query)) as unknown as {
+  const result = (await testApp.runtime.database.db.execute(query)) as unknown as {
     rows: Record<string, unknown>[];
   };
   return result.rows;

@@ -212,7 +212,7 @@ describe('POST /v2/users/register', () => {
     });
     const me = await testApp.app.inject({ url: '/v1/users/me', headers: bearer(body.access_token) });
     expect(me.json()).toMatchObject({ id: body.user.id, email: email.toLowerCase() });
-    const [account] = await testApp.runtime.deps.db
+    const [account] = await testApp.runtime.database.db
       .select()
       .from(accounts)
       .where(eq(accounts.userId, body.user.id));

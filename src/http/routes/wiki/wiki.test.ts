@@ -49,7 +49,7 @@ describe('POST /v1/wiki/config and wiki syncs', () => {
   }
 
   async function wikiConnectors(app: TestApp, teamId: number) {
-    const { rows } = await app.runtime.deps.sql.executeSql(
+    const { rows } = await app.runtime.database.sql.executeSql(
       `SELECT id, secrets_sealed FROM connectors WHERE team_id = $1 AND slug = 'wiki'`,
       [teamId],
     );
@@ -57,7 +57,7 @@ describe('POST /v1/wiki/config and wiki syncs', () => {
   }
 
   async function storedPages(teamId: number) {
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
+    const { rows } = await testApp.runtime.database.sql.executeSql(
       `SELECT d.external_id, d.title, d.url, string_agg(c.text, ' ' ORDER BY c.position) AS text
        FROM documents d JOIN chunks c ON c.document_id = d.id
        WHERE d.team_id = $1 AND d.source = 'wiki' GROUP BY d.external_id, d.title, d.url ORDER BY d.external_id`,
@@ -104,7 +104,7 @@ describe('POST /v1/wiki/config and wiki syncs', () => {
     expect(onboarding?.text).toContain('How we handle onboarding.');
     expect(onboarding?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/wiki\/spaces\/ENG\/pages\//);
     // Headings are kept: the chunk under "Details" carries it in its heading path.
-    const { rows } = await testApp.runtime.deps.sql.executeSql(
+    const { rows } = await testApp.runtime.database.sql.executeSql(
       `SELECT c.heading_path FROM chunks c JOIN documents d ON d.id = c.document_id
        WHERE d.team_id = $1 AND d.title = 'Onboarding'`,
       [user.teamId],
