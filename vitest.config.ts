@@ -13,6 +13,7 @@ const databaseTests = [
   // Every use case's direct test, and the repositories' statements, on both databases.
   'src/services/**/*.test.ts',
   'src/db/repositories/**/*.test.ts',
+  'src/db/repositories.test.ts',
   'test/**/*.test.ts',
 ];
 
