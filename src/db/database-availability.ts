@@ -139,10 +139,7 @@ export class ConnectionWatch implements DatabaseAvailability {
    */
   noteFailure(error: unknown): void {
     markSocketErrors(error);
-    if (this.state !== 'up' || !isDatabaseUnavailable(error)) return;
-    this.state = 'checking';
-    this.outageStartedAt = this.now();
-    void this.check(error);
+    if (isDatabaseUnavailable(error)) this.suspect(error);
   }
 
   /**
@@ -151,10 +148,15 @@ export class ConnectionWatch implements DatabaseAvailability {
    * tells a slow statement (the probe answers) from an outage (it does not).
    */
   noteStall(): void {
+    this.suspect(new Error('a connection in use heard nothing from the database'));
+  }
+
+  /** Checks the server with a probe, unless a check or an outage is already under way. */
+  private suspect(reason: unknown): void {
     if (this.state !== 'up') return;
     this.state = 'checking';
     this.outageStartedAt = this.now();
-    void this.check(new Error('a connection in use heard nothing from the database'));
+    void this.check(reason);
   }
 
   whenAvailable(signal?: AbortSignal): Promise<void> {

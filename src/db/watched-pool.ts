@@ -28,11 +28,7 @@ export class WatchedPool extends pg.Pool {
   private readonly stallTimer: NodeJS.Timeout;
   private lastStallProbeAt = 0;
 
-  constructor(
-    config: pg.PoolConfig,
-    logger: OutageLogger,
-    private readonly stallMs = STALL_MS,
-  ) {
+  constructor(config: pg.PoolConfig, logger: OutageLogger) {
     super(config);
     this.watch = new ConnectionWatch({ probe: () => this.probe(), logger, onOutage: () => this.cutInUse() });
     const noteFailure = (error: unknown) => this.watch.noteFailure(error);
@@ -42,7 +38,7 @@ export class WatchedPool extends pg.Pool {
     this.on('acquire', (client) => this.inUse.set(client, Date.now()));
     this.on('release', (_error, client) => this.inUse.delete(client));
     this.on('remove', (client) => this.inUse.delete(client));
-    this.stallTimer = setInterval(() => this.checkStalls(), Math.max(50, this.stallMs / 5));
+    this.stallTimer = setInterval(() => this.checkStalls(), STALL_MS / 5);
     this.stallTimer.unref();
   }
 
@@ -79,15 +75,15 @@ export class WatchedPool extends pg.Pool {
   }
 
   /**
-   * A connection in use for `stallMs` (a statement, or a transaction between statements) has the
+   * A connection in use for STALL_MS (a statement, or a transaction between statements) has the
    * server probed: a long statement is left alone when the probe answers; a server gone silent is
    * an outage, and `cutInUse` ends the waits (see ConnectionWatch.noteStall).
    */
   private checkStalls(): void {
     const now = Date.now();
-    if (now - this.lastStallProbeAt < this.stallMs) return;
+    if (now - this.lastStallProbeAt < STALL_MS) return;
     for (const since of this.inUse.values()) {
-      if (now - since < this.stallMs) continue;
+      if (now - since < STALL_MS) continue;
       this.lastStallProbeAt = now;
       this.watch.noteStall();
       return;

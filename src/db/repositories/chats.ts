@@ -50,12 +50,12 @@ export async function countUserChats(db: Database, userId: number): Promise<numb
   return total?.value ?? 0;
 }
 
-/** Deletes one user's chat; false when that user had no chat of this id. */
 /** Deletes every chat of the user (a taken-over account's history was its creator's). */
 export async function deleteAllUserChats(db: Database, userId: number): Promise<void> {
   await db.delete(chats).where(eq(chats.userId, userId));
 }
 
+/** Deletes one user's chat; false when that user had no chat of this id. */
 export async function deleteUserChat(db: Database, userId: number, chatId: string): Promise<boolean> {
   const deleted = await db
     .delete(chats)
