@@ -38,11 +38,7 @@ describe.skipIf(!browserTestsEnabled())('the Connectors page in Chromium', () =>
     for (const title of SPACE_PAGES) confluence.putPage('ENG', { title, storageBody: pageBody(title) });
     // The service talks to the fake Confluence (on 127.0.0.1) as the wiki route tests wire it.
     app = await startBrowserService({
-      env: {
-        WIKI_BASE_URL: confluence.baseUrl,
-        WIKI_ALLOWED_HOSTS: '127.0.0.1',
-        WIKI_ALLOW_PRIVATE_NETWORK: 'true',
-      },
+      env: confluence.serviceEnv(),
       worker: true,
     });
   });

@@ -49,11 +49,7 @@ describe.skipIf(!browserTestsEnabled())('the Documents page in Chromium', () => 
       storageBody: `<h1>${WIKI_PAGE}</h1><p>Tag the release and tell the support team before deploying.</p>`,
     });
     app = await startBrowserService({
-      env: {
-        WIKI_BASE_URL: confluence.baseUrl,
-        WIKI_ALLOWED_HOSTS: '127.0.0.1',
-        WIKI_ALLOW_PRIVATE_NETWORK: 'true',
-      },
+      env: confluence.serviceEnv(),
       worker: true,
     });
   });

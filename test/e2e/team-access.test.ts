@@ -136,9 +136,7 @@ describe('a team whose members read only what the sources let them open', () => 
     testApp = await startTestApp({
       env: {
         GOOGLE_DRIVE_API_URL: drive.url,
-        WIKI_BASE_URL: wiki.baseUrl,
-        WIKI_ALLOWED_HOSTS: '127.0.0.1',
-        WIKI_ALLOW_PRIVATE_NETWORK: 'true',
+        ...wiki.serviceEnv(),
       },
       worker: true,
     });

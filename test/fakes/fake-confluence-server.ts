@@ -186,6 +186,18 @@ export class FakeConfluenceServer {
     };
   }
 
+  /**
+   * The service's settings that point it at this fake: its site as WIKI_BASE_URL, and 127.0.0.1
+   * allowed (the wiki client refuses private addresses unless told otherwise).
+   */
+  serviceEnv(): Record<string, string> {
+    return {
+      WIKI_BASE_URL: this.baseUrl,
+      WIKI_ALLOWED_HOSTS: '127.0.0.1',
+      WIKI_ALLOW_PRIVATE_NETWORK: 'true',
+    };
+  }
+
   /** Replaces the credentials the server accepts (the e-mail address matters for Cloud only). */
   acceptCredentials(credentials: { username?: string; apiToken: string }): void {
     this.username = credentials.username ?? this.username;

@@ -28,11 +28,7 @@ describe('POST /v1/wiki/config and wiki syncs', () => {
     }
     // WIKI_BASE_URL is trusted (an administrator set it); other wiki addresses must pass the policy.
     testApp = await startTestApp({
-      env: {
-        WIKI_BASE_URL: cloud.baseUrl,
-        WIKI_ALLOWED_HOSTS: '127.0.0.1',
-        WIKI_ALLOW_PRIVATE_NETWORK: 'true',
-      },
+      env: cloud.serviceEnv(),
       worker: true,
     });
     noDefault = await startTestApp();
