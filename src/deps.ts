@@ -29,8 +29,15 @@ import type { Config } from './config.js';
 import { type DatabaseHandle, type DatabaseLocation, openDatabase } from './db/client.js';
 import { connectionOf } from './db/connection.js';
 import type { OutageLogger } from './db/database-availability.js';
+import { autovacuumRuns } from './db/repositories/storage.js';
 import { type RepositoryAccess, repositoryAccess } from './db/repositories.js';
-import { EmbeddedStorageMaintenance, selfMaintainedStorage } from './db/storage-maintenance.js';
+import {
+  EMBEDDED_MAINTENANCE_DEFAULTS,
+  InProcessStorageMaintenance,
+  type StorageMaintenance,
+  selfMaintainedStorage,
+  UNVACUUMED_POSTGRES_MAINTENANCE,
+} from './db/storage-maintenance.js';
 import { vectorSessionSettings } from './db/vector-index.js';
 import type {
   DocumentParser,
@@ -144,10 +151,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
         maxUncompressedBytes: config.indexing.maxUncompressedBytes,
       })
     : apiOnlyParser;
-  const storage =
-    database.kind === 'embedded'
-      ? new EmbeddedStorageMaintenance(database.sql, logger)
-      : selfMaintainedStorage;
+  const storage = await storageMaintenanceFor(database, logger);
   storage.start();
   // The embedded default's one process keeps uploads beside its database; PostgreSQL deployments,
   // whose API and worker processes may share no disk, in the database.
@@ -333,4 +337,23 @@ function embeddingModelFrom(config: Config): EmbeddingModel | undefined {
     ...(settings.apiKey === undefined ? {} : { apiKey: settings.apiKey }),
     ...(settings.dimensions === undefined ? {} : { dimensions: settings.dimensions }),
   });
+}
+
+/**
+ * Who keeps the database's tables in shape: the service on PGlite and on a PostgreSQL whose
+ * autovacuum is off (said once at start, since an operator may not expect it), else PostgreSQL.
+ */
+async function storageMaintenanceFor(
+  database: DatabaseHandle,
+  logger: IndexingLogger,
+): Promise<StorageMaintenance> {
+  if (database.kind === 'embedded') {
+    return new InProcessStorageMaintenance(database.sql, logger, EMBEDDED_MAINTENANCE_DEFAULTS);
+  }
+  if (await autovacuumRuns(database.sql)) return selfMaintainedStorage;
+  logger.warn(
+    {},
+    "PostgreSQL's autovacuum is off: this process vacuums and analyses the chunk tables after large writes and deletes",
+  );
+  return new InProcessStorageMaintenance(database.sql, logger, UNVACUUMED_POSTGRES_MAINTENANCE);
 }

@@ -5,7 +5,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TEAM_ACCESS } from '../access.js';
 import { type DatabaseHandle, openDatabase } from './client.js';
 import { type ChunkToStore, deleteTeamDocument, replaceDocument } from './repositories/documents.js';
-import { EmbeddedStorageMaintenance } from './storage-maintenance.js';
+import {
+  EMBEDDED_MAINTENANCE_DEFAULTS,
+  InProcessStorageMaintenance,
+  type StorageMaintenanceSettings,
+} from './storage-maintenance.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'maintenance-'));
 let database: DatabaseHandle;
@@ -23,7 +27,20 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function manual(externalId: string, count: number): Promise<number> {
+function maintenance(settings: Partial<StorageMaintenanceSettings>): InProcessStorageMaintenance {
+  return new InProcessStorageMaintenance(database.sql, logger, {
+    ...EMBEDDED_MAINTENANCE_DEFAULTS,
+    intervalMs: 60_000,
+    quietMs: 0,
+    ...settings,
+  });
+}
+
+function manual(
+  externalId: string,
+  count: number,
+  onChunksCommitted?: (chunks: number) => void,
+): Promise<number> {
   const chunks: ChunkToStore[] = Array.from({ length: count }, (_, position) => {
     const text = `Part ${position}: ${Array.from({ length: 40 }, (_, word) => `term${(position * 41 + word) % 5000}`).join(' ')}`;
     return { position, text, headingPath: [], pageLabels: [], tokenCount: 42, contextualText: text };
@@ -48,6 +65,7 @@ function manual(externalId: string, count: number): Promise<number> {
     `hash-${externalId}`,
     chunks,
     undefined,
+    onChunksCommitted === undefined ? {} : { onChunksCommitted },
   );
 }
 
@@ -65,29 +83,19 @@ async function redoLsn(): Promise<string> {
 }
 
 it('checkpoints once enough WAL was written, so PGlite can recycle it', async () => {
-  const maintenance = new EmbeddedStorageMaintenance(database.sql, logger, {
-    walBytesPerCheckpoint: 1024 * 1024,
-    deletedChunksPerVacuum: 1000,
-    intervalMs: 60_000,
-    quietMs: 0,
-  });
-  await maintenance.runDue();
+  const checkpoints = maintenance({ walBytesPerCheckpoint: 1024 * 1024 });
+  await checkpoints.runDue();
   const before = await redoLsn();
-  await maintenance.runDue();
+  await checkpoints.runDue();
   expect(await redoLsn()).toBe(before);
   await manual('wal', 300);
-  await maintenance.runDue();
+  await checkpoints.runDue();
   expect(await redoLsn()).not.toBe(before);
   expect(logged).toContain('database checkpoint: its WAL can be recycled');
 });
 
 it("gives a big deleted document's space back: the chunk tables shrink to about their size before it", async () => {
-  const maintenance = new EmbeddedStorageMaintenance(database.sql, logger, {
-    walBytesPerCheckpoint: 64 * 1024 * 1024,
-    deletedChunksPerVacuum: 1000,
-    intervalMs: 60_000,
-    quietMs: 0,
-  });
+  const vacuums = maintenance({ walBytesPerCheckpoint: 64 * 1024 * 1024 });
   await manual('kept', 50);
   const before = await chunkTablesBytes();
   const big = await manual('big', 3000);
@@ -96,8 +104,105 @@ it("gives a big deleted document's space back: the chunk tables shrink to about 
 
   const deleted = await deleteTeamDocument(database.sql, teamId, big);
   expect(deleted).toBe(3000);
-  maintenance.noteDeleted(deleted ?? 0);
-  await maintenance.runDue();
+  vacuums.noteDeleted(deleted ?? 0);
+  await vacuums.runDue();
   expect(logged).toContain('database vacuumed after deletes');
   expect(await chunkTablesBytes()).toBeLessThan(before * 1.5 + 1024 * 1024);
+});
+
+async function chunkTablesState(): Promise<{
+  pages: number;
+  visiblePages: number;
+  estimatedChunks: number;
+  analysed: boolean;
+}> {
+  const { rows } = await database.sql.executeSql<{
+    pages: number;
+    visible: number;
+    chunks: number;
+    analysed: boolean;
+  }>(
+    `SELECT t.relpages AS pages, t.relallvisible AS visible, greatest(c.reltuples, 0)::float8 AS chunks,
+       EXISTS (SELECT 1 FROM pg_statistic WHERE starelid = t.oid) AS analysed
+     FROM pg_class AS t, pg_class AS c WHERE t.oid = 'chunk_terms'::regclass AND c.oid = 'chunks'::regclass`,
+  );
+  const row = rows[0];
+  return {
+    pages: Number(row?.pages),
+    visiblePages: Number(row?.visible),
+    estimatedChunks: Number(row?.chunks),
+    analysed: row?.analysed === true,
+  };
+}
+
+it('vacuums the chunk tables as they grow, so postings are read from the index alone, and (where it analyses) analyses them once writes pause', async () => {
+  const clock = { now: 1_000_000 };
+  const growth = new InProcessStorageMaintenance(
+    database.sql,
+    logger,
+    {
+      ...EMBEDDED_MAINTENANCE_DEFAULTS,
+      analyses: true,
+      insertedChunksPerVacuum: 100,
+      insertedShareForVacuum: 0.2,
+      quietMs: 3000,
+    },
+    () => clock.now,
+  );
+  await database.sql.executeSql('DELETE FROM pg_statistic WHERE starelid = $1::regclass', ['chunk_terms']);
+  const vacuums = () => logged.filter((message) => message === 'database vacuumed after writes').length;
+  const before = vacuums();
+  // A big document's chunks are committed (and counted) statement by statement.
+  let notes = 0;
+  await manual('growing', 1500, (chunks) => {
+    notes += 1;
+    growth.noteInserted(chunks);
+  });
+  expect(notes).toBeGreaterThan(1);
+  await growth.runDue();
+  expect(vacuums()).toBe(before + 1);
+  const grown = await chunkTablesState();
+  expect(grown.visiblePages).toBe(grown.pages);
+  const { rows } = await database.sql.executeSql<{ chunks: number }>(
+    'SELECT count(*)::int AS chunks FROM chunks',
+  );
+  expect(grown.estimatedChunks).toBeGreaterThan(Number(rows[0]?.chunks) * 0.9);
+  // Writes go on: no analysis yet (its whole-table sample would stall PGlite).
+  expect(grown.analysed).toBe(false);
+
+  // Less than a fifth more is not worth another pass; the next fifth is.
+  await manual('a-little-more', 100, (chunks) => growth.noteInserted(chunks));
+  await growth.runDue();
+  expect(vacuums()).toBe(before + 1);
+  await manual('a-fifth-more', Math.ceil(grown.estimatedChunks * 0.2), (chunks) =>
+    growth.noteInserted(chunks),
+  );
+  await growth.runDue();
+  expect(vacuums()).toBe(before + 2);
+  const again = await chunkTablesState();
+  expect(again.visiblePages).toBe(again.pages);
+  expect(again.analysed).toBe(false);
+
+  // Writes paused: what was stored is analysed.
+  clock.now += 3000;
+  await growth.runDue();
+  expect(vacuums()).toBe(before + 3);
+  expect((await chunkTablesState()).analysed).toBe(true);
+});
+
+it("never analyses on PGlite (its ANALYZE holds the service's one thread), only vacuums", async () => {
+  const clock = { now: 2_000_000 };
+  const embedded = new InProcessStorageMaintenance(
+    database.sql,
+    logger,
+    { ...EMBEDDED_MAINTENANCE_DEFAULTS, insertedChunksPerVacuum: 100, quietMs: 3000 },
+    () => clock.now,
+  );
+  await database.sql.executeSql('DELETE FROM pg_statistic WHERE starelid = $1::regclass', ['chunk_terms']);
+  await manual('embedded-growth', 2000, (chunks) => embedded.noteInserted(chunks));
+  clock.now += 60_000;
+  await embedded.runDue();
+  const state = await chunkTablesState();
+  expect(state.visiblePages).toBe(state.pages);
+  expect(state.analysed).toBe(false);
 });

@@ -91,9 +91,13 @@ export interface WorkerData {
 }
 
 export interface WorkerRequest {
+  readonly type: 'parse';
   readonly id: number;
   readonly request: ParseRequest;
 }
+
+/** What the worker receives after `workerData`: files to parse, and word that a part of chunks was read. */
+export type WorkerMessage = WorkerRequest | { readonly type: 'chunks-read'; readonly id: number };
 
 export type SerializedError =
   | { readonly kind: 'file_failure'; readonly reason: FileReason; readonly message: string }
@@ -101,7 +105,9 @@ export type SerializedError =
 
 /**
  * Chunks per `chunks` message: a big file's chunks come in parts, each read (deserialised) on the
- * main thread in a turn of its own, instead of one message that held it for most of a second.
+ * main thread in a turn of its own, instead of one message that held it for most of a second. The
+ * worker sends the next part once the pool says it read this one (`chunks-read`), and lets go of
+ * what it sent: a serialised copy of all of a big file's chunks never waits in the port.
  */
 export const CHUNKS_PER_MESSAGE = 500;
 
@@ -260,7 +266,7 @@ export class ParsePool {
         ? bytes
         : new Uint8Array(bytes);
     slot.recycle = owned.byteLength >= RECYCLE_AFTER_BYTES;
-    const message: WorkerRequest = { id: job.id, request: { ...job.request, bytes: owned } };
+    const message: WorkerRequest = { type: 'parse', id: job.id, request: { ...job.request, bytes: owned } };
     try {
       slot.worker.postMessage(message, [owned.buffer as ArrayBuffer]);
     } catch (error) {
@@ -338,7 +344,8 @@ export class ParsePool {
     };
     this.#slots.add(slot);
     worker.on('message', (reply: WorkerReply) => this.#onReply(slot, reply));
-    worker.on('messageerror', (error) => this.#finish(slot, undefined, error));
+    // A reply that cannot be read may leave the worker waiting for a `chunks-read`: it is replaced.
+    worker.on('messageerror', (error) => this.#stop(slot, error));
     worker.on('error', (error) => {
       slot.error = error;
     });
@@ -355,6 +362,7 @@ export class ParsePool {
     if (slot.job?.id !== reply.id) return;
     if (reply.type === 'chunks') {
       for (const chunk of reply.chunks) slot.received.push(chunk);
+      slot.worker.postMessage({ type: 'chunks-read', id: reply.id } satisfies WorkerMessage);
       return;
     }
     if (reply.type === 'result') {

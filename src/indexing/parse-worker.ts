@@ -11,6 +11,7 @@ import {
   type ParseResult,
   type SerializedError,
   type WorkerData,
+  type WorkerMessage,
   type WorkerReply,
   type WorkerRequest,
 } from './parse-pool.js';
@@ -27,7 +28,13 @@ const OFF_HEAP_SAMPLE_MS = 20;
 
 // One file at a time: the pool sends the next request only after this one's reply.
 let pending: Promise<void> = Promise.resolve();
-port.on('message', (message: WorkerRequest) => {
+/** Resolves when the pool has read the part of chunks sent last. */
+let partRead: (() => void) | undefined;
+port.on('message', (message: WorkerMessage) => {
+  if (message.type === 'chunks-read') {
+    partRead?.();
+    return;
+  }
   pending = pending.then(() => handle(message));
 });
 port.postMessage({ type: 'ready' } satisfies WorkerReply);
@@ -40,17 +47,21 @@ async function handle({ id, request }: WorkerRequest): Promise<void> {
       enableTestRequests && request.mimeType === PARSE_POOL_TEST_MIME_TYPE
         ? await runTestRequest(new TextDecoder().decode(request.bytes))
         : await parseAndChunk(request);
-    // All but the last part of the chunks go ahead in messages of their own (see CHUNKS_PER_MESSAGE).
+    // All but the last part of the chunks go ahead in messages of their own, one at a time, each
+    // let go of once sent (see CHUNKS_PER_MESSAGE).
     const { chunks } = result;
-    let sent = 0;
-    for (; chunks.length - sent > CHUNKS_PER_MESSAGE; sent += CHUNKS_PER_MESSAGE) {
+    while (chunks.length > CHUNKS_PER_MESSAGE) {
+      const read = new Promise<void>((resolve) => {
+        partRead = resolve;
+      });
       port.postMessage({
         type: 'chunks',
         id,
-        chunks: chunks.slice(sent, sent + CHUNKS_PER_MESSAGE),
+        chunks: chunks.splice(0, CHUNKS_PER_MESSAGE),
       } satisfies WorkerReply);
+      await read;
     }
-    reply = { type: 'result', id, result: { ...result, chunks: sent === 0 ? chunks : chunks.slice(sent) } };
+    reply = { type: 'result', id, result };
   } catch (error) {
     reply = { type: 'failure', id, error: serializeError(error) };
   } finally {

@@ -344,6 +344,7 @@ async function indexItemAlone(
     await replaceDocument(sql, fields, parsed.contentHash, chunks, embeddings, {
       jobId: job.id,
       storedChunks: stored?.chunkCount ?? 0,
+      onChunksCommitted: (count) => deps.storage.noteInserted(count),
       within: (transaction, documentId) =>
         setItemOutcome(transaction, job.id, item.externalId, {
           status: 'indexed',

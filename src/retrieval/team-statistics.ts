@@ -10,43 +10,81 @@ export interface TeamStatistics {
 }
 
 interface CacheEntry {
-  readonly expiresAt: number;
   readonly value: Promise<TeamStatistics>;
+  /** The value once it arrived: what a search uses while the next count is under way. */
+  known?: TeamStatistics;
+  expiresAt: number;
+  refreshing: boolean;
 }
+
+export interface TeamStatisticsTimings {
+  /** How long a count is used as it is. */
+  readonly ttlMs: number;
+  /** How much longer it may be used while a new count is made in the background. */
+  readonly staleMs: number;
+}
+
+const DEFAULT_TIMINGS: TeamStatisticsTimings = { ttlMs: 10_000, staleMs: 60_000 };
 
 /**
  * Team statistics, kept for a few seconds per process. Counting a big team's chunks costs more
  * than the rest of a query, and N and avgdl barely move while documents come and go: a few
- * seconds' lag changes scores by far less than any ranking decision. Concurrent misses share one
- * query; a failed query is not kept.
+ * seconds' lag changes scores by far less than any ranking decision. Once a count is older than
+ * `ttlMs`, searches keep using it while one new count runs beside them (a search never waits for
+ * a recount, which during heavy indexing took 90 ms); a count older still is waited for. Concurrent
+ * misses share one query; a failed query is not kept.
  */
 export class TeamStatisticsCache {
   private readonly entries = new Map<number, CacheEntry>();
 
   constructor(
     private readonly sql: SqlExecutor,
-    private readonly ttlMs = 10_000,
+    private readonly timings: TeamStatisticsTimings = DEFAULT_TIMINGS,
     private readonly maxTeams = 10_000,
     private readonly now: () => number = Date.now,
   ) {}
 
   get(teamId: number): Promise<TeamStatistics> {
+    const now = this.now();
     const cached = this.entries.get(teamId);
-    if (cached !== undefined && cached.expiresAt > this.now()) return cached.value;
-    const value = this.load(teamId);
-    if (this.entries.size >= this.maxTeams) this.entries.clear();
-    const entry = { expiresAt: this.now() + this.ttlMs, value };
-    this.entries.set(teamId, entry);
+    if (cached !== undefined && cached.expiresAt > now) return cached.value;
+    if (cached?.known !== undefined && cached.expiresAt + this.timings.staleMs > now) {
+      if (!cached.refreshing) this.refresh(teamId, cached);
+      return Promise.resolve(cached.known);
+    }
+    return this.load(teamId).value;
+  }
+
+  /** A new count for an entry in use; it replaces the entry once it arrives. */
+  private refresh(teamId: number, stale: CacheEntry): void {
+    stale.refreshing = true;
+    const fresh = this.load(teamId, stale);
+    fresh.value.catch(() => {
+      stale.refreshing = false;
+    });
+  }
+
+  /** Counts the team's chunks; until the count arrives, `keep` (if any) stays the team's entry. */
+  private load(teamId: number, keep?: CacheEntry): CacheEntry {
+    const value = countTeamChunks(this.sql, teamId);
+    if (this.entries.size >= this.maxTeams && !this.entries.has(teamId)) this.entries.clear();
+    const entry: CacheEntry = { value, expiresAt: this.now() + this.timings.ttlMs, refreshing: false };
+    if (keep === undefined) this.entries.set(teamId, entry);
     const forget = () => {
       if (this.entries.get(teamId) === entry) this.entries.delete(teamId);
     };
-    // An empty team is not remembered: its first documents are searchable the moment their job
-    // completes (a count of 0 ends a search before it reads anything). Counting nothing is cheap.
-    value.then((statistics) => statistics.chunks === 0 && forget(), forget);
-    return value;
-  }
-
-  private load(teamId: number): Promise<TeamStatistics> {
-    return countTeamChunks(this.sql, teamId);
+    value.then((statistics) => {
+      // An empty team is not remembered: its first documents are searchable the moment their job
+      // completes (a count of 0 ends a search before it reads anything). Counting nothing is cheap.
+      if (statistics.chunks === 0) {
+        if (keep === undefined) forget();
+        else if (this.entries.get(teamId) === keep) this.entries.delete(teamId);
+        return;
+      }
+      entry.known = statistics;
+      entry.expiresAt = this.now() + this.timings.ttlMs;
+      if (keep === undefined || this.entries.get(teamId) === keep) this.entries.set(teamId, entry);
+    }, forget);
+    return entry;
   }
 }

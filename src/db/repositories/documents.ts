@@ -194,6 +194,8 @@ export interface ReplaceOptions {
   readonly storedChunks?: number;
   /** Runs in the transaction that makes the new chunks the document's (the job item's outcome). */
   readonly within?: (transaction: SqlExecutor, documentId: number) => Promise<void>;
+  /** Told each time new chunks are committed (once for a small document, per statement for a big one). */
+  readonly onChunksCommitted?: (chunks: number) => void;
 }
 
 /**
@@ -214,13 +216,15 @@ export async function replaceDocument(
   const sizer = chunkStatementSizer(connection);
   // Deleting a big document's old chunks is a long write too, whatever replaces them.
   if (chunks.length <= ATOMIC_REPLACE_CHUNKS && (options.storedChunks ?? 0) <= ATOMIC_REPLACE_CHUNKS) {
-    return connection.transaction(async (transaction) => {
+    const documentId = await connection.transaction(async (transaction) => {
       const documentId = await upsertIndexed(transaction, fields, contentHash, chunks.length, options.jobId);
       await transaction.executeSql('DELETE FROM chunks WHERE document_id = $1', [documentId]);
       await insertChunks(transaction, sizer, documentId, fields, chunks, embeddings);
       await options.within?.(transaction, documentId);
       return documentId;
     });
+    options.onChunksCommitted?.(chunks.length);
+    return documentId;
   }
   const accessListId = await saveAccessList(connection, fields.teamId, fields.access);
   const { rows } = await connection.executeSql<{ id: Integer }>(
@@ -237,7 +241,7 @@ export async function replaceDocument(
   // Each statement commits on its own: the document is incomplete (no content hash) until the
   // last transaction below, and an attempt cut short starts it over, so nothing is gained by
   // holding the connection for several statements.
-  await insertChunks(connection, sizer, documentId, fields, chunks, embeddings);
+  await insertChunks(connection, sizer, documentId, fields, chunks, embeddings, options.onChunksCommitted);
   return connection.transaction(async (transaction) => {
     await upsertIndexed(transaction, fields, contentHash, chunks.length, options.jobId);
     await options.within?.(transaction, documentId);
@@ -265,7 +269,10 @@ async function upsertIndexed(
   return Number(rows[0]?.id);
 }
 
-/** Inserts the chunks with their postings (and vectors), in statements `sizer` sizes. */
+/**
+ * Inserts the chunks with their postings (and vectors), in statements `sizer` sizes; `committed`
+ * hears of each statement's chunks when `db` commits each statement on its own.
+ */
 async function insertChunks(
   db: SqlExecutor,
   sizer: StatementSizer,
@@ -273,6 +280,7 @@ async function insertChunks(
   fields: DocumentFields,
   chunks: readonly ChunkToStore[],
   embeddings: EmbeddingsToStore | undefined,
+  committed?: (chunks: number) => void,
 ): Promise<void> {
   for (let from = 0; from < chunks.length; ) {
     const to = Math.min(chunks.length, from + sizer.next);
@@ -333,6 +341,7 @@ async function insertChunks(
       );
     }
     sizer.record(slice.length, performance.now() - began);
+    committed?.(slice.length);
     from = to;
   }
 }
