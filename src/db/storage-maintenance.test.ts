@@ -143,8 +143,7 @@ it('vacuums the chunk tables as they grow, so postings are read from the index a
     {
       ...EMBEDDED_MAINTENANCE_DEFAULTS,
       analyses: true,
-      insertedChunksPerVacuum: 100,
-      insertedShareForVacuum: 0.2,
+      insertedChunksPerVacuum: 500,
       quietMs: 3000,
     },
     () => clock.now,
@@ -170,13 +169,11 @@ it('vacuums the chunk tables as they grow, so postings are read from the index a
   // Writes go on: no analysis yet (its whole-table sample would stall PGlite).
   expect(grown.analysed).toBe(false);
 
-  // Less than a fifth more is not worth another pass; the next fifth is.
+  // Fewer new chunks than the setting are not worth another pass; that many are.
   await manual('a-little-more', 100, (chunks) => growth.noteInserted(chunks));
   await growth.runDue();
   expect(vacuums()).toBe(before + 1);
-  await manual('a-fifth-more', Math.ceil(grown.estimatedChunks * 0.2), (chunks) =>
-    growth.noteInserted(chunks),
-  );
+  await manual('some-more', 400, (chunks) => growth.noteInserted(chunks));
   await growth.runDue();
   expect(vacuums()).toBe(before + 2);
   const again = await chunkTablesState();

@@ -2,7 +2,6 @@ import {
   type ChunkTable,
   checkpoint,
   currentWalPosition,
-  estimatedRows,
   reindexTable,
   tableSizes,
   vacuumTable,
@@ -58,13 +57,12 @@ export interface StorageMaintenanceSettings {
   /** Deleted chunks that call for a vacuum of the chunk tables. */
   readonly deletedChunksPerVacuum: number;
   /**
-   * Stored chunks that call for a vacuum while indexing goes on: at least this many, and at least
-   * `insertedShareForVacuum` of the chunks there were at the last one (autovacuum's rule for
-   * inserts, its scale factor 0.2), so a growing index is vacuumed a few times, not per batch.
-   * The same number stored calls for an analysis once writes pause.
+   * Stored chunks that call for a vacuum while indexing goes on, and for an analysis once writes
+   * pause. A vacuum after inserts costs what was written since the last one (the rest of the table
+   * is all-visible and skipped), not the table's size: a fixed count keeps each pause short (on
+   * PGlite it holds the one thread) however big the index grows.
    */
   readonly insertedChunksPerVacuum: number;
-  readonly insertedShareForVacuum: number;
   /** How often what is due is checked. */
   readonly intervalMs: number;
   /**
@@ -80,8 +78,7 @@ export const EMBEDDED_MAINTENANCE_DEFAULTS: StorageMaintenanceSettings = {
   analyses: false,
   walBytesPerCheckpoint: 128 * 1024 * 1024,
   deletedChunksPerVacuum: 1000,
-  insertedChunksPerVacuum: 1000,
-  insertedShareForVacuum: 0.2,
+  insertedChunksPerVacuum: 2000,
   intervalMs: 5000,
   quietMs: 3000,
 };
@@ -112,8 +109,8 @@ const CHUNK_TABLES: readonly ChunkTable[] = [
  * - after many chunks were deleted and deletes paused, a VACUUM of the chunk tables (their space
  *   reusable, their empty end given back), then a REINDEX of those whose indexes still hold the
  *   deleted rows' pages;
- * - while many are stored, a VACUUM of the new pages (a few ms each time: searches of the growing
- *   index read postings from the index alone), and on PostgreSQL, once writes pause, an ANALYZE
+ * - every 2,000 chunks stored, a VACUUM of the new pages (a few ms each time: searches of the
+ *   growing index read postings from the index alone), and on PostgreSQL, once writes pause, an ANALYZE
  *   (its whole-table sample is a stall not to repeat while indexing);
  * - on PGlite, a CHECKPOINT once enough WAL was written (its segments are then recycled;
  *   `max_wal_size` at start bounds how many are kept).
@@ -126,8 +123,6 @@ export class InProcessStorageMaintenance implements StorageMaintenance {
   private insertedSinceVacuum = 0;
   private insertedSinceAnalysis = 0;
   private lastInsertAt = 0;
-  /** The planner's count of chunks after the last vacuum. */
-  private chunksAtVacuum = 0;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
@@ -184,9 +179,7 @@ export class InProcessStorageMaintenance implements StorageMaintenance {
       settings.analyses &&
       this.insertedSinceAnalysis >= settings.insertedChunksPerVacuum &&
       this.now() - this.lastInsertAt >= settings.quietMs;
-    const growthDue =
-      this.insertedSinceVacuum >=
-      Math.max(settings.insertedChunksPerVacuum, settings.insertedShareForVacuum * this.chunksAtVacuum);
+    const growthDue = this.insertedSinceVacuum >= settings.insertedChunksPerVacuum;
     if (vacuumDue) await this.vacuum();
     else if (analysisDue || growthDue) await this.vacuumAfterInserts(analysisDue);
     if (!settings.checkpoints) return;
@@ -225,7 +218,6 @@ export class InProcessStorageMaintenance implements StorageMaintenance {
         rebuilt.push(table);
       }
     }
-    this.chunksAtVacuum = await estimatedRows(this.sql, 'chunks');
     this.logger.info(
       { deletedChunks: deleted, reindexed: rebuilt, durationMs: Math.round(performance.now() - began) },
       'database vacuumed after deletes',
@@ -239,11 +231,9 @@ export class InProcessStorageMaintenance implements StorageMaintenance {
     if (analyse) this.insertedSinceAnalysis = 0;
     const began = performance.now();
     for (const table of CHUNK_TABLES) await vacuumTable(this.sql, table, { analyse, afterInserts: true });
-    this.chunksAtVacuum = await estimatedRows(this.sql, 'chunks');
     this.logger.info(
       {
         insertedChunks: inserted,
-        chunks: this.chunksAtVacuum,
         analysed: analyse,
         durationMs: Math.round(performance.now() - began),
       },

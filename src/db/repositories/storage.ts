@@ -29,15 +29,6 @@ export async function vacuumTable(
   await connection.executeSql(`VACUUM (${settings.join(', ')}) ${table}`);
 }
 
-/** The planner's estimate of a table's rows (0 before its first analysis). */
-export async function estimatedRows(connection: SqlExecutor, table: ChunkTable): Promise<number> {
-  const { rows } = await connection.executeSql<{ rows: number | string }>(
-    'SELECT greatest(reltuples, 0)::float8 AS rows FROM pg_class WHERE oid = $1::regclass',
-    [table],
-  );
-  return Number(rows[0]?.rows ?? 0);
-}
-
 /** Whether PostgreSQL's autovacuum runs (it needs `track_counts` too). */
 export async function autovacuumRuns(connection: SqlExecutor): Promise<boolean> {
   const { rows } = await connection.executeSql<{ runs: boolean }>(
