@@ -75,8 +75,9 @@ const backgroundWork = new AsyncLocalStorage<true>();
 /**
  * Runs `work` as background work (indexing): on PGlite its statements and transactions take the
  * one connection one at a time, each after the event loop has had its turn, so the queries of
- * requests that arrived meanwhile go first instead of queueing behind a job's writes. PostgreSQL
- * needs no such care (each query has its own connection and MVCC).
+ * requests that arrived meanwhile go first instead of queueing behind a job's writes. On
+ * PostgreSQL each query has its own connection, but not its own core: a background statement or
+ * transaction starts once this process's requests' queries are done (`ForegroundFirst`).
  */
 export function runAsBackgroundWork<T>(work: () => Promise<T>): Promise<T> {
   return backgroundWork.run(true, work);
@@ -105,6 +106,67 @@ function backgroundLaneOf(database: PGliteInterface): BackgroundLane {
     backgroundLanes.set(database, lane);
   }
   return lane;
+}
+
+/** Longest a background statement waits for requests' queries to finish: indexing never stops. */
+const MAX_FOREGROUND_WAIT_MS = 100;
+
+/**
+ * Requests' queries first, on PostgreSQL: background work (`runAsBackgroundWork`) starts a
+ * statement or transaction only when none of this process's other queries is running, and none
+ * ran in the last turn of the event loop (a request's queries follow one another within a turn),
+ * or once it has waited MAX_FOREGROUND_WAIT_MS. A write already running goes on; what waits is
+ * the next. On a small server indexing's writes otherwise take every core while searches wait for
+ * one: on 2 cores, search p99 while the big file was indexed went from 26 to 20 ms, while SciFact
+ * was, from 40 to 34 ms (bench/indexing, one run each).
+ * A transaction waits before BEGIN, never inside, so nothing is locked while it waits.
+ */
+export class ForegroundFirst {
+  private running = 0;
+  private waiting: (() => void)[] = [];
+
+  async foreground<T>(work: () => Promise<T>): Promise<T> {
+    this.running += 1;
+    try {
+      return await work();
+    } finally {
+      this.running -= 1;
+      if (this.running === 0 && this.waiting.length > 0) {
+        setImmediate(() => {
+          if (this.running === 0) for (const resume of this.waiting.splice(0)) resume();
+        });
+      }
+    }
+  }
+
+  /** Resolves when background work may start its next statement. */
+  async turn(): Promise<void> {
+    if (this.running === 0) return;
+    await new Promise<void>((resolve) => {
+      const resume = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.waiting = this.waiting.filter((waiter) => waiter !== resume);
+        resolve();
+      }, MAX_FOREGROUND_WAIT_MS);
+      timer.unref();
+      this.waiting.push(resume);
+    });
+  }
+}
+
+/** One order per pool: the job queue's connection and the service's share it. */
+const foregroundOrders = new WeakMap<object, ForegroundFirst>();
+
+function foregroundFirstOf(pool: object): ForegroundFirst {
+  let order = foregroundOrders.get(pool);
+  if (order === undefined) {
+    order = new ForegroundFirst();
+    foregroundOrders.set(pool, order);
+  }
+  return order;
 }
 
 /** Raw SQL on either database, for pg-boss and for writes that must share its transaction. */
@@ -147,11 +209,19 @@ export function sqlConnection(database: RawDatabase): DriverSqlConnection {
       throw error;
     }
   };
+  const order = foregroundFirstOf(database);
+  const inOrder = async <T>(work: () => Promise<T>): Promise<T> => {
+    if (backgroundWork.getStore() !== true) return order.foreground(work);
+    await order.turn();
+    return work();
+  };
+  const ordered: DriverSqlConnection['transactionOnClient'] = (work) =>
+    inOrder(() => transactionOnClient(work));
   return {
     runsOnMainThread: false,
-    executeSql: async <Row>(text: string, values?: unknown[]) =>
-      rowsAs<Row>(await database.query(text, values)),
-    transaction: (work) => transactionOnClient((transaction) => work(transaction)),
-    transactionOnClient,
+    executeSql: <Row>(text: string, values?: unknown[]) =>
+      inOrder(async () => rowsAs<Row>(await database.query(text, values))),
+    transaction: (work) => ordered((transaction) => work(transaction)),
+    transactionOnClient: ordered,
   };
 }

@@ -14,16 +14,19 @@ import { runAsBackgroundWork, type SqlConnection } from './sql-connection.js';
  * does it itself (checkpointer, autovacuum); PGlite runs PostgreSQL in single-user mode, where
  * neither runs, and a PostgreSQL may run with autovacuum off. Without help the WAL grows until a
  * restart, deleted rows' space is never reused (bench/indexing measured a 1.9 GB data folder after
- * 60 MB of uploads were indexed and deleted), and the chunk tables are never analysed nor their
- * pages marked all-visible: BM25's postings reads then visit the table for every row and plan on
- * guesses (a search of 66k chunks took 17 ms at p50 and 68 ms at p99 instead of 7 and 15).
+ * 60 MB of uploads were indexed and deleted), and the chunk tables' pages are never marked
+ * all-visible: BM25's postings reads then visit the table for every row, on plans made without
+ * row counts (a search of 66k chunks took 17 ms at p50 and 68 ms at p99 instead of 7 and 15).
  */
 export interface StorageMaintenance {
   /** Chunks were deleted (a document removed or replaced): their space is to be reclaimed. */
   noteDeleted(chunks: number): void;
   /** Chunks were stored: the statistics and the visibility map are to follow the tables' growth. */
   noteInserted(chunks: number): void;
-  /** Runs what is due now: a vacuum after many deletes or writes, an analysis once writes pause, a checkpoint after much WAL. */
+  /**
+   * Runs what is due now: a vacuum after many deletes or writes, an analysis once writes pause, a
+   * checkpoint after much WAL.
+   */
   runDue(): Promise<void>;
   start(): void;
   stop(): Promise<void>;
