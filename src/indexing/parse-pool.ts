@@ -83,9 +83,9 @@ export const DEFAULT_PARSE_TIMEOUT_MS = 60_000;
 const MIB = 1024 * 1024;
 
 /**
- * A parse thread's young generation (V8 sizes it up to 48 MiB for a big heap). Parsing makes short-lived
- * strings by the million; a smaller nursery collects them more often, a little slower, and keeps the
- * thread's peak lower while a big file is parsed (bench/indexing, memory over idle).
+ * A parse thread's young generation (V8 makes it tens of MiB for a big heap). Parsing makes
+ * short-lived strings by the million; a smaller nursery collects them more often, a little slower,
+ * and keeps the thread's peak lower while a big file is parsed (bench/indexing, memory over idle).
  */
 const WORKER_YOUNG_GENERATION_MB = 16;
 
