@@ -1,3 +1,4 @@
+import { serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { generateMarkdown, generatePdf, HANDBOOK_BLOCKS } from '../../test/fixtures/documents.js';
 import { splitSentences } from '../sentence-splitting.js';
@@ -305,6 +306,22 @@ describe('chunkDocument’s character cap', () => {
 
   it('refuses a cap that cannot hold a surrogate pair', () => {
     expect(() => chunkDocument({ blocks: [] }, { ...SMALL, maxChars: 1 })).toThrow(RangeError);
+  });
+});
+
+describe('chunk text sent to the main thread', () => {
+  it('costs a byte a character when it is Latin-1, though the file it came from holds an emoji', async () => {
+    const plain = 'Plain words about the service, repeated. '.repeat(40);
+    const parsed = await parseDocument({
+      mimeType: 'text/markdown',
+      bytes: new TextEncoder().encode(`# First\n\nThe rocket 🚀 goes up.\n\n# Second\n\n${plain}\n`),
+    });
+    const [withEmoji, latin1] = chunkDocument(parsed);
+    expect(latin1?.text).toBe(plain.trim());
+    // V8's serialiser (structured clone) writes a string as it is stored.
+    const bytes = serialize(latin1?.text).byteLength;
+    expect(bytes).toBeLessThan(plain.length * 1.1);
+    expect(serialize(withEmoji?.text).byteLength).toBeGreaterThan((withEmoji?.text.length ?? 0) * 2 - 1);
   });
 });
 

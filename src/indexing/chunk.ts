@@ -1,5 +1,6 @@
 import { closes, fenceOf } from '../markdown-fence.js';
 import { splitSentences } from '../sentence-splitting.js';
+import { compactText } from './compact-text.js';
 import type { Block, Chunk, ParsedDocument } from './document.js';
 
 /** Sizes are in whitespace-separated words, the unit `Chunk.tokenCount` counts, and in characters. */
@@ -79,7 +80,7 @@ export function chunkDocument(parsed: ParsedDocument, given: ChunkOptions = DEFA
       const pages = [...new Set(pieces.flatMap((piece) => (piece.page === undefined ? [] : [piece.page])))];
       chunks.push({
         position: chunks.length,
-        text,
+        text: compactText(text),
         headingPath: section.headingPath,
         pageLabels: pages.sort((a, b) => a - b).map(String),
         tokenCount: countWords(text),

@@ -17,6 +17,7 @@ import { parseQuery } from '../retrieval/query-text.js';
 import type { SearchHit } from '../retrieval/search-types.js';
 import { splitSentences } from '../sentence-splitting.js';
 import { chunkDocument, countWords } from './chunk.js';
+import { compactText } from './compact-text.js';
 import { contentHash } from './content-hash.js';
 import { describeRow, normalizeCode, normalizeInline } from './parse/blocks.js';
 import { decodeText } from './parse/decode-text.js';
@@ -124,6 +125,10 @@ const CASES: SafetyCase[] = [
     'short words': (n) => times('a ', n),
     'short sentences': (n) => times('A b. ', n),
     'short lines': (n) => times('a\n', n),
+  }),
+  ...cases('compactText', compactText, {
+    'Latin-1 only': (n) => 'a'.repeat(n),
+    'an emoji at the end': (n) => `${'a'.repeat(n)}\u{1F680}`,
   }),
   // answering
   ...cases('sentencesOf', sentencesOf, {

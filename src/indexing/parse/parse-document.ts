@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { compactText } from '../compact-text.js';
 import { FileFailure, type ParsedDocument } from '../document.js';
 import { decodeText } from './decode-text.js';
 import { CONFLUENCE_STORAGE_MIME_TYPE, parseConfluenceStorage } from './parse-confluence.js';
@@ -169,6 +170,8 @@ export async function parseDocument(input: ParseInput): Promise<ParsedDocument> 
     const detail = error instanceof Error ? error.message : String(error);
     throw new FileFailure('parse_error', `the ${format} file could not be read: ${detail}`, { cause: error });
   }
+  // Each block's text a string of its own, so the file's decoded text can go (see compactText).
+  parsed = { ...parsed, blocks: parsed.blocks.map((block) => ({ ...block, text: compactText(block.text) })) };
   // Reported when the label said nothing, or named another format (text/plain on a `.md` file).
   const named = FORMAT_BY_MIME_TYPE.get(essence);
   const relabelled = generic || (named !== undefined && named !== format);
