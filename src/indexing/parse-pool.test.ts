@@ -1,3 +1,4 @@
+import { getPriority } from 'node:os';
 import { threadId } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { craftZip, deflatedEntry } from '../../test/fixtures/crafted-zip.js';
@@ -112,6 +113,15 @@ describe('ParsePool', () => {
     const small = await pool.parse({ mimeType: 'text/plain', bytes: encode('one line'), title: 'Small' });
     expect(small.chunks.map((chunk) => chunk.text)).toEqual(['one line']);
   });
+
+  it.runIf(process.platform === 'linux')(
+    "parses at a lower CPU priority than the service's own thread, so requests go first on busy cores",
+    async () => {
+      const pool = createPool({ threads: 1, enableTestRequests: true });
+      const nice = Number((await pool.parse(command('priority'))).title);
+      expect(nice).toBeGreaterThan(getPriority());
+    },
+  );
 
   it('replaces a thread once it has parsed a big file, and keeps it after small ones', async () => {
     const pool = createPool({ threads: 1, enableTestRequests: true });

@@ -1,4 +1,7 @@
 // A worker thread of ParsePool (parse-pool.ts): parses, chunks and hashes one file per message.
+import { readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
+import path from 'node:path';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { chunkDocument } from './chunk.js';
 import { contentHash } from './content-hash.js';
@@ -18,6 +21,32 @@ import {
 
 if (parentPort === null) throw new Error('parse-worker runs as a worker thread of ParsePool');
 const port = parentPort;
+
+/**
+ * The nice value of a parse thread: parsing is background work, and a request's thread (and the
+ * database's processes) get the CPU first when the cores are busy. Raising one's own nice value
+ * needs no privilege.
+ */
+const PARSE_THREAD_NICE = 10;
+
+/** This thread's kernel id (Linux, `/proc/thread-self` -> `<pid>/task/<tid>`), if it can be known. */
+function kernelThreadId(): number | undefined {
+  try {
+    const id = Number(path.basename(readlinkSync('/proc/thread-self')));
+    return Number.isInteger(id) && id > 0 ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const kernelThread = kernelThreadId();
+if (kernelThread !== undefined) {
+  try {
+    setPriority(kernelThread, PARSE_THREAD_NICE);
+  } catch {
+    // Not allowed here (a sandbox): parsing runs at the process's priority.
+  }
+}
 const { enableTestRequests, maxUncompressedBytes, maxOffHeapBytes } = workerData as WorkerData;
 
 /**
@@ -128,6 +157,12 @@ async function runTestRequest(command: string): Promise<ParseResult> {
       }
       break;
     }
+    case 'priority':
+      return {
+        title: String(kernelThread === undefined ? 'unknown' : getPriority(kernelThread)),
+        chunks: [],
+        contentHash: '',
+      };
     case 'throw':
       throw new TypeError('test request: thrown in the worker');
     case 'exit':
