@@ -99,13 +99,14 @@ class BackgroundLane {
 
 const backgroundLanes = new WeakMap<PGliteInterface, BackgroundLane>();
 
-function backgroundLaneOf(database: PGliteInterface): BackgroundLane {
-  let lane = backgroundLanes.get(database);
-  if (lane === undefined) {
-    lane = new BackgroundLane();
-    backgroundLanes.set(database, lane);
+/** The value kept for `key` in `map`, made on first use: one lane or order per database. */
+function onePer<Key extends object, Value>(map: WeakMap<Key, Value>, key: Key, make: () => Value): Value {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
   }
-  return lane;
+  return value;
 }
 
 /** Longest a background statement waits for requests' queries to finish: indexing never stops. */
@@ -160,20 +161,11 @@ export class ForegroundFirst {
 /** One order per pool: the job queue's connection and the service's share it. */
 const foregroundOrders = new WeakMap<object, ForegroundFirst>();
 
-function foregroundFirstOf(pool: object): ForegroundFirst {
-  let order = foregroundOrders.get(pool);
-  if (order === undefined) {
-    order = new ForegroundFirst();
-    foregroundOrders.set(pool, order);
-  }
-  return order;
-}
-
 /** Raw SQL on either database, for pg-boss and for writes that must share its transaction. */
 export function sqlConnection(database: RawDatabase): DriverSqlConnection {
   if ('exec' in database) {
     const direct = pgliteExecutor(database);
-    const lane = backgroundLaneOf(database);
+    const lane = onePer(backgroundLanes, database, () => new BackgroundLane());
     const inLane = <T>(work: () => Promise<T>): Promise<T> =>
       backgroundWork.getStore() === true ? lane.run(work) : work();
     // PGlite runs a transaction exclusively: nothing else reaches the one connection meanwhile.
@@ -209,7 +201,7 @@ export function sqlConnection(database: RawDatabase): DriverSqlConnection {
       throw error;
     }
   };
-  const order = foregroundFirstOf(database);
+  const order = onePer(foregroundOrders, database, () => new ForegroundFirst());
   const inOrder = async <T>(work: () => Promise<T>): Promise<T> => {
     if (backgroundWork.getStore() !== true) return order.foreground(work);
     await order.turn();
