@@ -64,27 +64,29 @@ export class TeamStatisticsCache {
     });
   }
 
-  /** Counts the team's chunks; until the count arrives, `keep` (if any) stays the team's entry. */
-  private load(teamId: number, keep?: CacheEntry): CacheEntry {
+  /** Counts the team's chunks; until the count arrives, `replacing` (if any) stays the team's entry. */
+  private load(teamId: number, replacing?: CacheEntry): CacheEntry {
     const value = countTeamChunks(this.sql, teamId);
     if (this.entries.size >= this.maxTeams && !this.entries.has(teamId)) this.entries.clear();
     const entry: CacheEntry = { value, expiresAt: this.now() + this.timings.ttlMs, refreshing: false };
-    if (keep === undefined) this.entries.set(teamId, entry);
-    const forget = () => {
-      if (this.entries.get(teamId) === entry) this.entries.delete(teamId);
-    };
-    value.then((statistics) => {
-      // An empty team is not remembered: its first documents are searchable the moment their job
-      // completes (a count of 0 ends a search before it reads anything). Counting nothing is cheap.
-      if (statistics.chunks === 0) {
-        if (keep === undefined) forget();
-        else if (this.entries.get(teamId) === keep) this.entries.delete(teamId);
-        return;
-      }
-      entry.known = statistics;
-      entry.expiresAt = this.now() + this.timings.ttlMs;
-      if (keep === undefined || this.entries.get(teamId) === keep) this.entries.set(teamId, entry);
-    }, forget);
+    if (replacing === undefined) this.entries.set(teamId, entry);
+    value.then(
+      (statistics) => {
+        // An empty team is not remembered: its first documents are searchable the moment their job
+        // completes (a count of 0 ends a search before it reads anything). Counting nothing is cheap.
+        if (statistics.chunks === 0) {
+          if (this.entries.get(teamId) === (replacing ?? entry)) this.entries.delete(teamId);
+          return;
+        }
+        entry.known = statistics;
+        entry.expiresAt = this.now() + this.timings.ttlMs;
+        if (replacing === undefined || this.entries.get(teamId) === replacing)
+          this.entries.set(teamId, entry);
+      },
+      () => {
+        if (this.entries.get(teamId) === entry) this.entries.delete(teamId);
+      },
+    );
     return entry;
   }
 }
