@@ -97,13 +97,17 @@ export const UNVACUUMED_POSTGRES_MAINTENANCE: StorageMaintenanceSettings = {
 const INDEX_BLOAT_FACTOR = 3;
 const INDEX_BLOAT_SLACK_BYTES = 1024 * 1024;
 
-/** Tables whose deleted rows are many after documents go (a chunk's postings are its terms). */
+/**
+ * Tables whose deleted rows are many after documents go (a chunk's postings are its terms), and
+ * the teams' totals, whose rows are folded away as writes add them.
+ */
 const CHUNK_TABLES: readonly ChunkTable[] = [
   'chunks',
   'chunk_terms',
   'chunk_embeddings',
   'documents',
   'index_job_items',
+  'team_chunk_totals',
 ];
 
 /**

@@ -1,19 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import type { SqlExecutor } from '../db/sql-connection.js';
-import { TeamStatisticsCache } from './team-statistics.js';
+import { FOLD_TOTALS_AFTER_ROWS, TeamStatisticsCache } from './team-statistics.js';
 
 /** A database whose team count is set by the test and answers when the test lets it. */
 class CountingDatabase implements SqlExecutor {
   chunks = 100;
+  /** Rows of `team_chunk_totals` the count sums. */
+  summedRows = 1;
   queries = 0;
+  folds = 0;
   private readonly waiting: (() => void)[] = [];
   held = false;
 
-  async executeSql<Row>(): Promise<{ rows: Row[] }> {
+  async executeSql<Row>(text: string): Promise<{ rows: Row[] }> {
+    if (text.includes('DELETE FROM team_chunk_totals')) {
+      this.folds += 1;
+      this.summedRows = 1;
+      return { rows: [] };
+    }
     this.queries += 1;
     const chunks = this.chunks;
     if (this.held) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    return { rows: [{ chunks, average_length: 40 } as Row] };
+    return { rows: [{ chunks, length: chunks * 40, rows: this.summedRows } as Row] };
   }
 
   release(): void {
@@ -97,5 +105,25 @@ describe('TeamStatisticsCache', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect((await cache.get(1)).chunks).toBe(120);
     expect(database.queries).toBe(3);
+  });
+
+  it('folds a team whose count summed many rows, once, and not one with few', async () => {
+    const database = new CountingDatabase();
+    const clock = { now: 0 };
+    const cache = cacheOn(database, clock);
+    database.summedRows = FOLD_TOTALS_AFTER_ROWS;
+    await cache.get(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(database.folds).toBe(0);
+    database.summedRows = FOLD_TOTALS_AFTER_ROWS + 1;
+    clock.now = 70_000;
+    await Promise.all([cache.get(2), cache.get(2)]);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(database.folds).toBe(1);
+    // The fold left one row: the next count does not fold again.
+    clock.now = 140_000;
+    await cache.get(2);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(database.folds).toBe(1);
   });
 });

@@ -1,5 +1,5 @@
-import { countTeamChunks } from '../db/repositories/search.js';
-import type { SqlExecutor } from '../db/sql-connection.js';
+import { foldTeamChunkTotals, readTeamChunkTotals } from '../db/repositories/search.js';
+import { runAsBackgroundWork, type SqlExecutor } from '../db/sql-connection.js';
 
 /** What BM25 needs to know about a team's whole collection. */
 export interface TeamStatistics {
@@ -27,15 +27,22 @@ export interface TeamStatisticsTimings {
 const DEFAULT_TIMINGS: TeamStatisticsTimings = { ttlMs: 10_000, staleMs: 60_000 };
 
 /**
- * Team statistics, kept for a few seconds per process. Counting a big team's chunks costs more
- * than the rest of a query, and N and avgdl barely move while documents come and go: a few
- * seconds' lag changes scores by far less than any ranking decision. Once a count is older than
- * `ttlMs`, searches keep using it while one new count runs beside them (a search never waits for
- * a recount, which during heavy indexing took 90 ms); a count older still is waited for. Concurrent
- * misses share one query; a failed query is not kept.
+ * A team's rows of `team_chunk_totals` beyond which reading them folds them into one: every
+ * statement that stores or deletes chunks adds a row, and a search sums them all.
+ */
+export const FOLD_TOTALS_AFTER_ROWS = 64;
+
+/**
+ * Team statistics, kept for a few seconds per process: N and avgdl barely move while documents
+ * come and go, and a few seconds' lag changes scores by far less than any ranking decision, so a
+ * search need not read them each time. Once a count is older than `ttlMs`, searches keep using it
+ * while one new count runs beside them (a search never waits for a recount); a count older still
+ * is waited for. Concurrent misses share one query; a failed query is not kept. A count that had
+ * to sum many rows folds them, as background work, for the next.
  */
 export class TeamStatisticsCache {
   private readonly entries = new Map<number, CacheEntry>();
+  private readonly folding = new Set<number>();
 
   constructor(
     private readonly sql: SqlExecutor,
@@ -64,9 +71,21 @@ export class TeamStatisticsCache {
     });
   }
 
+  /** Folds a team's rows of totals; one fold a team at a time, and a failed one is simply tried later. */
+  private fold(teamId: number): void {
+    if (this.folding.has(teamId)) return;
+    this.folding.add(teamId);
+    void runAsBackgroundWork(() => foldTeamChunkTotals(this.sql, teamId))
+      .catch(() => {})
+      .finally(() => this.folding.delete(teamId));
+  }
+
   /** Counts the team's chunks; until the count arrives, `replacing` (if any) stays the team's entry. */
   private load(teamId: number, replacing?: CacheEntry): CacheEntry {
-    const value = countTeamChunks(this.sql, teamId);
+    const value = readTeamChunkTotals(this.sql, teamId).then(({ chunks, averageLength, rows }) => {
+      if (rows > FOLD_TOTALS_AFTER_ROWS) this.fold(teamId);
+      return { chunks, averageLength };
+    });
     if (this.entries.size >= this.maxTeams && !this.entries.has(teamId)) this.entries.clear();
     const entry: CacheEntry = { value, expiresAt: this.now() + this.timings.ttlMs, refreshing: false };
     if (replacing === undefined) this.entries.set(teamId, entry);

@@ -343,18 +343,38 @@ export async function readChunkHits(
   });
 }
 
-/** What BM25 needs to know about a team's whole collection: N and avgdl. */
-export async function countTeamChunks(
+/**
+ * What BM25 needs to know about a team's whole collection, N and avgdl, summed from its rows of
+ * `team_chunk_totals`; `rows` says how many were summed (`foldTeamChunkTotals` keeps them few).
+ */
+export async function readTeamChunkTotals(
   sql: SqlExecutor,
   teamId: number,
-): Promise<{ chunks: number; averageLength: number }> {
-  const { rows } = await sql.executeSql<{ chunks: number; average_length: number }>(
-    `SELECT count(*)::int AS chunks, coalesce(avg(lexical_length), 0)::float8 AS average_length
-     FROM chunks WHERE team_id = $1`,
+): Promise<{ chunks: number; averageLength: number; rows: number }> {
+  const { rows } = await sql.executeSql<{ chunks: number; length: number; rows: number }>(
+    `SELECT coalesce(sum(chunks), 0)::float8 AS chunks, coalesce(sum(lexical_length), 0)::float8 AS length,
+       count(*)::int AS rows
+     FROM team_chunk_totals WHERE team_id = $1`,
     [teamId],
   );
-  const row = rows[0];
-  return { chunks: Number(row?.chunks ?? 0), averageLength: Number(row?.average_length ?? 0) };
+  const chunks = Number(rows[0]?.chunks ?? 0);
+  const length = Number(rows[0]?.length ?? 0);
+  return { chunks, averageLength: chunks > 0 ? length / chunks : 0, rows: Number(rows[0]?.rows ?? 0) };
+}
+
+/**
+ * Replaces a team's rows of `team_chunk_totals` by their sum, in one statement: rows that writers
+ * add meanwhile are not yet visible to it and stay, and a concurrent fold's rows are either
+ * folded here or left whole, so the sum never changes.
+ */
+export async function foldTeamChunkTotals(sql: SqlExecutor, teamId: number): Promise<void> {
+  await sql.executeSql(
+    `WITH folded AS (DELETE FROM team_chunk_totals WHERE team_id = $1 RETURNING chunks, lexical_length)
+     INSERT INTO team_chunk_totals (team_id, chunks, lexical_length)
+     SELECT $1, sum(chunks), sum(lexical_length) FROM folded
+     HAVING sum(chunks) <> 0 OR sum(lexical_length) <> 0`,
+    [teamId],
+  );
 }
 
 /** PostgreSQL's English analysis of each text: its lexemes with their counts, in the texts' order. */

@@ -1,7 +1,13 @@
 import type { SqlExecutor } from '../sql-connection.js';
 
 /** The tables that grow with the documents: vacuumed after large deletes, analysed after large writes. */
-export type ChunkTable = 'chunks' | 'chunk_terms' | 'chunk_embeddings' | 'documents' | 'index_job_items';
+export type ChunkTable =
+  | 'chunks'
+  | 'chunk_terms'
+  | 'chunk_embeddings'
+  | 'documents'
+  | 'index_job_items'
+  | 'team_chunk_totals';
 
 /** Writes every dirty page out, so the WAL before this point can be recycled. */
 export async function checkpoint(connection: SqlExecutor): Promise<void> {
