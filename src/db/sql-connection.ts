@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { availableParallelism } from 'node:os';
 import type { PGliteInterface, Transaction } from '@electric-sql/pglite';
 import type pg from 'pg';
 
@@ -113,35 +112,19 @@ function onePer<Key extends object, Value>(map: WeakMap<Key, Value>, key: Key, m
 /** Longest a background statement waits for requests' queries to finish: indexing never stops. */
 const MAX_FOREGROUND_WAIT_MS = 100;
 
-/** How long after a request's query background work stays capped at `maxBackground` at once. */
-const READS_RECENT_MS = 1000;
-
 /**
  * Requests' queries first, on PostgreSQL: background work (`runAsBackgroundWork`) starts a
  * statement or transaction only when none of this process's other queries is running, and none
  * ran in the last turn of the event loop (a request's queries follow one another within a turn),
  * or once it has waited MAX_FOREGROUND_WAIT_MS. A write already running goes on; what waits is
- * the next. And while requests query (within the last READS_RECENT_MS), at most `maxBackground`
- * background statements or transactions run at once (one fewer than the cores, at least one): a
- * search then shares the CPU with those few, not with every file of every job. On 2 cores, with
- * two jobs of four files each writing, search p99 while SciFact was indexed went from 2.2 to 4×
- * its idle p99 to 1.5× (bench/indexing). When nobody reads, indexing keeps its whole pace.
- * A transaction waits before BEGIN, never inside, so nothing is locked while it waits; statements
- * a background transaction's work sends on its own are not held back again (they would wait for
- * the transaction's own slot).
+ * the next. On a small server indexing's writes otherwise take every core while searches wait for
+ * one: on 2 cores, search p99 while the big file was indexed went from 26 to 20 ms, while SciFact
+ * was, from 40 to 34 ms (bench/indexing, one run each).
+ * A transaction waits before BEGIN, never inside, so nothing is locked while it waits.
  */
 export class ForegroundFirst {
   private running = 0;
-  private lastForegroundAt = Number.NEGATIVE_INFINITY;
   private waiting: (() => void)[] = [];
-  private backgroundRunning = 0;
-  private waitingForSlot: (() => void)[] = [];
-  private readonly holdingSlot = new AsyncLocalStorage<true>();
-
-  constructor(
-    private readonly maxBackground = Math.max(1, availableParallelism() - 1),
-    private readonly readsRecentMs = READS_RECENT_MS,
-  ) {}
 
   async foreground<T>(work: () => Promise<T>): Promise<T> {
     this.running += 1;
@@ -149,35 +132,12 @@ export class ForegroundFirst {
       return await work();
     } finally {
       this.running -= 1;
-      this.lastForegroundAt = performance.now();
       if (this.running === 0 && this.waiting.length > 0) {
         setImmediate(() => {
           if (this.running === 0) for (const resume of this.waiting.splice(0)) resume();
         });
       }
     }
-  }
-
-  /** Runs background work once a slot is free and requests' queries have gone first. */
-  async background<T>(work: () => Promise<T>): Promise<T> {
-    if (this.holdingSlot.getStore() === true) return work();
-    while (this.backgroundRunning >= this.backgroundLimit()) {
-      await new Promise<void>((resolve) => this.waitingForSlot.push(resolve));
-    }
-    this.backgroundRunning += 1;
-    try {
-      await this.turn();
-      return await this.holdingSlot.run(true, work);
-    } finally {
-      this.backgroundRunning -= 1;
-      // Each waiter looks again, in the order they came: the limit may have risen meanwhile.
-      for (const resume of this.waitingForSlot.splice(0)) resume();
-    }
-  }
-
-  private backgroundLimit(): number {
-    const reading = this.running > 0 || performance.now() - this.lastForegroundAt < this.readsRecentMs;
-    return reading ? this.maxBackground : Number.POSITIVE_INFINITY;
   }
 
   /** Resolves when background work may start its next statement. */
@@ -242,8 +202,11 @@ export function sqlConnection(database: RawDatabase): DriverSqlConnection {
     }
   };
   const order = onePer(foregroundOrders, database, () => new ForegroundFirst());
-  const inOrder = <T>(work: () => Promise<T>): Promise<T> =>
-    backgroundWork.getStore() === true ? order.background(work) : order.foreground(work);
+  const inOrder = async <T>(work: () => Promise<T>): Promise<T> => {
+    if (backgroundWork.getStore() !== true) return order.foreground(work);
+    await order.turn();
+    return work();
+  };
   const ordered: DriverSqlConnection['transactionOnClient'] = (work) =>
     inOrder(() => transactionOnClient(work));
   return {

@@ -35,7 +35,7 @@ describe.skipIf(!browserTestsEnabled())('thumbs up / down on answers, in Chromiu
     await ask(page, 'How do I descale the espresso machine?');
 
     const answer = page.getByRole('region', { name: 'Answer' });
-    expect(await answer.textContent()).toMatch(/citric acid/);
+    expect(await answer.innerText()).toMatch(/citric acid/);
     const up = thumb(answer, 'Thumbs up');
     const down = thumb(answer, 'Thumbs down');
     expect(await pressed(up)).toBe('false');
@@ -51,7 +51,7 @@ describe.skipIf(!browserTestsEnabled())('thumbs up / down on answers, in Chromiu
     await page.waitForURL(/\/chats\/[^/]+$/);
     const chatId = decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1) ?? '');
     await page.reload();
-    await answer.getByText('citric acid').first().waitFor();
+    await answer.getByText('citric acid').filter({ visible: true }).first().waitFor();
     await expect.poll(() => pressed(up)).toBe('true');
     expect(await pressed(down)).toBe('false');
     const history = async () => {
