@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { TEAM_ACCESS } from '../access.js';
+import { uploadFields } from '../../test/helpers/test-documents.js';
 import { type DatabaseHandle, openDatabase } from './client.js';
 import { type ChunkToStore, deleteTeamDocument, replaceDocument } from './repositories/documents.js';
 import {
@@ -47,21 +47,7 @@ function manual(
   });
   return replaceDocument(
     database.sql,
-    {
-      teamId,
-      source: 'upload',
-      externalId,
-      connectorId: null,
-      title: externalId,
-      url: null,
-      mimeType: 'text/plain',
-      sourceVersion: null,
-      sourceModifiedAt: null,
-      originId: null,
-      metadata: {},
-      access: TEAM_ACCESS,
-      indexedBy: null,
-    },
+    uploadFields(teamId, externalId),
     `hash-${externalId}`,
     chunks,
     undefined,

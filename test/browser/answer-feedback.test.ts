@@ -35,7 +35,7 @@ describe.skipIf(!browserTestsEnabled())('thumbs up / down on answers, in Chromiu
     await ask(page, 'How do I descale the espresso machine?');
 
     const answer = page.getByRole('region', { name: 'Answer' });
-    expect(await answer.innerText()).toMatch(/citric acid/);
+    await answer.getByText('citric acid').filter({ visible: true }).first().waitFor();
     const up = thumb(answer, 'Thumbs up');
     const down = thumb(answer, 'Thumbs down');
     expect(await pressed(up)).toBe('false');

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { DatabaseLocation } from '../../src/db/client.js';
+import { afterAll, beforeAll } from 'vitest';
+import { type DatabaseHandle, type DatabaseLocation, openDatabase } from '../../src/db/client.js';
 import { pgliteSnapshot } from './pglite-snapshot.js';
 
 /** Which database this test run uses: PGlite in memory, or a fresh PostgreSQL database. */
@@ -42,4 +43,25 @@ async function withAdmin(url: string, work: (client: pg.Client) => Promise<unkno
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A database of the test file's own, opened before its tests and closed (and dropped) after them:
+ * the answer gives it to the tests.
+ */
+export function databaseForTheseTests(): () => DatabaseHandle {
+  let testDatabase: TestDatabase | undefined;
+  let database: DatabaseHandle | undefined;
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase();
+    database = await openDatabase(testDatabase.location);
+  });
+  afterAll(async () => {
+    await database?.close();
+    await testDatabase?.drop();
+  });
+  return () => {
+    if (database === undefined) throw new Error('the test database is opened before the tests run');
+    return database;
+  };
 }

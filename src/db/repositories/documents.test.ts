@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { TEAM_ACCESS, teamReader } from '../../access.js';
+import { uploadFields } from '../../../test/helpers/test-documents.js';
+import { teamReader } from '../../access.js';
 import { type DatabaseHandle, openDatabase } from '../client.js';
 import { runAsBackgroundWork } from '../sql-connection.js';
 import {
@@ -24,21 +25,7 @@ afterAll(async () => {
 });
 
 function fields(externalId: string): DocumentFields {
-  return {
-    teamId,
-    source: 'upload',
-    externalId,
-    connectorId: null,
-    title: 'A long manual',
-    url: null,
-    mimeType: 'text/markdown',
-    sourceVersion: null,
-    sourceModifiedAt: null,
-    originId: null,
-    metadata: {},
-    access: TEAM_ACCESS,
-    indexedBy: null,
-  };
+  return uploadFields(teamId, externalId, { title: 'A long manual', mimeType: 'text/markdown' });
 }
 
 function chunks(count: number, word: string): ChunkToStore[] {
