@@ -65,9 +65,9 @@ export interface ParsePoolOptions {
 
 /**
  * Requests of this type are test instructions, honoured only by a pool built with
- * `enableTestRequests`; the bytes are the command: `thread-id`, `priority` (the thread's nice value),
- * `spin <ms>`, `throw`, `exit`,
- * `uncaught`, `out-of-memory`, `off-heap <MiB>` (buffers outside the heap, then a 200 ms pause).
+ * `enableTestRequests`; the bytes are the command: `thread-id`, `priority` (the thread's nice
+ * value), `spin <ms>`, `throw`, `exit`, `uncaught`, `out-of-memory`, `off-heap <MiB>` (buffers
+ * outside the heap, then a 200 ms pause).
  * Anywhere else it is an unsupported type like any other.
  */
 export const PARSE_POOL_TEST_MIME_TYPE = 'application/x.parse-pool-test';

@@ -80,7 +80,7 @@ export class TeamStatisticsCache {
       .finally(() => this.folding.delete(teamId));
   }
 
-  /** Counts the team's chunks; until the count arrives, `replacing` (if any) stays the team's entry. */
+  /** Reads the team's totals; until they arrive, `replacing` (if any) stays the team's entry. */
   private load(teamId: number, replacing?: CacheEntry): CacheEntry {
     const value = readTeamChunkTotals(this.sql, teamId).then(({ chunks, averageLength, rows }) => {
       if (rows > FOLD_TOTALS_AFTER_ROWS) this.fold(teamId);
