@@ -24,7 +24,7 @@ import {
 } from '../db/repositories/index-jobs.js';
 import { runAsBackgroundWork } from '../db/sql-connection.js';
 import { causeChain } from '../errors.js';
-import { contextualText, FileFailure } from './document.js';
+import { type Chunk, contextualText, FileFailure } from './document.js';
 import {
   EmbeddingRefused,
   exhausted,
@@ -324,18 +324,8 @@ async function indexItemAlone(
       await markUnchanged(deps, job, item, stored.id, stored.chunkCount, fields);
       return undefined;
     }
-    // The contextual text is made when a statement (or the embedder) reads it: a big file's
-    // tens of thousands of chunks would otherwise hold a second copy of its text throughout.
-    const chunks: ChunkToStore[] = parsed.chunks.map((chunk) => ({
-      position: chunk.position,
-      text: chunk.text,
-      headingPath: chunk.headingPath,
-      pageLabels: chunk.pageLabels,
-      tokenCount: chunk.tokenCount,
-      get contextualText() {
-        return contextualText(fields.title, chunk);
-      },
-    }));
+    const title = fields.title;
+    const chunks: ChunkToStore[] = parsed.chunks.map((chunk) => new ChunkInContext(chunk, title));
     const embeddings =
       deps.embedder === undefined
         ? undefined
@@ -372,6 +362,44 @@ async function indexItemAlone(
     }
     await recordFinal(deps, source, job, item, outcome);
     return undefined;
+  }
+}
+
+/**
+ * A parsed chunk as it is stored, its contextual text made when a statement (or the embedder)
+ * reads it: a big file's tens of thousands of chunks would otherwise hold a second copy of their
+ * text throughout. A class rather than object literals with a getter, which cost each chunk a
+ * closure and an accessor of its own: for the 60k chunks of a 30 MiB file the literals held the
+ * main thread 25 ms, and the scavenges they set off 80 ms more, in one stretch (bench/indexing).
+ */
+class ChunkInContext implements ChunkToStore {
+  constructor(
+    private readonly chunk: Chunk,
+    private readonly title: string,
+  ) {}
+
+  get position(): number {
+    return this.chunk.position;
+  }
+
+  get text(): string {
+    return this.chunk.text;
+  }
+
+  get headingPath(): readonly string[] {
+    return this.chunk.headingPath;
+  }
+
+  get pageLabels(): readonly string[] {
+    return this.chunk.pageLabels;
+  }
+
+  get tokenCount(): number {
+    return this.chunk.tokenCount;
+  }
+
+  get contextualText(): string {
+    return contextualText(this.title, this.chunk);
   }
 }
 
