@@ -96,8 +96,8 @@ reads section:
   --big-file-mb N       size of the big Markdown file in MiB (BENCH_BIG_FILE_MB, default 30; may be
                         fractional, e.g. 2.5; the 202 and memory targets are checked only at 30 or more)
   --seed-documents N    SciFact documents indexed before the idle phase (BENCH_SEED_DOCUMENTS, default 300)
-  --idle-seconds S      length of each idle phase (BENCH_IDLE_SECONDS, default 30: 120
-                        searches, so that the idle p99 is not simply the slowest one)
+  --idle-seconds S      length of each idle phase (BENCH_IDLE_SECONDS, default 60: 240
+                        searches, so that the idle p99 is not simply the second slowest)
   --reads-interval MS   one search, one job status and one /healthz every MS, each on its own
                         schedule (BENCH_READS_INTERVAL, default 250)
   --phase-timeout S     give up on an indexing phase after S seconds (BENCH_PHASE_TIMEOUT, default 600)
@@ -213,7 +213,7 @@ export function parseIndexingSettings(argv: readonly string[], env: NodeJS.Proce
     reads: {
       bigFileMiB,
       seedDocuments: required(values['seed-documents'], 'BENCH_SEED_DOCUMENTS', 300, 1, 500),
-      idleSeconds: required(values['idle-seconds'], 'BENCH_IDLE_SECONDS', 30, 1, 600),
+      idleSeconds: required(values['idle-seconds'], 'BENCH_IDLE_SECONDS', 60, 1, 600),
       intervalMs: required(values['reads-interval'], 'BENCH_READS_INTERVAL', 250, 10, 10_000),
       phaseTimeoutSeconds: required(values['phase-timeout'], 'BENCH_PHASE_TIMEOUT', 600, 10, 24 * 3600),
       settleSeconds: required(values.settle, 'BENCH_SETTLE', 10, 0, 600),
