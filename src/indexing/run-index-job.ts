@@ -370,7 +370,8 @@ async function indexItemAlone(
  * reads it: a big file's tens of thousands of chunks would otherwise hold a second copy of their
  * text throughout. A class rather than object literals with a getter, which cost each chunk a
  * closure and an accessor of its own: for the 60k chunks of a 30 MiB file the literals held the
- * main thread 25 ms, and the scavenges they set off 80 ms more, in one stretch (bench/indexing).
+ * main thread 25 ms, and the scavenges they set off 80 ms more, in one stretch (a CPU profile of
+ * the service while bench/indexing's big file was indexed on PostgreSQL).
  */
 class ChunkInContext implements ChunkToStore {
   constructor(
