@@ -281,7 +281,7 @@ describe('EmbeddingBatcher with the OpenAI client and the fake server', () => {
     await server.close();
   });
 
-  it('sends full batches, two at a time, and keeps the server busy', async () => {
+  it('sends full batches, two at a time', async () => {
     const model = new OpenAiEmbeddingModel({
       baseUrl: server.baseUrl,
       model: 'fake-embedding',
@@ -289,16 +289,13 @@ describe('EmbeddingBatcher with the OpenAI client and the fake server', () => {
     });
     const batcher = new EmbeddingBatcher(model);
     const inputs = Array.from({ length: 80 }, (_, caller) => textsOf(caller, 8));
-    const started = performance.now();
     const results = await Promise.all(inputs.map((texts) => batcher.embed(texts)));
-    const elapsed = performance.now() - started;
     results.forEach((vectors, caller) => {
       expect(vectors).toEqual(inputs[caller]?.map((text) => server.vectorFor(text).map(Math.fround)));
     });
     expect(server.requests.map((request) => request.inputCount)).toEqual(Array(10).fill(64));
+    // How busy the server is kept is measured by bench/indexing, not timed here: a loaded CI
+    // machine made the elapsed time three times the server's.
     expect(server.peakConcurrentRequests()).toBe(2);
-    // Ten requests of 20 ms, two at a time: about 100 ms of server time.
-    expect(server.busyMs()).toBeGreaterThanOrEqual(95);
-    expect(elapsed).toBeLessThan(server.busyMs() * 3);
   });
 });
