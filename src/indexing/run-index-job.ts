@@ -324,8 +324,7 @@ async function indexItemAlone(
       await markUnchanged(deps, job, item, stored.id, stored.chunkCount, fields);
       return undefined;
     }
-    const title = fields.title;
-    const chunks: ChunkToStore[] = parsed.chunks.map((chunk) => new ChunkInContext(chunk, title));
+    const chunks: ChunkToStore[] = parsed.chunks.map((chunk) => new ChunkInContext(chunk, fields.title));
     const embeddings =
       deps.embedder === undefined
         ? undefined
