@@ -3,7 +3,7 @@ import {
   deleteOtherModelsVectors,
   ensureVectorIndex,
 } from '../db/repositories/chunk-embeddings.js';
-import { insertEmbeddings } from '../db/repositories/documents.js';
+import { insertEmbeddingsInStatements, rowStatementSizer } from '../db/repositories/documents.js';
 import type { SqlExecutor } from '../db/sql-connection.js';
 import { contextualText } from './document.js';
 import type { ChunkEmbedder, IndexingDependencies } from './indexing-dependencies.js';
@@ -30,6 +30,9 @@ export async function embedStaleChunks(
 ): Promise<{ embedded: number; removed: number }> {
   const { sql, embedder } = deps;
   if (embedder === undefined) return { embedded: 0, removed: 0 };
+  // On PGlite each vector costs milliseconds of its one thread: a round's 256 in one statement would
+  // hold every request for most of a second.
+  const sizer = rowStatementSizer(sql);
   let embedded = 0;
   let lastId = 0;
   for (;;) {
@@ -40,8 +43,9 @@ export async function embedStaleChunks(
       contextualText(row.title, { text: row.text, headingPath: row.headingPath }),
     );
     const vectors = await embedder.embed(texts, signal);
-    await insertEmbeddings(
+    await insertEmbeddingsInStatements(
       sql,
+      sizer,
       null,
       embedder.model,
       rows.map((row, index) => ({ chunkId: row.id, vector: vectors[index] ?? [] })),

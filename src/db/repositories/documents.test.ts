@@ -1,15 +1,17 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { uploadFields } from '../../../test/helpers/test-documents.js';
 import { teamReader } from '../../access.js';
 import { type DatabaseHandle, openDatabase } from '../client.js';
-import { runAsBackgroundWork } from '../sql-connection.js';
+import { runAsBackgroundWork, type SqlConnection } from '../sql-connection.js';
 import {
   ATOMIC_REPLACE_CHUNKS,
   type ChunkToStore,
   type DocumentFields,
   findReadableDocument,
+  insertEmbeddingsInStatements,
   listReadableDocumentChunks,
   replaceDocument,
+  rowStatementSizer,
 } from './documents.js';
 
 let database: DatabaseHandle;
@@ -131,4 +133,110 @@ it("reads a team's document and its first chunks in order, and nothing of anothe
   });
   expect(await findReadableDocument(database.sql, teamReader(otherTeam), id)).toBeUndefined();
   expect(await listReadableDocumentChunks(database.sql, teamReader(otherTeam), id, 5)).toEqual([]);
+});
+
+/** Statements of chunks and of vectors, with their simulated cost (see `timedConnection`). */
+interface TimedStatement {
+  readonly kind: 'chunks' | 'vectors';
+  readonly rows: number;
+  readonly ms: number;
+}
+
+/**
+ * PGlite as a background write sees it, with a simulated cost on a faked clock: 1 ms per 1,000
+ * characters of chunk text (stored and in context), 3 ms per vector.
+ */
+function timedConnection(statements: TimedStatement[]): SqlConnection {
+  return {
+    runsOnMainThread: true,
+    transaction: (work) => database.sql.transaction(work),
+    executeSql: async <Row>(text: string, values?: unknown[]) => {
+      const result = await database.sql.executeSql<Row>(text, values);
+      const rowsOf = () => JSON.parse(String(values?.at(-1))) as { text?: string; contextual?: string }[];
+      let ms = 0;
+      if (text.includes('INSERT INTO chunks')) {
+        const rows = rowsOf();
+        for (const row of rows) ms += ((row.text?.length ?? 0) + (row.contextual?.length ?? 0)) / 1000;
+        statements.push({ kind: 'chunks', rows: rows.length, ms });
+      } else if (text.includes('INSERT INTO chunk_embeddings')) {
+        const rows = rowsOf();
+        ms = rows.length * 3;
+        statements.push({ kind: 'vectors', rows: rows.length, ms });
+      }
+      vi.advanceTimersByTime(ms);
+      return result;
+    },
+  };
+}
+
+async function withFakedClock<T>(work: () => Promise<T>): Promise<T> {
+  vi.useFakeTimers({ toFake: ['performance'] });
+  try {
+    return await work();
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+/** Statements aim at 10 ms; once the first few have shown the rate, each is allowed twice that. */
+function expectShortAfterTheFirst(statements: readonly TimedStatement[], rows: number): void {
+  expect(statements.reduce((sum, statement) => sum + statement.rows, 0)).toBe(rows);
+  expect(Math.max(...statements.slice(4).map((statement) => statement.ms))).toBeLessThanOrEqual(20);
+}
+
+it('on PGlite, sizes statements of chunks by their text: chunks twenty times longer do not make a long one', async () => {
+  const short = chunks(600, 'gasket');
+  const long = chunks(300, 'flange').map((chunk, index) => {
+    const text = `${chunk.text} ${'Tighten the flange bolts in a star pattern. '.repeat(45)}`;
+    return { ...chunk, position: short.length + index, text, contextualText: text };
+  });
+  const all = [...short, ...long];
+  const statements: TimedStatement[] = [];
+  await withFakedClock(() =>
+    replaceDocument(timedConnection(statements), fields('mixed'), 'hash-m', all, undefined),
+  );
+  expect(await storedPositions('mixed')).toEqual(all.map((chunk) => chunk.position));
+  expectShortAfterTheFirst(statements, all.length);
+});
+
+it('on PGlite, stores vectors in short statements of their own', async () => {
+  const all = chunks(ATOMIC_REPLACE_CHUNKS + 56, 'valve');
+  const vectors = all.map((_, index) => [index % 7, 1, 0.5]);
+  const statements: TimedStatement[] = [];
+  const documentId = await withFakedClock(() =>
+    replaceDocument(timedConnection(statements), fields('vectors'), 'hash-v', all, {
+      model: 'test-model',
+      vectors,
+    }),
+  );
+  expectShortAfterTheFirst(
+    statements.filter((statement) => statement.kind === 'vectors'),
+    all.length,
+  );
+
+  // Vectors added later (a new model's backfill) too.
+  const { rows } = await database.sql.executeSql<{ id: number }>(
+    'SELECT id FROM chunks WHERE document_id = $1 ORDER BY position',
+    [documentId],
+  );
+  const backfill: TimedStatement[] = [];
+  const timed = timedConnection(backfill);
+  await withFakedClock(() =>
+    insertEmbeddingsInStatements(
+      timed,
+      rowStatementSizer(timed),
+      null,
+      'other-model',
+      rows.map((row, index) => ({ chunkId: Number(row.id), vector: vectors[index] ?? [] })),
+    ),
+  );
+  expectShortAfterTheFirst(backfill, rows.length);
+  const stored = await database.sql.executeSql(
+    'SELECT model, count(*)::int AS vectors FROM chunk_embeddings WHERE chunk_id = ANY($1) GROUP BY model ORDER BY model',
+    [rows.map((row) => Number(row.id))],
+  );
+  expect(stored.rows).toEqual([
+    { model: 'other-model', vectors: all.length },
+    { model: 'test-model', vectors: all.length },
+  ]);
 });
