@@ -100,7 +100,8 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('a PostgreSQL pool whose serv
     const failures = await Promise.all(
       Array.from({ length: 20 }, () => handle.db.execute(sql`SELECT 1`).catch((error: unknown) => error)),
     );
-    expect(performance.now() - started).toBeLessThan(200);
+    // Not each waiting for a connection until its 10 s time-out.
+    expect(performance.now() - started).toBeLessThan(2_000);
     for (const failure of failures) expect(isDatabaseUnavailable(failure)).toBe(true);
     await expect(handle.ping()).rejects.toBeInstanceOf(DatabaseUnavailableError);
     expect(warnings).toEqual(['database connection lost; answering 503 until it is back']);

@@ -178,7 +178,7 @@ async function withFakedClock<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Statements aim at 10 ms; once the first few have shown the rate, each is allowed twice that. */
+/** Statements aim at 15 ms; once the first few have shown the rate, each is allowed a third more. */
 function expectShortAfterTheFirst(statements: readonly TimedStatement[], rows: number): void {
   expect(statements.reduce((sum, statement) => sum + statement.rows, 0)).toBe(rows);
   expect(Math.max(...statements.slice(4).map((statement) => statement.ms))).toBeLessThanOrEqual(20);
