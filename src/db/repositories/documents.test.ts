@@ -184,7 +184,7 @@ function expectShortAfterTheFirst(statements: readonly TimedStatement[], rows: n
   expect(Math.max(...statements.slice(4).map((statement) => statement.ms))).toBeLessThanOrEqual(20);
 }
 
-it('on PGlite, sizes statements of chunks by their text: chunks twenty times longer do not make a long one', async () => {
+it('on PGlite, sizes statements of chunks by their text: chunks thirty times longer do not make a long one', async () => {
   const short = chunks(600, 'gasket');
   const long = chunks(300, 'flange').map((chunk, index) => {
     const text = `${chunk.text} ${'Tighten the flange bolts in a star pattern. '.repeat(45)}`;
