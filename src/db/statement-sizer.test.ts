@@ -3,18 +3,28 @@ import { nextStatement, StatementSizer } from './statement-sizer.js';
 
 describe('nextStatement', () => {
   const sizes = [300, 300, 300, 5_000, 300, 300];
+  const rowOf = (size: number) => ({ row: `row of ${size}`, units: size });
 
   it('takes items while they fit in the budget', () => {
-    expect(nextStatement(sizes, 0, 1_000, 100, (size) => size)).toEqual({ end: 3, units: 900 });
+    expect(nextStatement(sizes, 0, 1_000, 100, rowOf)).toEqual({
+      rows: ['row of 300', 'row of 300', 'row of 300'],
+      units: 900,
+    });
   });
 
   it('sends an item bigger than the budget alone, never an empty statement', () => {
-    expect(nextStatement(sizes, 3, 1_000, 100, (size) => size)).toEqual({ end: 4, units: 5_000 });
+    expect(nextStatement(sizes, 3, 1_000, 100, rowOf)).toEqual({ rows: ['row of 5000'], units: 5_000 });
   });
 
   it('stops at the most items a statement may carry, and at the end of the items', () => {
-    expect(nextStatement(sizes, 0, 1_000_000, 2, (size) => size)).toEqual({ end: 2, units: 600 });
-    expect(nextStatement(sizes, 4, 1_000_000, 100, (size) => size)).toEqual({ end: 6, units: 600 });
+    expect(nextStatement(sizes, 0, 1_000_000, 2, rowOf)).toEqual({
+      rows: ['row of 300', 'row of 300'],
+      units: 600,
+    });
+    expect(nextStatement(sizes, 4, 1_000_000, 100, rowOf)).toEqual({
+      rows: ['row of 300', 'row of 300'],
+      units: 600,
+    });
   });
 });
 

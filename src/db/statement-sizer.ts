@@ -36,26 +36,27 @@ export class StatementSizer {
 }
 
 /**
- * The items of the next statement from `from`: as many as fit in `budget` units, at least one
- * (an item bigger than the budget goes alone), at most `maxItems`; `end` is exclusive.
+ * The rows of the next statement, made from `items` from `from`: as many as fit in `budget`
+ * units, at least one (an item bigger than the budget goes alone), at most `maxItems`. Each row
+ * is made once, with its units, so that what is measured is what is sent.
  */
-export function nextStatement<Item>(
+export function nextStatement<Item, Row>(
   items: readonly Item[],
   from: number,
   budget: number,
   maxItems: number,
-  unitsOf: (item: Item) => number,
-): { readonly end: number; readonly units: number } {
+  rowOf: (item: Item) => { readonly row: Row; readonly units: number },
+): { readonly rows: Row[]; readonly units: number } {
   const last = Math.min(items.length, from + Math.max(1, maxItems));
+  const rows: Row[] = [];
   let units = 0;
-  let end = from;
-  while (end < last) {
-    const itemUnits = unitsOf(items[end] as Item);
-    if (end > from && units + itemUnits > budget) break;
-    units += itemUnits;
-    end += 1;
+  for (let index = from; index < last; index++) {
+    const made = rowOf(items[index] as Item);
+    if (rows.length > 0 && units + made.units > budget) break;
+    rows.push(made.row);
+    units += made.units;
   }
-  return { end, units };
+  return { rows, units };
 }
 
 function clamp(value: number, min: number, max: number): number {

@@ -130,9 +130,23 @@ export function rowStatementSizer(connection: SqlConnection): StatementSizer {
     : StatementSizer.fixed(ROWS_PER_STATEMENT);
 }
 
-/** A chunk's work in a statement: its text stored, and its text in context made into a tsvector. */
-function chunkUnits(chunk: ChunkToStore): number {
-  return chunk.text.length + chunk.contextualText.length;
+/**
+ * A chunk as a statement's parameter, its contextual text made once (it is made on each read),
+ * and its work there: its text stored, and its text in context made into a tsvector.
+ */
+function chunkRow(chunk: ChunkToStore) {
+  const contextual = chunk.contextualText;
+  return {
+    row: {
+      position: chunk.position,
+      text: chunk.text,
+      heading_path: chunk.headingPath,
+      page_labels: chunk.pageLabels,
+      token_count: chunk.tokenCount,
+      contextual,
+    },
+    units: chunk.text.length + contextual.length,
+  };
 }
 
 const UPSERT_DOCUMENT = `
@@ -306,14 +320,7 @@ async function insertChunks(
   committed?: (chunks: number) => void,
 ): Promise<void> {
   for (let from = 0; from < chunks.length; ) {
-    const { end: to, units } = nextStatement(
-      chunks,
-      from,
-      sizers.chunks.next,
-      ROWS_PER_STATEMENT,
-      chunkUnits,
-    );
-    const slice = chunks.slice(from, to);
+    const { rows, units } = nextStatement(chunks, from, sizers.chunks.next, ROWS_PER_STATEMENT, chunkRow);
     const began = performance.now();
     const inserted = await db.executeSql<{ id: Integer; position: number }>(
       `WITH inserted AS (
@@ -338,22 +345,7 @@ async function insertChunks(
            LATERAL (SELECT coalesce(array_length(l.positions, 1), 1) AS frequency) AS f
        )
        SELECT id, position FROM inserted`,
-      [
-        documentId,
-        fields.teamId,
-        fields.connectorId,
-        fields.source,
-        JSON.stringify(
-          slice.map((chunk) => ({
-            position: chunk.position,
-            text: chunk.text,
-            heading_path: chunk.headingPath,
-            page_labels: chunk.pageLabels,
-            token_count: chunk.tokenCount,
-            contextual: chunk.contextualText,
-          })),
-        ),
-      ],
+      [documentId, fields.teamId, fields.connectorId, fields.source, JSON.stringify(rows)],
     );
     sizers.chunks.record(units, performance.now() - began);
     if (embeddings !== undefined) {
@@ -365,14 +357,14 @@ async function insertChunks(
         sizers.vectors,
         fields.teamId,
         embeddings.model,
-        slice.map((chunk, index) => ({
-          chunkId: idByPosition.get(chunk.position) ?? -1,
+        rows.map((row, index) => ({
+          chunkId: idByPosition.get(row.position) ?? -1,
           vector: embeddings.vectors[from + index] ?? [],
         })),
       );
     }
-    committed?.(slice.length);
-    from = to;
+    committed?.(rows.length);
+    from += rows.length;
   }
 }
 
