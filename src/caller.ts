@@ -15,6 +15,8 @@ export interface Caller {
   readonly userId: number;
   readonly teamId: number;
   readonly email: string;
+  /** Whether the address is proven (see register-user.ts): only a proven one counts in access lists. */
+  readonly emailVerified: boolean;
   readonly role: TeamRole;
   readonly tokenHash: string;
 }

@@ -192,6 +192,7 @@ async function userOf(baseUrl: string, accessToken: string): Promise<BenchUser> 
     userId: Number(me.id),
     teamId: Number(me.team_id),
     email: String(me.email),
+    emailVerified: me.email_verified === true,
     userContext: me,
     chatapp: undefined,
   };

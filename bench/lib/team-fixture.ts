@@ -5,6 +5,7 @@
 // (`bigTeamAccess`). With `keep`, the built database is kept (data-cache.ts) and later runs start
 // from a copy.
 
+import { randomBytes } from 'node:crypto';
 import { type DocumentAccess, memberReader, peopleAccess, readerMayOpen } from '../../src/access.js';
 import { openDatabase } from '../../src/db/client.js';
 import type { FakeSlackInstallation, FakeSlackServer } from '../../test/fakes/fake-slack-server.js';
@@ -17,10 +18,11 @@ import { type StoredTeam, storeTeams, type TeamAccess } from './team-corpus.js';
 import { type BenchUser, inviteMember, registerUser } from './users.js';
 
 /**
- * The layout of the stored rows beyond the settings (who is in the big team, the access lists):
- * part of the kept data's key, so that data kept by an older layout is never reused.
+ * The layout of the stored rows beyond the settings (who is in the big team, whether their
+ * addresses are proven, the access lists): part of the kept data's key, so that data kept by an
+ * older layout is never reused.
  */
-const DATA_LAYOUT = 2;
+const DATA_LAYOUT = 3;
 
 /** One document in this many of the big team is shared with its member (spread evenly). */
 export const MEMBER_SHARE_EVERY = 10;
@@ -254,9 +256,16 @@ async function buildTeamFixture(
     teamId: BENCH_SLACK_APP.workspace,
     teamName: 'Benchmark workspace',
   });
+  // The member registers through the trusted front end: only a proven address opens what is shared with it.
+  const registrationSecret = randomBytes(24).toString('hex');
   const service = await startService(
     `service (${database.name}, registration)`,
-    { LOG_LEVEL: 'warn', ...database.env, ...slackServiceEnv(options.slack) },
+    {
+      LOG_LEVEL: 'warn',
+      REGISTRATION_SECRET: registrationSecret,
+      ...database.env,
+      ...slackServiceEnv(options.slack),
+    },
     [],
     options.fromSource,
   );
@@ -269,7 +278,8 @@ async function buildTeamFixture(
     if (big.chatapp?.status !== 'installed') {
       throw new Error(`the Slack installation failed: ${JSON.stringify(big.chatapp)}`);
     }
-    member = await inviteMember(service.url, big, `${slug}-member`);
+    member = await inviteMember(service.url, big, `${slug}-member`, registrationSecret);
+    if (!member.emailVerified) throw new Error('the invited member registered without a proven address');
     for (let index = 1; index <= data.teams; index += 1) {
       others.push(await registerUser(service.url, `${slug}-team-${index}`));
     }
@@ -369,7 +379,10 @@ export function readableShare(
   reader: BenchUser,
 ): { documents: number; chunks: number; lists: number } {
   const readable = team.lists.filter((list) =>
-    readerMayOpen(memberReader({ teamId: team.teamId, email: reader.email }), list.access),
+    readerMayOpen(
+      memberReader({ teamId: team.teamId, email: reader.email, emailVerified: reader.emailVerified }),
+      list.access,
+    ),
   );
   return {
     documents: readable.reduce((sum, list) => sum + list.documents, 0),

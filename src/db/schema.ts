@@ -114,10 +114,12 @@ export const accessLists = pgTable(
     fingerprint: text('fingerprint').notNull(),
     /** Everyone in the team may open it. */
     team: boolean('team').notNull(),
-    /** Lower-cased e-mail addresses (users and groups are matched separately). */
+    /** Lower-cased e-mail addresses: they count for a reader whose address is proven. */
     emails: text('emails').array().notNull(),
     domains: text('domains').array().notNull(),
     groups: text('groups').array().notNull(),
+    /** Accounts (user ids) that may open it whether or not their address is proven. */
+    users: integer('users').array().notNull().default(sql`'{}'::int[]`),
   },
   (table) => [uniqueIndex('access_lists_team_fingerprint_unique').on(table.teamId, table.fingerprint)],
 );

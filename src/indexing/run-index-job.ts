@@ -4,10 +4,12 @@ import { markConnectorSynced } from '../db/repositories/connectors.js';
 import {
   type ChunkToStore,
   type DocumentFields,
+  DocumentHeldByAnother,
   findDocumentState,
   markDocumentUnchanged,
   recordDocumentOutcome,
   replaceDocument,
+  type StoredDocumentState,
 } from '../db/repositories/documents.js';
 import {
   claimItem,
@@ -292,6 +294,10 @@ async function indexItemAlone(
     const prepared = await fetchSlots.use(async () => {
       if (!(await claimItem(sql, job.id, item.externalId))) return undefined;
       const stored = await findDocumentState(sql, source.fields(job, item));
+      if (stored !== undefined && !(await mayReplace(source, job, stored))) {
+        await refuseReplacement(deps, job, item);
+        return undefined;
+      }
       const fetched = await source.fetch(job, item, stored, signal);
       if (fetched.kind === 'unchanged') {
         if (stored === undefined) throw new Error('a source answered unchanged for a document never stored');
@@ -315,6 +321,9 @@ async function indexItemAlone(
     const ownTitle = fetched.titleIsFallback === true || fetched.fields.title.trim() === '';
     const fields: DocumentFields = {
       ...fetched.fields,
+      // Checked above: the requester may replace the stored document, whoever brought it in (one
+      // stored since by someone else is still guarded, for uploads).
+      ...(stored === undefined ? {} : { onlyItsIndexer: false }),
       ...(ownTitle && parsed.title !== undefined ? { title: parsed.title } : {}),
       // A file labelled `application/octet-stream` keeps the type it was read as.
       ...(parsed.mimeType === undefined ? {} : { mimeType: parsed.mimeType }),
@@ -345,6 +354,11 @@ async function indexItemAlone(
     return undefined;
   } catch (error) {
     if (signal.aborted) throw signal.reason ?? error;
+    // Someone else stored it between the check and the write (another process): theirs stays.
+    if (error instanceof DocumentHeldByAnother) {
+      await refuseReplacement(deps, job, item);
+      return undefined;
+    }
     // The database failing is not this file's fault: the attempt stops and the job layer retries it.
     if (isDatabaseError(error)) throw error;
     const outcome = outcomeOfError(error);
@@ -428,6 +442,41 @@ async function embed(
   }
 }
 
+/**
+ * Whether the job may replace a stored document: one its requester brought in, or, when someone
+ * else did, as the source says (an upload: an owner or admin who may open it; Drive and wiki
+ * documents are the source's, whoever reads them).
+ */
+async function mayReplace(
+  source: IndexSource,
+  job: IndexJobRow,
+  stored: StoredDocumentState,
+): Promise<boolean> {
+  if (job.requestedBy !== null && stored.indexedBy === job.requestedBy) return true;
+  return source.mayReplace === undefined || (await source.mayReplace(job, stored));
+}
+
+/**
+ * The item may not replace the stored document: it fails `permission_denied`, and the document, its
+ * chunks and its access list stay as they are. The message is the same whatever the item holds,
+ * so it tells nothing of the stored document's content, title or access.
+ */
+async function refuseReplacement(deps: IndexingDependencies, job: IndexJobRow, item: IndexJobItemRow) {
+  await setItemOutcome(deps.sql, job.id, item.externalId, {
+    status: 'failed',
+    reason: 'permission_denied',
+    message: REPLACEMENT_REFUSED,
+  });
+}
+
+const REPLACEMENT_REFUSED =
+  "Another member brought in a document with this external_id: only they, or the team's owner or an admin who may open it, may replace it. Post it under another external_id.";
+
+/**
+ * Records an item whose document did not change. When only who may open it changed (a Drive file
+ * shared anew), the document was updated, so the item is `indexed`; an `unchanged` item never
+ * changed who may open the document.
+ */
 async function markUnchanged(
   deps: IndexingDependencies,
   job: IndexJobRow,
@@ -436,13 +485,15 @@ async function markUnchanged(
   chunkCount: number,
   fields: DocumentFields,
 ): Promise<void> {
-  await markDocumentUnchanged(deps.sql, documentId, fields, job.id, (transaction) =>
-    setItemOutcome(transaction, job.id, item.externalId, {
-      status: 'skipped',
-      reason: 'unchanged',
-      chunks: chunkCount,
-      documentId,
-    }),
+  await markDocumentUnchanged(deps.sql, documentId, fields, job.id, (transaction, accessChanged) =>
+    setItemOutcome(
+      transaction,
+      job.id,
+      item.externalId,
+      accessChanged
+        ? { status: 'indexed', chunks: chunkCount, documentId }
+        : { status: 'skipped', reason: 'unchanged', chunks: chunkCount, documentId },
+    ),
   );
 }
 
@@ -453,26 +504,37 @@ async function recordFinal(
   item: IndexJobItemRow,
   outcome: FinalOutcome,
 ): Promise<void> {
-  const fields = source.fields(job, item);
-  await recordDocumentOutcome(
-    deps.sql,
-    fields,
-    {
-      status: outcome.status,
-      reason: outcome.reason,
-      message: outcome.message,
-      dropChunks: outcome.dropChunks,
-      jobId: job.id,
-    },
-    (transaction, documentId, chunkCount) =>
-      setItemOutcome(transaction, job.id, item.externalId, {
+  const described = source.fields(job, item);
+  const stored = await findDocumentState(deps.sql, described);
+  if (stored !== undefined && !(await mayReplace(source, job, stored))) {
+    await refuseReplacement(deps, job, item);
+    return;
+  }
+  const fields = stored === undefined ? described : { ...described, onlyItsIndexer: false };
+  try {
+    await recordDocumentOutcome(
+      deps.sql,
+      fields,
+      {
         status: outcome.status,
         reason: outcome.reason,
         message: outcome.message,
-        chunks: chunkCount,
-        documentId,
-      }),
-  );
+        dropChunks: outcome.dropChunks,
+        jobId: job.id,
+      },
+      (transaction, documentId, chunkCount) =>
+        setItemOutcome(transaction, job.id, item.externalId, {
+          status: outcome.status,
+          reason: outcome.reason,
+          message: outcome.message,
+          chunks: chunkCount,
+          documentId,
+        }),
+    );
+  } catch (error) {
+    if (!(error instanceof DocumentHeldByAnother)) throw error;
+    await refuseReplacement(deps, job, item);
+  }
 }
 
 /**

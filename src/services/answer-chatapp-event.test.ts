@@ -130,9 +130,7 @@ describe('answerChatappEvent', () => {
       const payload = await recordedQuestion(direct(OWNER_SLACK_ID));
       const before = usersInfoCallsFor(OWNER_SLACK_ID);
       expect(await answerChatappEvent(deps, payload, attempt())).toMatchObject({ status: 'answered' });
-      expect(readers).toEqual([
-        memberReader({ teamId: owner.caller.teamId, email: owner.caller.email, userId: owner.caller.userId }),
-      ]);
+      expect(readers).toEqual([memberReader(owner.caller)]);
       expect(usersInfoCallsFor(OWNER_SLACK_ID)).toBe(before + 1);
       expect(JSON.stringify(postedFor(payload)[0]?.blocks)).toContain('top drawer of reception');
     });
@@ -175,7 +173,7 @@ describe('answerChatappEvent', () => {
         (await chatappEventStatus(testApp.runtime.database.sql, WORKSPACE, payload.eventId))?.status,
       ).toBe('queued');
       expect(await answerChatappEvent(deps, payload, attempt())).toMatchObject({ status: 'answered' });
-      expect(readers.map((reader) => reader.email)).toEqual([owner.caller.email.toLowerCase()]);
+      expect(readers).toEqual([memberReader(owner.caller)]);
     });
   });
 

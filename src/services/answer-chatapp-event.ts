@@ -103,9 +103,7 @@ async function readerOf(
   const email = await deps.slackMessenger.userEmail(botToken, payload.user);
   if (email === undefined) return teamReader(teamId);
   const member = await deps.data.teams.findTeamMemberByEmail(teamId, email);
-  return member === undefined
-    ? teamReader(teamId)
-    : memberReader({ teamId, email: member.email, userId: member.userId });
+  return member === undefined ? teamReader(teamId) : memberReader(member);
 }
 
 /** The whole answer (the stream gathered: Slack gets one message) with its cited sources. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import { startTestApp, type TestApp, uniqueSuffix } from '../../test/helpers/test-app.js';
 import {
   invitedMember,
   refusal,
@@ -7,7 +7,10 @@ import {
   signedInUser,
 } from '../../test/helpers/use-case-harness.js';
 import { changeMemberRole } from './change-member-role.js';
+import { inviteMember } from './invite-member.js';
+import { listInvitations } from './list-invitations.js';
 import { listMembers } from './list-members.js';
+import { registerUser } from './register-user.js';
 
 describe('changeMemberRole', () => {
   let testApp: TestApp;
@@ -117,5 +120,35 @@ describe('changeMemberRole', () => {
       'validation',
     );
     expect((await roles(stranger))[stranger.caller.userId]).toBe('owner');
+  });
+
+  it('withdraws the open invitations of an admin made a member; an owner handing over keeps theirs', async () => {
+    const { deps } = testApp.runtime;
+    const { owner, admin, member } = await team();
+    const invite = async (by: SignedInUser) => {
+      const email = `spare-${uniqueSuffix()}@example.com`;
+      return inviteMember(deps, by.caller, { email, role: 'admin' });
+    };
+    const register = (invitation: { email: string; code: string }) =>
+      registerUser(
+        deps,
+        { email: invitation.email, password: 'spare-password', invitation: invitation.code },
+        { bearerToken: undefined, clientAddress: '203.0.113.9' },
+      );
+    const fromAdmin = await invite(admin);
+    const fromOwner = await invite(owner);
+
+    await changeMemberRole(deps, owner.caller, String(admin.caller.userId), 'member');
+    const open = (await listInvitations(deps, owner.caller)).invitations.map(
+      (listed) => listed.invitation_id,
+    );
+    expect(open).toEqual([fromOwner.invitation_id]);
+    expect((await refusal(register(fromAdmin), 'forbidden')).message).toContain('Invitation withdrawn');
+
+    // The owner hands ownership over and becomes an admin: their invitation still works.
+    await changeMemberRole(deps, owner.caller, String(member.caller.userId), 'owner');
+    await expect(register(fromOwner)).resolves.toMatchObject({
+      body: { user: { team_id: owner.caller.teamId, role: 'admin' } },
+    });
   });
 });

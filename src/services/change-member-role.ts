@@ -14,7 +14,8 @@ const MEMBER_NOT_FOUND = 'Member not found';
  * gives `owner`, to another member, and becomes an admin in the same transaction (the team's
  * `owner_user_id` follows); the owner's role changes no other way (409 for the owner, who must hand
  * ownership over first; 403 for an admin). Admins make and unmake admins and members, themselves
- * included. Roles are read afresh under the team's lock, so a caller demoted a moment ago cannot
+ * included; an admin made a member loses the open invitations they made (withdrawn in the same
+ * transaction). Roles are read afresh under the team's lock, so a caller demoted a moment ago cannot
  * act on a cached role. Answers the member as now stored.
  */
 export async function changeMemberRole(
@@ -69,6 +70,8 @@ export async function changeMemberRole(
       );
     }
     const updated = await tx.teams.setMemberRole(caller.teamId, target.userId, role);
+    // A member may not invite: what they invited as an admin goes (a former owner, now admin, keeps theirs).
+    if (role === 'member') await tx.teams.withdrawInvitationsBy(caller.teamId, target.userId, deps.now());
     return { member: updated ?? failVanished(), changed: [target.userId] };
   });
   // Cached callers carry the role: this process reads it afresh at once, others within the cache's TTL.

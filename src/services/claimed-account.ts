@@ -17,7 +17,8 @@ export interface SettledAccount {
  * - in a team with nobody else in it, its open invitations are withdrawn and the owner stays;
  * - in a team with other members, the owner starts a team of their own, and that team keeps its
  *   members and what they shared (its longest-standing admin, else member, becomes its owner);
- *   the account's private uploads there and its unfinished index jobs go, as when a member leaves.
+ *   the account's private uploads there, its unfinished index jobs and its open invitations go,
+ *   as when a member leaves.
  */
 export async function settleClaimedAccount(
   tx: Repositories,
@@ -40,6 +41,8 @@ export async function settleClaimedAccount(
     'The account that asked for it was taken over by the owner of its e-mail',
   );
   const deletedChunks = await tx.teams.deletePrivateUploads(teamId, user.id);
+  // The account leaves the team: invitations its creator sent there go, as when a member leaves.
+  await tx.teams.withdrawInvitationsBy(teamId, user.id, now);
   if (user.role === 'owner') {
     const others = (await tx.teams.listTeamMembers(teamId)).filter((member) => member.userId !== user.id);
     const successor = others.find((member) => member.role === 'admin') ?? others[0];

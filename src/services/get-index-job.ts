@@ -9,8 +9,10 @@ import { indexJobFileView, indexJobView } from './views.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * One of the caller's team's index jobs with its per-file status. `kind` narrows it to one
- * source (the uploads route shows upload jobs only); anything else is 404.
+ * One of the caller's team's index jobs with its per-file status, as far as the caller may see it:
+ * a job they asked for whole, another's only with the files they may open (its progress counts
+ * those alone), and one holding none of those is a 404, as is one of another team. `kind` narrows
+ * it to one source (the uploads route shows upload jobs only).
  */
 export async function getIndexJob(
   deps: ServiceDependencies,
@@ -19,7 +21,8 @@ export async function getIndexJob(
   kind?: IndexJobKind,
 ) {
   if (!UUID.test(jobId)) throw new ServiceError('not_found', 'Job not found');
-  let job = await deps.data.indexJobs.findIndexJob(jobId, caller.teamId);
+  const reader = memberReader(caller);
+  let job = await deps.data.indexJobs.findIndexJob(jobId, reader);
   if (job === undefined || (kind !== undefined && job.kind !== kind)) {
     throw new ServiceError('not_found', 'Job not found');
   }
@@ -36,12 +39,12 @@ export async function getIndexJob(
         });
       }
       await deps.data.indexJobs.finishJob(jobId, 'failed', message);
-      job = (await deps.data.indexJobs.findIndexJob(jobId, caller.teamId)) ?? job;
+      job = (await deps.data.indexJobs.findIndexJob(jobId, reader)) ?? job;
     }
   }
   const [items, progress] = await Promise.all([
-    deps.data.indexJobs.listItems(jobId, undefined, { withPayload: false, readableBy: memberReader(caller) }),
-    deps.data.indexJobs.jobProgress(jobId),
+    deps.data.indexJobs.listItems(jobId, undefined, { withPayload: false, readableBy: reader }),
+    deps.data.indexJobs.jobProgress(jobId, reader),
   ]);
   // Field order as the spec's clients see it: files after error.
   const { created_at, updated_at, finished_at, ...head } = indexJobView(job, progress);

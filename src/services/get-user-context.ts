@@ -5,7 +5,8 @@ import { vectorStoreView } from './views.js';
 
 /**
  * The caller's `user_context` (spec 2.1), as clients send it back in drive and chat requests, with
- * the caller's `role` in the team (owner, admin or member) besides the spec's fields.
+ * the caller's `role` in the team (owner, admin or member) and whether their address is proven
+ * (`email_verified`) besides the spec's fields.
  */
 export async function getUserContext(deps: ServiceDependencies, caller: Caller) {
   const user = await deps.data.users.findUserById(caller.userId);
@@ -24,5 +25,6 @@ export async function getUserContext(deps: ServiceDependencies, caller: Caller) 
     connectors: [...bySlug].map(([name, ids]) => ({ name, id: ids })),
     vector_store: vectorStoreView(store),
     role: teamRoleOf(user.role),
+    email_verified: user.emailVerifiedAt !== null,
   };
 }

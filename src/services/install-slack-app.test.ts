@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeSlackServer } from '../../test/fakes/fake-slack-server.js';
 import { startTestApp, type TestApp } from '../../test/helpers/test-app.js';
-import { refusal, signedInUser } from '../../test/helpers/use-case-harness.js';
+import { invitedMember, refusal, signedInUser } from '../../test/helpers/use-case-harness.js';
+import type { SlackOAuth } from '../adapters/slack/slack-oauth.js';
+import { changeMemberRole } from './change-member-role.js';
 import { getConnector } from './get-connector.js';
-import { installSlackApp, SLACK_WORKSPACE_TAKEN } from './install-slack-app.js';
+import { installSlackApp, NOT_AN_INSTALLER, SLACK_WORKSPACE_TAKEN } from './install-slack-app.js';
 
 const CLIENT_ID = '5555555555.6666666666';
 const CLIENT_SECRET = 'install-test-slack-secret';
@@ -80,5 +82,30 @@ describe('installSlackApp', () => {
       status: 'installed',
       slack_team_id: 'T0MEMBER01',
     });
+  });
+
+  it('reads the role again as it saves: an admin demoted while Slack answered installs nothing', async () => {
+    const { deps } = testApp.runtime;
+    const owner = await signedInUser(testApp);
+    const admin = await invitedMember(testApp, owner, 'admin');
+    const slackOAuth = deps.slackOAuth ?? expect.fail('Slack is configured');
+    // The owner demotes the admin between the first check and the save.
+    const demotedMeanwhile: SlackOAuth = {
+      async exchangeCode(code) {
+        await changeMemberRole(deps, owner.caller, String(admin.caller.userId), 'member');
+        return slackOAuth.exchangeCode(code);
+      },
+    };
+    slack.issueCode('code-demoted', CLIENT_ID, { teamId: 'T0DEMOTED1' });
+    const refused = await refusal(
+      installSlackApp({ ...deps, slackOAuth: demotedMeanwhile }, admin.caller, 'code-demoted'),
+      'forbidden',
+    );
+    expect(refused.message).toBe(NOT_AN_INSTALLER);
+    const { rows } = await testApp.runtime.database.sql.executeSql(
+      'SELECT id FROM connectors WHERE external_id = $1',
+      ['T0DEMOTED1'],
+    );
+    expect(rows).toEqual([]);
   });
 });

@@ -6,6 +6,12 @@ import type { ServiceDependencies } from './dependencies.js';
 
 export const SLACK_WORKSPACE_TAKEN = 'This Slack workspace is already connected to another team';
 
+/**
+ * The bot answers anyone in its workspace from the team's team-wide documents, and keeps answering
+ * after whoever installed it leaves: only those trusted with the team's members install it.
+ */
+export const NOT_AN_INSTALLER = "Only the team's owner and admins may change the Slack connection";
+
 /** What installing the bot into a workspace made: the team's Slack connector. */
 export interface SlackInstallOutcome {
   readonly status: 'installed';
@@ -18,7 +24,7 @@ export interface SlackInstallOutcome {
  * "Add to Slack" for a signed-in user: the OAuth v2 `code` Slack's redirect brought back is
  * exchanged (the client secret stays here) and the workspace's bot installed for the caller's
  * team, as registration's `chatappCode` does. One workspace belongs to one team. Owners and
- * admins only.
+ * admins only (`NOT_AN_INSTALLER`), checked before the exchange and again as it is saved.
  */
 export async function installSlackApp(
   deps: ServiceDependencies,
@@ -26,9 +32,7 @@ export async function installSlackApp(
   code: string,
 ): Promise<SlackInstallOutcome> {
   // Checked before the code is exchanged: a member's code is not spent on nothing.
-  if (!managesTeam(caller)) {
-    throw new ServiceError('forbidden', "Only the team's owner and admins may change the Slack connection");
-  }
+  if (!managesTeam(caller)) throw new ServiceError('forbidden', NOT_AN_INSTALLER);
   const installation = await exchangeSlackCode(deps, code);
   if (installation === undefined) {
     throw new ServiceError(
@@ -37,7 +41,16 @@ export async function installSlackApp(
     );
   }
   try {
-    return await deps.data.transaction((tx) => saveSlackInstallation(deps, tx, caller.teamId, installation));
+    return await deps.data.transaction(async (tx) => {
+      // The caller's role is read again under the team's lock: a demotion while Slack answered counts.
+      await tx.teams.lockTeam(caller.teamId);
+      return saveSlackInstallation(
+        deps,
+        tx,
+        { teamId: caller.teamId, installerId: caller.userId },
+        installation,
+      );
+    });
   } catch (error) {
     // Two teams installing the same workspace at once: the loser hits the unique index.
     if (deps.data.violatedUniqueIndex(error) === 'connectors_slug_external_unique') {
@@ -58,14 +71,20 @@ export async function exchangeSlackCode(
 
 /**
  * Stores the workspace's installation as the team's Slack connector (its bot token sealed), or
- * refreshes it when the team installs again; another team's workspace is a conflict.
+ * refreshes it when the team installs again; another team's workspace is a conflict. The installer
+ * must be an owner or admin of the team as stored now (403 otherwise): `tx` holds the team's lock
+ * or the installer's row, so a demotion or removal under way is either seen or waits for the commit.
  */
 export async function saveSlackInstallation(
   deps: ServiceDependencies,
   tx: Repositories,
-  teamId: number,
+  target: { readonly teamId: number; readonly installerId: number },
   installation: SlackInstallation,
 ): Promise<SlackInstallOutcome> {
+  const { teamId } = target;
+  const installer = await tx.teams.findTeamMember(teamId, target.installerId);
+  if (installer === undefined || !managesTeam(installer))
+    throw new ServiceError('forbidden', NOT_AN_INSTALLER);
   const config = {
     slack_team_id: installation.slackTeamId,
     slack_team_name: installation.slackTeamName,

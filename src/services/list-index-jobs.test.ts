@@ -38,6 +38,7 @@ beforeAll(async () => {
     userId: user.userId,
     teamId: user.teamId,
     email: 'lister@example.com',
+    emailVerified: false,
     role: 'owner',
     tokenHash: 'unused',
   };

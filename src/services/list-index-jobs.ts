@@ -17,19 +17,19 @@ export interface IndexJobsQuery {
 }
 
 /**
- * A page of the caller's team's index jobs, newest first: each as GET /v1/jobs/{result_id} shows
- * it, but with its first few failed files (`failures`) and its first file's name instead of every
+ * A page of the caller's team's index jobs they may see, newest first: each as GET
+ * /v1/jobs/{result_id} shows it (only the files the caller may open, counted and named), but with its first few failed files (`failures`) and its first file's name instead of every
  * file, and `pending` counted in its progress. Two statements whatever the page's size: the jobs, then their counts and
  * failures.
  */
 export async function listIndexJobs(deps: ServiceDependencies, caller: Caller, query: IndexJobsQuery) {
-  let jobs = await deps.data.indexJobs.listTeamJobs(caller.teamId, query);
-  if (await settleDeadJobs(deps, caller, jobs))
-    jobs = await deps.data.indexJobs.listTeamJobs(caller.teamId, query);
+  const reader = memberReader(caller);
+  let jobs = await deps.data.indexJobs.listTeamJobs(reader, query);
+  if (await settleDeadJobs(deps, caller, jobs)) jobs = await deps.data.indexJobs.listTeamJobs(reader, query);
   const summaries = await deps.data.indexJobs.summarizeJobs(
     jobs.map((job) => job.id),
     LISTED_FAILURES_PER_JOB,
-    memberReader(caller),
+    reader,
   );
   return {
     jobs: jobs.map((job) => {

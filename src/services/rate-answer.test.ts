@@ -21,6 +21,7 @@ describe('rateAnswer', () => {
       userId: user.userId,
       teamId: user.teamId,
       email: 'owner@example.com',
+      emailVerified: false,
       role: 'owner',
       tokenHash: 'unused',
     };

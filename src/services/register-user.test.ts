@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeSlackServer } from '../../test/fakes/fake-slack-server.js';
 import {
   startTestApp,
   TEST_REGISTRATION_SECRET,
   type TestApp,
   uniqueSuffix,
 } from '../../test/helpers/test-app.js';
-import { refusal, signedInUser } from '../../test/helpers/use-case-harness.js';
+import { invitedMember, refusal, signedInUser } from '../../test/helpers/use-case-harness.js';
+import type { SlackOAuth } from '../adapters/slack/slack-oauth.js';
+import { changeMemberRole } from './change-member-role.js';
 import { getUserContext } from './get-user-context.js';
+import { NOT_AN_INSTALLER } from './install-slack-app.js';
 import { inviteMember } from './invite-member.js';
 import { listMembers } from './list-members.js';
 import { registerUser } from './register-user.js';
@@ -89,6 +93,258 @@ describe('registerUser', () => {
       ['body', 'email'],
       ['body', 'password'],
     ]);
+  });
+
+  describe('with a new password and the user’s own token', () => {
+    const failedAttempts = async (userId: number) => {
+      const { rows } = await testApp.runtime.database.sql.executeSql<{ count: number }>(
+        'SELECT count FROM auth_throttles WHERE key = $1',
+        [`password:account:user:${userId}`],
+      );
+      return rows.map((row) => Number(row.count));
+    };
+    const storedHash = async (userId: number) => {
+      const { rows } = await testApp.runtime.database.sql.executeSql<{ password_hash: string | null }>(
+        'SELECT password_hash FROM users WHERE id = $1',
+        [userId],
+      );
+      return rows[0]?.password_hash;
+    };
+
+    it('changes it only with the current one (403 otherwise, nothing changed); the same password again is a plain refresh', async () => {
+      const { deps } = testApp.runtime;
+      const email = `pw-${uniqueSuffix()}@example.com`;
+      const first = await registerUser(deps, { email, password: 'old-password' }, FROM);
+      const userId = first.body.user.id;
+      const own = { bearerToken: first.body.access_token, clientAddress: FROM.clientAddress };
+      const hashBefore = await storedHash(userId);
+
+      const noCurrent = await refusal(
+        registerUser(deps, { email, password: 'new-password' }, own),
+        'forbidden',
+      );
+      expect(noCurrent.message).toContain('current_password');
+      const wrongCurrent = await refusal(
+        registerUser(deps, { email, password: 'new-password', current_password: 'not-the-password' }, own),
+        'forbidden',
+      );
+      expect(wrongCurrent.message).toBe('The current password is not correct');
+      // Both count as failed password attempts: the token is no free oracle for guessing it.
+      expect(await failedAttempts(userId)).toEqual([2]);
+      expect(await storedHash(userId)).toBe(hashBefore);
+      expect(await deps.callers.find(first.body.access_token)).toMatchObject({ userId });
+
+      // A client registering again with the stored password: a refresh, and no failure counted.
+      await registerUser(deps, { email, password: 'old-password' }, FROM);
+      expect(await failedAttempts(userId)).toEqual([]);
+      const again = await registerUser(deps, { email, password: 'old-password', name: 'Again' }, own);
+      expect(again).toMatchObject({ created: false, body: { user: { id: userId, name: 'Again' } } });
+      expect(await failedAttempts(userId)).toEqual([]);
+      expect(await storedHash(userId)).toBe(hashBefore);
+
+      const changed = await registerUser(
+        deps,
+        { email, password: 'new-password', current_password: 'old-password' },
+        own,
+      );
+      expect(changed.created).toBe(false);
+      expect(await storedHash(userId)).not.toBe(hashBefore);
+      await refusal(registerUser(deps, { email, password: 'old-password' }, FROM), 'conflict');
+      await expect(registerUser(deps, { email, password: 'new-password' }, FROM)).resolves.toMatchObject({
+        created: false,
+      });
+    });
+
+    it('gives an account without a password none this way: 403 pointing to a reset', async () => {
+      const { deps } = testApp.runtime;
+      const user = await signedInUser(testApp);
+      const refused = await refusal(
+        registerUser(
+          deps,
+          { email: user.caller.email, password: 'chosen-password', current_password: 'anything-at-all' },
+          { bearerToken: user.token, clientAddress: FROM.clientAddress },
+        ),
+        'forbidden',
+      );
+      expect(refused.message).toContain('password reset');
+      expect(await storedHash(user.caller.userId)).toBeNull();
+      const { rows } = await testApp.runtime.database.sql.executeSql(
+        "SELECT id FROM accounts WHERE user_id = $1 AND provider = 'credentials'",
+        [user.caller.userId],
+      );
+      expect(rows).toEqual([]);
+    });
+  });
+
+  describe('with a chatappCode', () => {
+    const CLIENT_ID = '7777777777.8888888888';
+    let slack: FakeSlackServer;
+    let slackApp: TestApp;
+    beforeAll(async () => {
+      slack = await FakeSlackServer.start();
+      slack.registerApp({ clientId: CLIENT_ID, clientSecret: 'register-user-test-secret' });
+      slackApp = await startTestApp({
+        env: {
+          SLACK_CLIENT_ID: CLIENT_ID,
+          SLACK_CLIENT_SECRET: 'register-user-test-secret',
+          SLACK_API_URL: slack.url,
+        },
+      });
+    });
+    afterAll(async () => {
+      await slackApp?.close();
+      await slack?.close();
+    });
+
+    /** A fresh code for a fresh workspace; answers the code and the workspace's id. */
+    const slackCode = () => {
+      const workspace = `T0${uniqueSuffix().toUpperCase()}`;
+      const code = `code-${workspace}`;
+      slack.issueCode(code, CLIENT_ID, { teamId: workspace });
+      return { code, workspace };
+    };
+    const exchanges = (code: string) =>
+      slack.callsTo('oauth.v2.access').filter((call) => call.body.code === code).length;
+    const installedIn = async (workspace: string) => {
+      const { rows } = await slackApp.runtime.database.sql.executeSql<{ team_id: number }>(
+        'SELECT team_id FROM connectors WHERE external_id = $1',
+        [workspace],
+      );
+      return rows.map((row) => Number(row.team_id));
+    };
+    /** Slack's exchange through the real adapter, with `meanwhile` done first (a change under way). */
+    const slackWith = (meanwhile: () => Promise<unknown>): SlackOAuth => {
+      const real = slackApp.runtime.deps.slackOAuth ?? expect.fail('Slack is configured');
+      return {
+        async exchangeCode(code) {
+          await meanwhile();
+          return real.exchangeCode(code);
+        },
+      };
+    };
+
+    it('installs for who will be an owner or admin; anyone else is refused (403) before Slack is asked', async () => {
+      const { deps } = slackApp.runtime;
+      const newOwner = slackCode();
+      const created = await registerUser(
+        deps,
+        {
+          email: `own-${uniqueSuffix()}@example.com`,
+          password: 'owner-password',
+          chatappCode: newOwner.code,
+        },
+        FROM,
+      );
+      expect(created.body.chatapp).toMatchObject({ status: 'installed', slack_team_id: newOwner.workspace });
+
+      const owner = await signedInUser(slackApp);
+      const member = await invitedMember(slackApp, owner, 'member');
+      const byMember = slackCode();
+      const refused = await refusal(
+        registerUser(
+          deps,
+          {
+            provider: 'google',
+            provider_account_id: `g-${uniqueSuffix()}`,
+            email: member.caller.email,
+            chatappCode: byMember.code,
+          },
+          { bearerToken: member.token, clientAddress: FROM.clientAddress },
+        ),
+        'forbidden',
+      );
+      expect(refused.message).toContain(NOT_AN_INSTALLER);
+      const memberInvitation = await inviteMember(deps, owner.caller, {
+        email: `m-${uniqueSuffix()}@example.com`,
+        role: 'member',
+      });
+      await refusal(
+        registerUser(
+          deps,
+          {
+            email: memberInvitation.email,
+            password: 'member-password',
+            invitation: memberInvitation.code,
+            chatappCode: byMember.code,
+          },
+          FROM,
+        ),
+        'forbidden',
+      );
+      expect(exchanges(byMember.code)).toBe(0);
+      expect(await installedIn(byMember.workspace)).toEqual([]);
+
+      const admin = await invitedMember(slackApp, owner, 'admin');
+      const byAdmin = await registerUser(
+        deps,
+        {
+          provider: 'google',
+          provider_account_id: `g-${uniqueSuffix()}`,
+          email: admin.caller.email,
+          chatappCode: byMember.code,
+        },
+        { bearerToken: admin.token, clientAddress: FROM.clientAddress },
+      );
+      expect(byAdmin.body.chatapp).toMatchObject({ status: 'installed', slack_team_id: byMember.workspace });
+      expect(await installedIn(byMember.workspace)).toEqual([owner.caller.teamId]);
+    });
+
+    it('reads the role again as it saves: an admin demoted while Slack answered installs nothing, changes nothing', async () => {
+      const { deps } = slackApp.runtime;
+      const owner = await signedInUser(slackApp);
+      const admin = await invitedMember(slackApp, owner, 'admin');
+      const { code, workspace } = slackCode();
+      const providerAccountId = `g-${uniqueSuffix()}`;
+      const demoted = slackWith(() =>
+        changeMemberRole(deps, owner.caller, String(admin.caller.userId), 'member'),
+      );
+      const refused = await refusal(
+        registerUser(
+          { ...deps, slackOAuth: demoted },
+          {
+            provider: 'google',
+            provider_account_id: providerAccountId,
+            email: admin.caller.email,
+            chatappCode: code,
+          },
+          { bearerToken: admin.token, clientAddress: FROM.clientAddress },
+        ),
+        'forbidden',
+      );
+      expect(refused.message).toContain(NOT_AN_INSTALLER);
+      expect(await installedIn(workspace)).toEqual([]);
+      const { rows } = await slackApp.runtime.database.sql.executeSql(
+        'SELECT id FROM accounts WHERE provider_account_id = $1',
+        [providerAccountId],
+      );
+      expect(rows).toEqual([]);
+    });
+
+    it('reads the inviter again in the transaction: one demoted while the registration ran lets nobody in', async () => {
+      const { deps } = slackApp.runtime;
+      const { sql } = slackApp.runtime.database;
+      const owner = await signedInUser(slackApp);
+      const admin = await invitedMember(slackApp, owner, 'admin');
+      const email = `spare-${uniqueSuffix()}@example.com`;
+      const invitation = await inviteMember(deps, admin.caller, { email, role: 'admin' });
+      const { code, workspace } = slackCode();
+      // Behind the service's back, so the invitation itself stays open: only the use-time check refuses.
+      const demoted = slackWith(() =>
+        sql.executeSql("UPDATE users SET role = 'member' WHERE id = $1", [admin.caller.userId]),
+      );
+      const refused = await refusal(
+        registerUser(
+          { ...deps, slackOAuth: demoted },
+          { email, password: 'spare-password', invitation: invitation.code, chatappCode: code },
+          FROM,
+        ),
+        'forbidden',
+      );
+      expect(refused.message).toContain('Invitation withdrawn');
+      expect(await installedIn(workspace)).toEqual([]);
+      const { rows } = await sql.executeSql('SELECT id FROM users WHERE email = $1', [email]);
+      expect(rows).toEqual([]);
+    });
   });
 
   describe('with an invitation', () => {
@@ -259,6 +515,43 @@ describe('registerUser', () => {
       );
       expect(noProof.message).toContain('already registered');
       expect((await deps.callers.find(owner.token))?.teamId).toBe(owner.caller.teamId);
+    });
+
+    it('counts only while its inviter is an owner or admin of the team: one gone or demoted reads as withdrawn', async () => {
+      const { deps } = testApp.runtime;
+      const { sql } = testApp.runtime.database;
+      const owner = await signedInUser(testApp);
+      const inviteBy = (inviter: typeof owner) =>
+        inviteMember(deps, inviter.caller, { email: `by-${uniqueSuffix()}@example.com`, role: 'admin' });
+      const register = (invitation: { email: string; code: string }) =>
+        registerUser(
+          deps,
+          { email: invitation.email, password: 'some-password', invitation: invitation.code },
+          FROM,
+        );
+
+      // A current admin's invitation, and the owner's, still work.
+      const admin = await invitedMember(testApp, owner, 'admin');
+      await expect(register(await inviteBy(admin))).resolves.toMatchObject({
+        body: { user: { role: 'admin' } },
+      });
+      await expect(register(await inviteBy(owner))).resolves.toMatchObject({ created: true });
+
+      // Invitations left open (made before withdrawals existed, say): the inviter is checked at use.
+      const demotedAdmin = await invitedMember(testApp, owner, 'admin');
+      const fromDemoted = await inviteBy(demotedAdmin);
+      await sql.executeSql("UPDATE users SET role = 'member' WHERE id = $1", [demotedAdmin.caller.userId]);
+      expect((await refusal(register(fromDemoted), 'forbidden')).message).toContain('Invitation withdrawn');
+      const fromGone = await inviteBy(admin);
+      await sql.executeSql('UPDATE team_invitations SET invited_by = NULL WHERE id = $1', [
+        fromGone.invitation_id,
+      ]);
+      expect((await refusal(register(fromGone), 'forbidden')).message).toContain('Invitation withdrawn');
+      const { rows } = await sql.executeSql('SELECT id FROM users WHERE email IN ($1, $2)', [
+        fromDemoted.email,
+        fromGone.email,
+      ]);
+      expect(rows).toEqual([]);
     });
 
     it('refuses a Slack code with a member’s invitation: members do not change the Slack connection', async () => {

@@ -1,3 +1,4 @@
+import { managesTeam, type TeamRole, teamRoleOf } from '../caller.js';
 import type { AccountRow, AccountTokens } from '../db/repositories/accounts.js';
 import type { InvitationRow, InvitedRole } from '../db/repositories/teams.js';
 import type { UserRow } from '../db/repositories/users.js';
@@ -9,6 +10,7 @@ import { settleClaimedAccount } from './claimed-account.js';
 import type { ServiceDependencies } from './dependencies.js';
 import {
   exchangeSlackCode,
+  NOT_AN_INSTALLER,
   SLACK_WORKSPACE_TAKEN,
   type SlackInstallOutcome,
   saveSlackInstallation,
@@ -40,6 +42,8 @@ export interface RegistrationInput {
   token_type?: string | null;
   username?: string | null;
   password?: string | null;
+  /** Needed, with the user's own token, for a `password` that is not the stored one (a change). */
+  current_password?: string | null;
   chatappCode?: string | null;
   /** The code of an invitation (POST /v1/teams/invitations) into a team, for its e-mail. */
   invitation?: string | null;
@@ -76,6 +80,12 @@ const INVITATION_WITHDRAWN = 'Invitation withdrawn: ask for a new invitation';
 const INVITATION_EXPIRED = 'Invitation expired: ask for a new invitation';
 const INVITATION_OTHER_EMAIL = 'This invitation is for another e-mail address';
 
+const CURRENT_PASSWORD_NEEDED =
+  'To change the password, send the current one as current_password (or use POST /v1/auth/password)';
+const CURRENT_PASSWORD_WRONG = 'The current password is not correct';
+const NO_PASSWORD_YET =
+  'This account has no password: set one with a password reset (POST /v1/auth/password-reset)';
+
 /** How the registration changed the user; the route answers 201 for `created`, 200 otherwise. */
 type RegistrationPlan =
   /** A new user. */
@@ -85,7 +95,7 @@ type RegistrationPlan =
    * it is handed over, with the proven address.
    */
   | { readonly kind: 'claim'; readonly user: UserRow }
-  /** An existing user, with proof; a new password given with the user's own token changes it. */
+  /** An existing user, with proof; a new password given with the user's own token and current password changes it. */
   | {
       readonly kind: 'refresh';
       readonly user: UserRow;
@@ -113,6 +123,11 @@ export interface RegistrationContext {
  * getting a team of their own (see `openInvitation` and `joinInvitedTeam`). The code proves nothing
  * of the e-mail (it is shown to whoever invited): an existing user still needs the proof above, and
  * a new one stays unverified unless a trusted provider sign-in or a mailed link proves the address.
+ * An invitation counts only while its inviter is an owner or admin of its team.
+ *
+ * A `chatappCode` installs the Slack bot only for someone who will be an owner or admin once
+ * registered (403 before Slack is asked otherwise). A new password given with the user's own
+ * token needs `current_password` too, as POST /v1/auth/password does.
  */
 export async function registerUser(
   deps: ServiceDependencies,
@@ -126,12 +141,6 @@ export async function registerUser(
   const trusted =
     context.bearerToken !== undefined && secret !== undefined && secretsEqual(context.bearerToken, secret);
   const invitation = await openInvitation(deps, input.invitation, email);
-  if (invitation !== undefined && invitation.role !== 'admin' && hasText(input.chatappCode)) {
-    throw new ServiceError(
-      'forbidden',
-      "Only the team's owner and admins change the Slack connection: register without chatappCode",
-    );
-  }
   const existing = await findExistingUser(
     deps.data,
     email,
@@ -144,7 +153,11 @@ export async function registerUser(
       throw new ServiceError('conflict', USERNAME_TAKEN);
     }
   }
-  const plan = await planRegistration(deps, input, context, trusted, existing, newPassword !== undefined);
+  const plan = await planRegistration(deps, input, context, trusted, existing, newPassword);
+  // Before Slack is asked, so a refused code is not spent and nothing is installed.
+  if (hasText(input.chatappCode) && !managesTeam({ role: roleAfterRegistration(plan, invitation) })) {
+    throw new ServiceError('forbidden', `${NOT_AN_INSTALLER}: register without chatappCode`);
+  }
   if (plan.kind === 'create' && !trusted) await countRegistration(deps, context.clientAddress);
 
   // Outside calls and slow hashing happen before the transaction, so it stays short.
@@ -191,6 +204,10 @@ export async function registerUser(
       }
       if (invitation !== undefined && plan.kind !== 'create')
         user = await joinInvitedTeam(tx, user, invitation);
+      // Read again under the team's lock (taken joining it): the inviter's removal or demotion
+      // either shows here or waits for this commit.
+      if (invitation !== undefined && !(await inviterStillManages(tx, invitation)))
+        throw new ServiceError('forbidden', INVITATION_WITHDRAWN);
       if (invitation !== undefined && !(await tx.teams.acceptInvitation(invitation.id, user.id, now))) {
         // Another registration used the code a moment ago.
         throw new ServiceError('forbidden', INVITATION_USED);
@@ -200,7 +217,8 @@ export async function registerUser(
       const chatapp =
         installation === undefined
           ? chatappNotConfigured(input.chatappCode)
-          : await saveSlackInstallation(deps, tx, teamId, installation);
+          : // The user's row is this transaction's (inserted or updated above): their role is settled.
+            await saveSlackInstallation(deps, tx, { teamId, installerId: user.id }, installation);
       const team = (await tx.users.findTeam(teamId)) ?? failMissingTeam(user.id);
       const store = (await tx.users.findVectorStore(teamId)) ?? failMissingTeam(user.id);
       const accessToken = await issueAccessToken(tx, user.id, deps.config.accessTokenTtlSeconds, now);
@@ -246,7 +264,7 @@ async function planRegistration(
   context: RegistrationContext,
   trusted: boolean,
   existing: { user: UserRow | undefined; account: AccountRow | undefined },
-  givesNewPassword: boolean,
+  newPassword: string | undefined,
 ): Promise<RegistrationPlan> {
   const user = existing.user;
   if (user === undefined) return { kind: 'create' };
@@ -257,12 +275,13 @@ async function planRegistration(
   }
   const ownToken = trusted ? undefined : context.bearerToken;
   if (ownToken !== undefined && (await deps.callers.find(ownToken))?.userId === user.id) {
-    // The signed-in user may set a new password this way: their other sessions end.
+    // The signed-in user may set a new password this way (with the current one): their other sessions end.
     return {
       kind: 'refresh',
       user,
       keepTokenHash: hashAccessToken(ownToken),
-      changePassword: givesNewPassword,
+      changePassword:
+        newPassword !== undefined && (await changesPassword(deps, input, context, user, newPassword)),
     };
   }
   const password = input.password ?? '';
@@ -278,6 +297,41 @@ async function planRegistration(
     return { kind: 'refresh', user, keepTokenHash: undefined, changePassword: false };
   }
   throw new ServiceError('conflict', trusted ? VERIFIED_NEEDS_PROOF : ALREADY_REGISTERED);
+}
+
+/**
+ * Whether a password given with the user's own token changes it. The stored one again is a plain
+ * refresh (a client registering anew); another needs `current_password`, as POST /v1/auth/password
+ * does, so a stolen token alone cannot lock the owner out (403, nothing changed); an account
+ * without a password gets one by a reset. Both comparisons are throttled password attempts, so the
+ * token is no free oracle for guessing the stored password.
+ */
+async function changesPassword(
+  deps: ServiceDependencies,
+  input: RegistrationInput,
+  context: RegistrationContext,
+  user: UserRow,
+  newPassword: string,
+): Promise<boolean> {
+  if (user.passwordHash === null) throw new ServiceError('forbidden', NO_PASSWORD_YET);
+  const attempt = { account: accountKey(user, user.email), clientAddress: context.clientAddress };
+  const current = input.current_password ?? '';
+  if (current !== '') {
+    if (!(await checkPassword(deps, attempt, current, user.passwordHash))) {
+      throw new ServiceError('forbidden', CURRENT_PASSWORD_WRONG);
+    }
+    return newPassword !== current;
+  }
+  if (await checkPassword(deps, attempt, newPassword, user.passwordHash)) return false;
+  throw new ServiceError('forbidden', CURRENT_PASSWORD_NEEDED);
+}
+
+/** The role the user will have once registered: whether their `chatappCode` may install the bot. */
+function roleAfterRegistration(plan: RegistrationPlan, invitation: InvitationRow | undefined): TeamRole {
+  if (invitation !== undefined) return invitedRole(invitation);
+  // A new user owns a new team; a claimed account is left alone in its team, or owns one of its own.
+  if (plan.kind !== 'refresh') return 'owner';
+  return teamRoleOf(plan.user.role);
 }
 
 /** What the response says of the e-mail: proven, a link on its way, or unproven (no mail server). */
@@ -395,8 +449,9 @@ function hasText(value: string | null | undefined): value is string {
 /**
  * The invitation a registration's code stands for, when it may still be used by this (normalised)
  * e-mail; undefined without a code. Every refusal is a 403 that says why: unknown, used,
- * withdrawn, expired, or for another address. Accepting it happens in the registration's
- * transaction (`acceptInvitation`), which refuses a code used meanwhile.
+ * withdrawn (by the team, or with its inviter's removal or demotion), expired, or for another
+ * address. Accepting it happens in the registration's transaction (`acceptInvitation`), which
+ * refuses a code used meanwhile.
  */
 async function openInvitation(
   deps: ServiceDependencies,
@@ -412,7 +467,21 @@ async function openInvitation(
     throw new ServiceError('forbidden', INVITATION_EXPIRED);
   }
   if (invitation.email !== email) throw new ServiceError('forbidden', INVITATION_OTHER_EMAIL);
+  if (!(await inviterStillManages(deps.data, invitation))) {
+    throw new ServiceError('forbidden', INVITATION_WITHDRAWN);
+  }
   return invitation;
+}
+
+/**
+ * Whether the invitation still speaks for its team: its inviter (null once their row is gone) is
+ * an owner or admin of it now. Removing or demoting an admin withdraws their invitations; this
+ * holds for any that were not, whoever's code it is.
+ */
+async function inviterStillManages(data: Repositories, invitation: InvitationRow): Promise<boolean> {
+  if (invitation.invitedBy === null) return false;
+  const inviter = await data.teams.findTeamMember(invitation.teamId, invitation.invitedBy);
+  return inviter !== undefined && managesTeam(inviter);
 }
 
 function invitedRole(invitation: InvitationRow): InvitedRole {

@@ -8,8 +8,11 @@ import {
 } from '../../test/helpers/use-case-harness.js';
 import { type DocumentAccess, peopleAccess, TEAM_ACCESS } from '../access.js';
 import { saveAccessList } from '../db/repositories/access-lists.js';
+import { inviteMember } from './invite-member.js';
 import { listChats } from './list-chats.js';
+import { listInvitations } from './list-invitations.js';
 import { listMembers } from './list-members.js';
+import { registerUser } from './register-user.js';
 import { removeMember } from './remove-member.js';
 import { saveChat } from './save-chat.js';
 
@@ -146,5 +149,41 @@ describe('removeMember', () => {
     for (const gone of [member, secondAdmin, admin])
       expect(await deps.callers.find(gone.token)).toBeUndefined();
     expect(await deps.callers.find(stranger.token)).toEqual(stranger.caller);
+  });
+
+  it('withdraws the open invitations of an admin removed or leaving; the owner’s and other admins’ stay', async () => {
+    const { deps } = testApp.runtime;
+    const { owner, join, admin } = await team();
+    const leaver = await join('admin');
+    const keeper = await join('admin');
+    const invite = async (by: SignedInUser) => {
+      const email = `spare-${uniqueSuffix()}@example.com`;
+      return inviteMember(deps, by.caller, { email, role: 'admin' });
+    };
+    const [fromRemoved, fromLeaver, fromOwner, fromKeeper] = [
+      await invite(admin),
+      await invite(leaver),
+      await invite(owner),
+      await invite(keeper),
+    ];
+
+    await removeMember(deps, owner.caller, String(admin.caller.userId));
+    await removeMember(deps, leaver.caller, String(leaver.caller.userId));
+
+    const open = (await listInvitations(deps, owner.caller)).invitations.map(
+      (listed) => listed.invitation_id,
+    );
+    expect(open.sort()).toEqual([fromOwner.invitation_id, fromKeeper.invitation_id].sort());
+    for (const withdrawn of [fromRemoved, fromLeaver]) {
+      const refused = await refusal(
+        registerUser(
+          deps,
+          { email: withdrawn.email, password: 'spare-password', invitation: withdrawn.code },
+          { bearerToken: undefined, clientAddress: '203.0.113.9' },
+        ),
+        'forbidden',
+      );
+      expect(refused.message).toContain('Invitation withdrawn');
+    }
   });
 });

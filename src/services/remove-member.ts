@@ -15,9 +15,9 @@ const MEMBER_NOT_FOUND = 'Member not found';
  * within AUTH_CACHE_TTL_SECONDS, their cache finding no token), their provider accounts, chats and
  * mailed codes (cascading from the user row), their private uploads (uploads they brought in whose
  * access list is not team-wide), and their unfinished index jobs are failed with the tokens sealed
- * in them dropped. What they shared with the team stays: team-wide uploads, and Drive files, which
- * keep the access lists their source gave them. A removed person who is invited again registers
- * afresh.
+ * in them dropped, and the open invitations they made are withdrawn. What they shared with the
+ * team stays: team-wide uploads, and Drive files, which keep the access lists their source gave
+ * them. A removed person who is invited again registers afresh.
  */
 export async function removeMember(deps: ServiceDependencies, caller: Caller, userId: string): Promise<void> {
   const targetId = parseSerialId(userId);
@@ -50,6 +50,8 @@ export async function removeMember(deps: ServiceDependencies, caller: Caller, us
     if (current === undefined) throw new ServiceError('not_found', MEMBER_NOT_FOUND);
     assertRemovable(current, leaving);
     await tx.teams.cancelMemberJobs(caller.teamId, targetId, 'The member who asked for it left the team');
+    // Before the row goes (invited_by would read null): a code they kept back must not let anyone in.
+    await tx.teams.withdrawInvitationsBy(caller.teamId, targetId, deps.now());
     const deletedChunks = await tx.teams.deletePrivateUploads(caller.teamId, targetId);
     if (!(await tx.teams.deleteMember(caller.teamId, targetId))) {
       throw new ServiceError('not_found', MEMBER_NOT_FOUND);

@@ -17,6 +17,7 @@ export async function signInSession(deps: ServiceDependencies, input: SignInInpu
     userId: user.id,
     teamId: user.teamId,
     email: user.email,
+    emailVerified: user.emailVerifiedAt !== null,
     role: teamRoleOf(user.role),
     tokenHash: hashAccessToken(token),
   };

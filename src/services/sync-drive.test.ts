@@ -160,7 +160,14 @@ describe('queueDueDriveSyncs', () => {
   it("drops a file unshared from a member from that member's results at the next round", async () => {
     const ann = await googleMember(google.issueRefreshToken());
     const bobEmail = `bob-${uniqueSuffix()}@example.com`;
-    const bob = await invitedMember(testApp, ann, 'member', { email: bobEmail });
+    // Proven by the trusted front end: only then does Drive's share with his address count.
+    const bob = await invitedMember(
+      testApp,
+      ann,
+      'member',
+      { email: bobEmail },
+      bearer(TEST_REGISTRATION_SECRET),
+    );
     expect(bob.caller.teamId).toBe(ann.caller.teamId);
     const plan = drive.addFile({
       name: 'plan.txt',
@@ -185,9 +192,8 @@ describe('queueDueDriveSyncs', () => {
     const mine = round.queued.filter((sync) => sync.teamId === ann.caller.teamId);
     expect(mine).toHaveLength(1);
     const job = await waitForIndexJob(testApp, ann.caller, mine[0]?.jobId ?? '');
-    expect(job.files).toEqual([
-      expect.objectContaining({ id: plan, status: 'skipped', reason: 'unchanged' }),
-    ]);
+    // Its content is unchanged, but who may open it changed: the document was updated, not re-embedded.
+    expect(job.files).toEqual([expect.objectContaining({ id: plan, status: 'indexed', reason: null })]);
     expect(await bobFinds()).toEqual([]);
     const annFinds = await searchDocuments(deps, ann.caller, { query: 'bluefinch', topK: 5 });
     expect(annFinds.results.map((result) => result.external_id)).toEqual([plan]);

@@ -5,15 +5,19 @@ import {
   bearer,
   registerUser,
   startTestApp,
+  TEST_REGISTRATION_SECRET,
   type TestApp,
   uploadDocuments,
   waitForJob,
 } from '../helpers/test-app.js';
 
-// Ann (owner) and Bob (member, invited) of one team; every document names a word of its own and
-// the shared words "quarterly roadmap", so one search can list everything a reader may open.
+// Ann (owner) and Bob (member, invited) of one team, both with proven addresses (the trusted front
+// end registered them); every document names a word of its own and the shared words "quarterly
+// roadmap", so one search can list everything a reader may open.
 const ANN = 'ann@corp.example';
 const BOB = 'bob@corp.example';
+/** An address nobody in the team has proven: an owner or admin may invite it and use the code. */
+const CFO = 'cfo@corp.example';
 
 type Member = { token: string; userId: number; userContext: Record<string, unknown> };
 
@@ -66,6 +70,11 @@ const DRIVE_CASES: readonly DriveCase[] = [
     name: 'shared-drive-ann.txt',
     permissions: [{ type: 'user', emailAddress: ANN, role: 'organizer' }],
     sharedDrive: true,
+    bobMayOpen: false,
+  },
+  {
+    name: 'with-cfo.txt',
+    permissions: [annOwns, { type: 'user', emailAddress: CFO }],
     bobMayOpen: false,
   },
 ];
@@ -141,7 +150,8 @@ describe('a team whose members read only what the sources let them open', () => 
       worker: true,
     });
 
-    const annRegistered = await registerUser(testApp.app, { email: ANN, name: 'Ann' });
+    const trusted = bearer(TEST_REGISTRATION_SECRET);
+    const annRegistered = await registerUser(testApp.app, { email: ANN, name: 'Ann' }, trusted);
     ann = await member(annRegistered.token, annRegistered.userId);
     const invited = await testApp.app.inject({
       method: 'POST',
@@ -151,11 +161,11 @@ describe('a team whose members read only what the sources let them open', () => 
     });
     expect(invited.statusCode, invited.body).toBe(201);
     const { code } = invited.json() as { code: string };
-    const bobRegistered = await registerUser(testApp.app, {
-      email: 'Bob@Corp.example',
-      name: 'Bob',
-      invitation: code,
-    });
+    const bobRegistered = await registerUser(
+      testApp.app,
+      { email: 'Bob@Corp.example', name: 'Bob', invitation: code },
+      trusted,
+    );
     expect(bobRegistered.teamId).toBe(annRegistered.teamId);
     bob = await member(bobRegistered.token, bobRegistered.userId);
 
@@ -392,14 +402,75 @@ describe('a team whose members read only what the sources let them open', () => 
     expect(await searchTitles(bob, 'withbobtoken')).toEqual(['with-bob.txt']);
     drive.unshare(driveIds.get('with-bob.txt') ?? '', BOB);
     const job = await indexDrive();
-    // Sharing changed, content did not: the file is unchanged, its access list is not.
-    expect(job.files.find((file) => file.name === 'with-bob.txt')).toMatchObject({
+    // Sharing changed, content did not: the document is updated (who may open it), not re-embedded;
+    // a file whose sharing did not change either is unchanged.
+    expect(job.files.find((file) => file.name === 'with-bob.txt')).toMatchObject({ status: 'indexed' });
+    expect(job.files.find((file) => file.name === 'ann-only.txt')).toMatchObject({
       status: 'skipped',
       reason: 'unchanged',
     });
     expect(await searchTitles(bob, 'withbobtoken')).toEqual([]);
     expect(await searchTitles(ann, 'withbobtoken')).toEqual(['with-bob.txt']);
     bobMayOpen.delete('with-bob.txt');
+  });
+
+  /** Ann invites `email` and uses the code herself, as anyone who sees the code could. */
+  async function sitInWithCode(email: string, password: string): Promise<Member> {
+    const invited = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/teams/invitations',
+      headers: bearer(ann.token),
+      payload: { email, role: 'member' },
+    });
+    expect(invited.statusCode, invited.body).toBe(201);
+    const registered = await testApp.app.inject({
+      method: 'POST',
+      url: '/v2/users/register',
+      payload: { email, password, invitation: (invited.json() as { code: string }).code },
+    });
+    expect(registered.statusCode, registered.body).toBe(201);
+    const body = registered.json() as {
+      access_token: string;
+      user: { id: number };
+      email_verification: string;
+    };
+    expect(body.email_verification).toBe('unverified');
+    return member(body.access_token, body.user.id);
+  }
+
+  it("opens nothing shared with an address to an account that never proved it (an owner inviting the CFO's)", async () => {
+    expect(await searchTitles(ann, 'withcfotoken')).toEqual(['with-cfo.txt']);
+    const squatter = await sitInWithCode(CFO, 'squatter password');
+    expect(squatter.userContext.email_verified).toBe(false);
+    // Neither the file shared with the address, nor the one shared with its domain.
+    expect(await searchTitles(squatter, 'withcfotoken')).toEqual([]);
+    expect(await searchTitles(squatter, 'domaindiscoverabletoken')).toEqual([]);
+    // What the whole team may open, it opens.
+    expect(await searchTitles(squatter)).toEqual(
+      [...annMayOpen]
+        .filter((title) => ['Team note', 'Open wiki page', 'anyone-discoverable.txt'].includes(title))
+        .sort(),
+    );
+    const listing = await testApp.app.inject({
+      url: '/v1/documents?limit=100',
+      headers: bearer(squatter.token),
+    });
+    const titles = (listing.json() as { documents: { title: string }[] }).documents.map(
+      (document) => document.title,
+    );
+    expect(titles).not.toContain('with-cfo.txt');
+    expect(titles).not.toContain('domain-discoverable.txt');
+    // Its own private upload it opens: private uploads are the poster's account's, proven or not.
+    await uploadDocuments(testApp.app, squatter.token, [
+      {
+        external_id: 'cfo-own',
+        title: 'CFO own note',
+        text: 'quarterly roadmap cfoowntoken',
+        visibility: 'private',
+      },
+    ]);
+    expect(await searchTitles(squatter, 'cfoowntoken')).toEqual(['CFO own note']);
+    expect(await searchTitles(ann, 'cfoowntoken')).toEqual([]);
   });
 
   it("refuses a removed member's token at once", async () => {
@@ -418,5 +489,12 @@ describe('a team whose members read only what the sources let them open', () => 
       payload: { query: 'quarterly roadmap' },
     });
     expect(search.statusCode).toBe(401);
+
+    // The removed member's address, invited again and registered with the code by whoever holds
+    // it, opens none of what Drive shares with that address or its domain.
+    const again = await sitInWithCode(BOB, 'not bob at all');
+    expect(await searchTitles(again, 'shareddrivewithbobtoken')).toEqual([]);
+    expect(await searchTitles(again, 'domaindiscoverabletoken')).toEqual([]);
+    expect(await searchTitles(ann, 'shareddrivewithbobtoken')).toEqual(['shared-drive-with-bob.txt']);
   });
 });

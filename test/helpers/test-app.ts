@@ -125,16 +125,22 @@ export async function joinedMember(
   return joined.json().access_token as string;
 }
 
-/** Registers a fresh user through the API; returns its token and ids. */
+/**
+ * Registers a fresh user through the API; returns its token and ids. With `headers` carrying
+ * `bearer(TEST_REGISTRATION_SECRET)` it is the trusted front end's registration, which proves the
+ * address.
+ */
 export async function registerUser(
   app: App,
   fields: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
 ): Promise<{ token: string; userId: number; teamId: number; body: Record<string, unknown> }> {
   registrationCounter += 1;
   const unique = `${process.pid}-${registrationCounter}-${Math.random().toString(36).slice(2, 8)}`;
   const response = await app.inject({
     method: 'POST',
     url: '/v2/users/register',
+    headers,
     payload: {
       type: 'oauth',
       provider: 'google',

@@ -26,8 +26,9 @@ export interface SignedInUser {
 export async function signedInUser(
   testApp: TestApp,
   fields: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
 ): Promise<SignedInUser> {
-  const user = await registerUser(testApp.app, fields);
+  const user = await registerUser(testApp.app, fields, headers);
   const caller = await testApp.runtime.deps.callers.find(user.token);
   if (caller === undefined) throw new Error('a fresh token found no caller');
   return { token: user.token, caller, body: user.body };
@@ -35,17 +36,20 @@ export async function signedInUser(
 
 /**
  * A user who joined `owner`'s team through an invitation (`inviteMember`, then registration with
- * its code), as `role`; `fields` adds to the registration (its `email` is the invitation's).
+ * its code), as `role`; `fields` adds to the registration (its `email` is the invitation's), and
+ * `headers` to its request (`bearer(TEST_REGISTRATION_SECRET)`: the trusted front end's, which
+ * proves the address).
  */
 export async function invitedMember(
   testApp: TestApp,
   owner: SignedInUser,
   role: 'member' | 'admin' = 'member',
   fields: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
 ): Promise<SignedInUser> {
   const email = typeof fields.email === 'string' ? fields.email : `${role}-${uniqueSuffix()}@example.com`;
   const { code } = await inviteMember(testApp.runtime.deps, owner.caller, { email, role });
-  return signedInUser(testApp, { ...fields, email, invitation: code });
+  return signedInUser(testApp, { ...fields, email, invitation: code }, headers);
 }
 
 /** What a promise was rejected with; fails when it was fulfilled. */

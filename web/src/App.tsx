@@ -150,7 +150,7 @@ function SignedInApp({
     return (
       <AppShell user={user} section="documents" onSignOut={onSignOut}>
         {route.page === 'documents' ? (
-          <DocumentsPage viewerEmail={user.email} />
+          <DocumentsPage viewerEmail={user.email} viewerEmailVerified={user.email_verified !== false} />
         ) : (
           <DocumentPage
             key={route.documentId}

@@ -10,7 +10,8 @@ import type { SqlExecutor } from '../sql-connection.js';
 /**
  * The one place that decides what a reader may open. A document's access list (`access_lists`,
  * one row per distinct list in a team) is readable by a reader when it is team-wide, names the
- * reader's e-mail, its domain, or one of the reader's groups. Every read of documents, chunks,
+ * reader's account, or (once the reader's address is proven) their e-mail, its domain, or one of
+ * their groups. Every read of documents, chunks,
  * rankings, answers, citations and file lists applies `readableListCondition` (listings) or the
  * ids `readableAccessListIds` answers (rankings: inside the index scans, as a constant array).
  */
@@ -19,17 +20,19 @@ export function readableListCondition(
   reader: Reader,
   parameter: (value: unknown) => string,
 ): string {
-  if (reader.email === null) return `${alias}.team`;
-  const email = reader.email.toLowerCase();
-  const conditions = [
-    `${alias}.team`,
-    `${alias}.emails @> ARRAY[${parameter(email)}::text]`,
-    `${alias}.domains @> ARRAY[${parameter(emailDomain(email))}::text]`,
-  ];
-  if (reader.groups.length > 0) {
+  const conditions = [`${alias}.team`];
+  if (reader.userId !== null) conditions.push(`${alias}.users @> ARRAY[${parameter(reader.userId)}::int]`);
+  if (reader.email !== null) {
+    const email = reader.email.toLowerCase();
     conditions.push(
-      `${alias}.groups && ${parameter(reader.groups.map((group) => group.toLowerCase()))}::text[]`,
+      `${alias}.emails @> ARRAY[${parameter(email)}::text]`,
+      `${alias}.domains @> ARRAY[${parameter(emailDomain(email))}::text]`,
     );
+    if (reader.groups.length > 0) {
+      conditions.push(
+        `${alias}.groups && ${parameter(reader.groups.map((group) => group.toLowerCase()))}::text[]`,
+      );
+    }
   }
   return `(${conditions.join(' OR ')})`;
 }
@@ -76,15 +79,15 @@ export async function saveAccessList(
   const fingerprint = accessFingerprint(list);
   const { rows } = await sql.executeSql<{ id: number | string }>(
     `WITH inserted AS (
-       INSERT INTO access_lists (team_id, fingerprint, team, emails, domains, groups)
-       VALUES ($1, $2, $3, $4::text[], $5::text[], $6::text[])
+       INSERT INTO access_lists (team_id, fingerprint, team, emails, domains, groups, users)
+       VALUES ($1, $2, $3, $4::text[], $5::text[], $6::text[], $7::int[])
        ON CONFLICT (team_id, fingerprint) DO NOTHING
        RETURNING id
      )
      SELECT id FROM inserted
      UNION ALL SELECT id FROM access_lists WHERE team_id = $1 AND fingerprint = $2
      LIMIT 1`,
-    [teamId, fingerprint, list.team, list.emails, list.domains, list.groups],
+    [teamId, fingerprint, list.team, list.emails, list.domains, list.groups, list.users ?? []],
   );
   const id = rows[0]?.id;
   if (id !== undefined) return Number(id);
@@ -111,14 +114,21 @@ export async function findAccessLists(
     emails: string[];
     domains: string[];
     groups: string[];
+    users: (number | string)[] | null;
   }>(
-    'SELECT id, team, emails, domains, groups FROM access_lists WHERE team_id = $1 AND id = ANY($2::int[])',
+    'SELECT id, team, emails, domains, groups, users FROM access_lists WHERE team_id = $1 AND id = ANY($2::int[])',
     [teamId, [...new Set(ids)]],
   );
   return new Map(
     rows.map((row) => [
       Number(row.id),
-      { team: row.team, emails: row.emails ?? [], domains: row.domains ?? [], groups: row.groups ?? [] },
+      normalizeAccess({
+        team: row.team,
+        emails: row.emails ?? [],
+        domains: row.domains ?? [],
+        groups: row.groups ?? [],
+        users: (row.users ?? []).map(Number),
+      }),
     ]),
   );
 }

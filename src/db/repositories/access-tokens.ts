@@ -13,6 +13,7 @@ export async function findCallersByTokenHashes(
       userId: users.id,
       teamId: users.teamId,
       email: users.email,
+      emailVerifiedAt: users.emailVerifiedAt,
       role: users.role,
       tokenHash: accessTokens.tokenHash,
       expiresAt: accessTokens.expiresAt,
@@ -26,8 +27,10 @@ export async function findCallersByTokenHashes(
         eq(users.isActive, true),
       ),
     );
-  return rows.flatMap((row) =>
-    row.teamId === null ? [] : [{ ...row, teamId: row.teamId, role: teamRoleOf(row.role) }],
+  return rows.flatMap(({ emailVerifiedAt, ...row }) =>
+    row.teamId === null
+      ? []
+      : [{ ...row, teamId: row.teamId, emailVerified: emailVerifiedAt !== null, role: teamRoleOf(row.role) }],
   );
 }
 

@@ -25,6 +25,20 @@ export interface StoredDocumentState {
   readonly contentHash: string | null;
   readonly sourceVersion: string | null;
   readonly chunkCount: number;
+  /** Who brought it in (null when unknown, or that user is gone). */
+  readonly indexedBy: number | null;
+  readonly accessListId: number;
+}
+
+/**
+ * A write refused because the stored document was brought in by someone else and the write was
+ * not allowed to replace it (`DocumentFields.onlyItsIndexer`): nothing of the document changed.
+ */
+export class DocumentHeldByAnother extends Error {
+  constructor(key: DocumentKey) {
+    super(`Document ${key.source}/${key.externalId} was brought in by someone else`);
+    this.name = 'DocumentHeldByAnother';
+  }
 }
 
 export async function findDocumentState(
@@ -39,9 +53,11 @@ export async function findDocumentState(
     content_hash: string | null;
     source_version: string | null;
     chunk_count: Integer;
+    indexed_by: Integer | null;
+    access_list_id: Integer;
   }>(
-    `SELECT id, status, reason, message, content_hash, source_version, chunk_count FROM documents
-     WHERE team_id = $1 AND source = $2 AND external_id = $3`,
+    `SELECT id, status, reason, message, content_hash, source_version, chunk_count, indexed_by, access_list_id
+     FROM documents WHERE team_id = $1 AND source = $2 AND external_id = $3`,
     [key.teamId, key.source, key.externalId],
   );
   const row = rows[0];
@@ -54,6 +70,8 @@ export async function findDocumentState(
     contentHash: row.content_hash ?? null,
     sourceVersion: row.source_version ?? null,
     chunkCount: Number(row.chunk_count),
+    indexedBy: row.indexed_by === null ? null : Number(row.indexed_by),
+    accessListId: Number(row.access_list_id),
   };
 }
 
@@ -71,6 +89,13 @@ export interface DocumentFields extends DocumentKey {
   readonly access: DocumentAccess;
   /** The user whose token or upload brought it in. */
   readonly indexedBy: number | null;
+  /**
+   * True: the write applies only to a new document or one `indexedBy` brought in; a stored one
+   * someone else brought in stays as it is and the write throws DocumentHeldByAnother. Uploads set
+   * it (their content is the poster's word); the pipeline clears it once the poster was found
+   * allowed to replace another's document (an owner or admin who may open it).
+   */
+  readonly onlyItsIndexer?: boolean;
 }
 
 export interface ChunkToStore {
@@ -172,7 +197,20 @@ const UPSERT_DOCUMENT = `
     last_job_at = COALESCE(excluded.last_job_at, documents.last_job_at),
     access_list_id = excluded.access_list_id, indexed_by = COALESCE(documents.indexed_by, excluded.indexed_by),
     updated_at = now()
+  WHERE NOT $24::boolean OR documents.indexed_by IS NOT DISTINCT FROM excluded.indexed_by
   RETURNING id`;
+
+/** Whether a write of `fields` may change this stored document (`DocumentFields.onlyItsIndexer`). */
+function writableBy(stored: StoredDocumentState, fields: DocumentFields): boolean {
+  return fields.onlyItsIndexer !== true || stored.indexedBy === fields.indexedBy;
+}
+
+/** The id UPSERT_DOCUMENT answered; none means the stored document is another's (`onlyItsIndexer`). */
+function upsertedId(rows: readonly { id: Integer }[], fields: DocumentFields): number {
+  const id = rows[0]?.id;
+  if (id === undefined) throw new DocumentHeldByAnother(fields);
+  return Number(id);
+}
 
 function documentParameters(
   fields: DocumentFields,
@@ -211,6 +249,7 @@ function documentParameters(
     lastJob?.message ?? null,
     accessListId,
     fields.indexedBy,
+    fields.onlyItsIndexer === true,
   ];
 }
 
@@ -273,7 +312,7 @@ export async function replaceDocument(
       undefined,
     ),
   );
-  const documentId = Number(rows[0]?.id);
+  const documentId = upsertedId(rows, fields);
   await deleteChunksInBatches(connection, documentId);
   // Each statement commits on its own: the document is incomplete (no content hash) until the
   // last transaction below, and an attempt cut short starts it over, so nothing is gained by
@@ -303,7 +342,7 @@ async function upsertIndexed(
       { jobId: jobId ?? null, status: 'indexed', reason: null, message: null },
     ),
   );
-  return Number(rows[0]?.id);
+  return upsertedId(rows, fields);
 }
 
 /**
@@ -474,6 +513,7 @@ export async function recordDocumentOutcome(
   within?: (transaction: SqlExecutor, documentId: number, chunkCount: number) => Promise<void>,
 ): Promise<number> {
   const existing = await findDocumentState(connection, fields);
+  if (existing !== undefined && !writableBy(existing, fields)) throw new DocumentHeldByAnother(fields);
   if (outcome.dropChunks && existing !== undefined && existing.chunkCount > ATOMIC_REPLACE_CHUNKS) {
     await deleteChunksInBatches(connection, existing.id);
   }
@@ -512,7 +552,7 @@ export async function recordDocumentOutcome(
         lastJob,
       ),
     );
-    const documentId = Number(rows[0]?.id);
+    const documentId = upsertedId(rows, fields);
     if (!keepChunks) await transaction.executeSql('DELETE FROM chunks WHERE document_id = $1', [documentId]);
     else await spreadDocumentAccess(transaction, documentId);
     const chunkCount = keepChunks ? current.chunkCount : 0;
@@ -523,7 +563,10 @@ export async function recordDocumentOutcome(
 
 /**
  * Records a document found unchanged (same content, perhaps new change markers or title): its
- * chunks and stored state stay; its last job's outcome is `skipped`/`unchanged`.
+ * chunks and stored state stay. When its source now gives it another access list (a Drive file
+ * shared anew), the list reaches its chunks, postings and vectors without embedding them again,
+ * and the job's outcome is `indexed`, not `unchanged`: an unchanged document keeps who may open
+ * it. Answers whether the access list changed; `within` runs in the same transaction.
  */
 export async function markDocumentUnchanged(
   connection: SqlConnection,
@@ -533,16 +576,20 @@ export async function markDocumentUnchanged(
     'teamId' | 'title' | 'url' | 'sourceVersion' | 'sourceModifiedAt' | 'originId' | 'access'
   >,
   jobId: string | null,
-  within?: (transaction: SqlExecutor) => Promise<void>,
-): Promise<void> {
-  await connection.transaction(async (transaction) => {
-    // Sharing changes no content: the new list reaches the chunks without re-embedding them.
+  within?: (transaction: SqlExecutor, accessChanged: boolean) => Promise<void>,
+): Promise<boolean> {
+  return connection.transaction(async (transaction) => {
     const accessListId = await saveAccessList(transaction, fields.teamId, fields.access);
+    const { rows } = await transaction.executeSql<{ access_list_id: Integer }>(
+      'SELECT access_list_id FROM documents WHERE id = $1 FOR UPDATE',
+      [documentId],
+    );
+    const accessChanged = rows[0] !== undefined && Number(rows[0].access_list_id) !== accessListId;
     await transaction.executeSql(
       `UPDATE documents SET title = $2, url = $3, access_list_id = $8,
          source_version = COALESCE($4, source_version), source_modified_at = COALESCE($5, source_modified_at),
          origin_id = COALESCE($6, origin_id), last_job_id = COALESCE($7, last_job_id),
-         last_job_status = 'skipped', last_job_reason = 'unchanged', last_job_message = NULL,
+         last_job_status = $9, last_job_reason = $10, last_job_message = NULL,
          last_job_at = now(), updated_at = now()
        WHERE id = $1`,
       [
@@ -554,11 +601,35 @@ export async function markDocumentUnchanged(
         fields.originId,
         jobId,
         accessListId,
+        accessChanged ? 'indexed' : 'skipped',
+        accessChanged ? null : 'unchanged',
       ],
     );
-    await spreadDocumentAccess(transaction, documentId);
-    await within?.(transaction);
+    if (accessChanged) await spreadDocumentAccess(transaction, documentId);
+    await within?.(transaction, accessChanged);
+    return accessChanged;
   });
+}
+
+/**
+ * Whether `replacer` may replace a stored document someone else brought in: an active owner or
+ * admin of the document's team who may open it.
+ */
+export async function mayReplaceAnothersDocument(
+  db: SqlExecutor,
+  documentId: number,
+  replacer: Reader,
+): Promise<boolean> {
+  if (replacer.userId === null) return false;
+  const values: unknown[] = [documentId, replacer.userId];
+  const readable = readableDocumentCondition('d', replacer, values);
+  const { rows } = await db.executeSql<{ allowed: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM users AS u WHERE u.id = $2 AND u.team_id = d.team_id AND u.is_active
+         AND u.role IN ('owner', 'admin')) AND ${readable} AS allowed
+     FROM documents AS d WHERE d.id = $1`,
+    values,
+  );
+  return rows[0]?.allowed === true;
 }
 
 /**

@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/helpers/test-database.js';
-import { memberReader, teamReader } from '../../access.js';
+import { memberReader, type Reader, TEAM_ACCESS, teamReader } from '../../access.js';
 import { type DatabaseHandle, openDatabase } from '../client.js';
 import type { SqlExecutor } from '../sql-connection.js';
+import { saveAccessList } from './access-lists.js';
 import {
+  findIndexJob,
   finishJob,
   type IndexJobKind,
   insertIndexJob,
+  jobProgress,
   listTeamJobs,
   markJobRunning,
   setItemOutcome,
@@ -18,13 +21,31 @@ let testDatabase: TestDatabase;
 let database: DatabaseHandle;
 let teamId: number;
 let otherTeamId: number;
+/** The member of each team who asks for its jobs. */
+const requesters = new Map<number, Reader>();
 
 async function newTeam(name: string): Promise<number> {
   const { rows } = await database.sql.executeSql('INSERT INTO teams (name) VALUES ($1) RETURNING id', [name]);
-  return Number(rows[0]?.id);
+  const team = Number(rows[0]?.id);
+  requesters.set(team, await newMember(team, `requester-${team}@example.com`));
+  return team;
 }
 
-/** A job of `team` created `minutesAgo`, with `files` items (all queued). */
+async function newMember(team: number, email: string): Promise<Reader> {
+  const { rows } = await database.sql.executeSql(
+    "INSERT INTO users (email, name, team_id, role) VALUES ($1, 'R', $2, 'member') RETURNING id",
+    [email, team],
+  );
+  return memberReader({ teamId: team, email, emailVerified: false, userId: Number(rows[0]?.id) });
+}
+
+function requesterOf(team: number): Reader {
+  const requester = requesters.get(team);
+  if (requester === undefined) throw new Error(`no requester for team ${team}`);
+  return requester;
+}
+
+/** A job of `team` created `minutesAgo` by its requester, with `files` items (all queued). */
 async function newJob(
   team: number,
   minutesAgo: number,
@@ -37,7 +58,7 @@ async function newJob(
     teamId: team,
     connectorId: null,
     kind,
-    requestedBy: null,
+    requestedBy: requesterOf(team).userId,
     request: { files },
     requestHash: null,
     secretsSealed: 'v1.sealed.secret',
@@ -92,34 +113,44 @@ describe('listTeamJobs', () => {
   });
 
   it("lists the team's jobs newest first, and only the team's", async () => {
-    const jobs = await listTeamJobs(database.sql, teamId, { limit: 20, offset: 0 });
+    const jobs = await listTeamJobs(database.sql, requesterOf(teamId), { limit: 20, offset: 0 });
     expect(jobs.map((job) => job.id)).toEqual([queued, running, completed, failed]);
     expect(jobs.map((job) => job.status)).toEqual(['queued', 'running', 'completed', 'failed']);
     expect(jobs.map((job) => job.kind)).toEqual(['wiki', 'googledrive', 'upload', 'upload']);
     expect(jobs.every((job) => job.teamId === teamId)).toBe(true);
     expect(jobs[3]).toMatchObject({ error: 'The indexing job stopped', finishedAt: expect.any(Date) });
     expect(jobs[0]?.finishedAt).toBeNull();
-    expect((await listTeamJobs(database.sql, otherTeamId, { limit: 20, offset: 0 })).length).toBe(1);
+    expect(
+      (await listTeamJobs(database.sql, requesterOf(otherTeamId), { limit: 20, offset: 0 })).length,
+    ).toBe(1);
   });
 
   it('reads neither the sealed secrets nor the request', async () => {
-    const [job] = await listTeamJobs(database.sql, teamId, { limit: 1, offset: 0 });
+    const [job] = await listTeamJobs(database.sql, requesterOf(teamId), { limit: 1, offset: 0 });
     expect(job?.secretsSealed).toBeNull();
     expect(job?.request).toEqual({});
   });
 
   it('filters active (queued, running) and finished (completed, failed) jobs', async () => {
-    const active = await listTeamJobs(database.sql, teamId, { status: 'active', limit: 20, offset: 0 });
+    const active = await listTeamJobs(database.sql, requesterOf(teamId), {
+      status: 'active',
+      limit: 20,
+      offset: 0,
+    });
     expect(active.map((job) => job.id)).toEqual([queued, running]);
-    const finished = await listTeamJobs(database.sql, teamId, { status: 'finished', limit: 20, offset: 0 });
+    const finished = await listTeamJobs(database.sql, requesterOf(teamId), {
+      status: 'finished',
+      limit: 20,
+      offset: 0,
+    });
     expect(finished.map((job) => job.id)).toEqual([completed, failed]);
   });
 
   it('pages with limit and offset, in one statement', async () => {
     const db = counting(database.sql);
-    const first = await listTeamJobs(db, teamId, { limit: 3, offset: 0 });
-    const second = await listTeamJobs(db, teamId, { limit: 3, offset: 3 });
-    const past = await listTeamJobs(db, teamId, { limit: 3, offset: 10 });
+    const first = await listTeamJobs(db, requesterOf(teamId), { limit: 3, offset: 0 });
+    const second = await listTeamJobs(db, requesterOf(teamId), { limit: 3, offset: 3 });
+    const past = await listTeamJobs(db, requesterOf(teamId), { limit: 3, offset: 10 });
     expect(first.map((job) => job.id)).toEqual([queued, running, completed]);
     expect(second.map((job) => job.id)).toEqual([failed]);
     expect(past).toEqual([]);
@@ -131,15 +162,7 @@ describe('summarizeJobs', () => {
   it("counts each job's items, names its first and lists its first failures in position order, in one statement", async () => {
     const files = ['one.md', 'two.pdf', 'three.md', 'four.pdf', 'five.pdf', 'six.docx', 'seven.md'];
     const busy = await newJob(teamId, 1, files);
-    const { rows } = await database.sql.executeSql(
-      "INSERT INTO users (email, name, team_id, role) VALUES ('requester@example.com', 'R', $1, 'member') RETURNING id",
-      [teamId],
-    );
-    const requester = memberReader({ teamId, email: 'requester@example.com', userId: Number(rows[0]?.id) });
-    await database.sql.executeSql('UPDATE index_jobs SET requested_by = $2 WHERE id = $1', [
-      busy,
-      requester.userId,
-    ]);
+    const requester = requesterOf(teamId);
     await setItemOutcome(database.sql, busy, 'one.md', { status: 'indexed', chunks: 3, documentId: 11 });
     await setItemOutcome(database.sql, busy, 'two.pdf', {
       status: 'failed',
@@ -183,14 +206,44 @@ describe('summarizeJobs', () => {
     expect(summaries.get(busy)?.firstItemName).toBe('one.md');
     expect(summaries.get(empty)).toEqual({ progress: zero, failures: [], firstItemName: null });
     expect(summaries.get(unknown)).toEqual({ progress: zero, failures: [], firstItemName: null });
-    // Another member sees the counts, but no file of a job they did not ask for and cannot open.
+    // Another member sees no file of a job they did not ask for and cannot open, nor counts them.
     const other = await summarizeJobs(database.sql, [busy], 2, teamReader(teamId));
-    expect(other.get(busy)).toMatchObject({ failures: [], firstItemName: null, progress: { total: 7 } });
+    expect(other.get(busy)).toEqual({ progress: zero, failures: [], firstItemName: null });
   });
 
   it('sends no statement for no jobs', async () => {
     const db = counting(database.sql);
     expect((await summarizeJobs(db, [], 5, teamReader(teamId))).size).toBe(0);
     expect(db.statements).toBe(0);
+  });
+});
+
+describe("a job of another member's", () => {
+  it('shows only the files the reader may open: listed, counted and found by id', async () => {
+    const requester = requesterOf(teamId);
+    const reader = await newMember(teamId, `reader-${randomUUID()}@example.com`);
+    const job = await newJob(teamId, 0, ['shared.md', 'private.md']);
+    const hidden = await newJob(teamId, 0, ['private-too.md']);
+    const teamList = await saveAccessList(database.sql, teamId, TEAM_ACCESS);
+    await database.sql.executeSql(
+      `INSERT INTO documents (team_id, source, external_id, title, access_list_id, indexed_by)
+       VALUES ($1, 'upload', 'shared.md', 'Shared', $2, $3)`,
+      [teamId, teamList, requester.userId],
+    );
+    await setItemOutcome(database.sql, job, 'shared.md', { status: 'indexed', chunks: 1 });
+    await setItemOutcome(database.sql, job, 'private.md', { status: 'indexed', chunks: 1 });
+
+    expect(await jobProgress(database.sql, job, requester)).toMatchObject({ total: 2, indexed: 2 });
+    expect(await jobProgress(database.sql, job, reader)).toMatchObject({ total: 1, indexed: 1 });
+    expect((await findIndexJob(database.sql, job, reader))?.id).toBe(job);
+    expect(await findIndexJob(database.sql, hidden, reader)).toBeUndefined();
+    expect(await findIndexJob(database.sql, hidden, requester)).toBeDefined();
+    // Of another team, nobody's.
+    expect(await findIndexJob(database.sql, job, { ...reader, teamId: otherTeamId })).toBeUndefined();
+    const listed = (await listTeamJobs(database.sql, reader, { limit: 50, offset: 0 })).map((row) => row.id);
+    expect(listed).toContain(job);
+    expect(listed).not.toContain(hidden);
+    const summary = (await summarizeJobs(database.sql, [job], 5, reader)).get(job);
+    expect(summary).toMatchObject({ firstItemName: 'shared.md', progress: { total: 1, indexed: 1 } });
   });
 });

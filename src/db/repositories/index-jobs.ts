@@ -16,6 +16,8 @@ export interface IndexJobRow {
   /** The user who asked for it (null once that user is gone), and their e-mail. */
   readonly requestedBy: number | null;
   readonly requestedByEmail: string | null;
+  /** Whether that user's address is proven (it then counts in access lists). */
+  readonly requestedByEmailVerified: boolean;
   readonly request: Record<string, unknown>;
   readonly secretsSealed: string | null;
   /** Attempts started before this one. */
@@ -71,6 +73,7 @@ interface JobDbRow {
   status: IndexJobStatus;
   requested_by: number | string | null;
   requested_by_email: string | null;
+  requested_by_email_verified: boolean | null;
   /** jsonb: parsed by the driver, or its text. */
   request: Record<string, unknown> | string | null;
   secrets_sealed: string | null;
@@ -99,9 +102,13 @@ interface ItemDbRow {
 /** Counts as `count(*)` answers them: bigint, which drivers may give as text. */
 type Count = number | string | null;
 
-const JOB_COLUMNS = `id, team_id, connector_id, kind, status, request, secrets_sealed, attempts, expanded_at, error,
-  created_at, updated_at, finished_at, requested_by,
-  (SELECT u.email FROM users AS u WHERE u.id = index_jobs.requested_by) AS requested_by_email`;
+/** The columns of `index_jobs AS j`, with its requester's address and whether it is proven. */
+const JOB_COLUMNS = `j.id, j.team_id, j.connector_id, j.kind, j.status, j.request, j.secrets_sealed, j.attempts,
+  j.expanded_at, j.error, j.created_at, j.updated_at, j.finished_at, j.requested_by,
+  requester.email AS requested_by_email, requester.email_verified_at IS NOT NULL AS requested_by_email_verified`;
+
+/** `index_jobs AS j` with its requester (if still there), as JOB_COLUMNS reads them. */
+const JOBS_WITH_REQUESTER = 'index_jobs AS j LEFT JOIN users AS requester ON requester.id = j.requested_by';
 
 function toDate(value: unknown): Date | null {
   if (value === null || value === undefined) return null;
@@ -118,6 +125,7 @@ function jobFromRow(row: JobDbRow): IndexJobRow {
     requestedBy:
       row.requested_by === null || row.requested_by === undefined ? null : Number(row.requested_by),
     requestedByEmail: row.requested_by_email ?? null,
+    requestedByEmailVerified: row.requested_by_email_verified === true,
     request: (typeof row.request === 'string' ? JSON.parse(row.request) : row.request) ?? {},
     secretsSealed: row.secrets_sealed ?? null,
     attempts: Number(row.attempts ?? 0),
@@ -214,18 +222,25 @@ export async function insertItems(
   }
 }
 
+/** A job by id; with `visibleTo`, only of that reader's team and one they may see (`visibleJobCondition`). */
 export async function findIndexJob(
   db: SqlExecutor,
   jobId: string,
-  teamId?: number,
+  visibleTo?: Reader,
 ): Promise<IndexJobRow | undefined> {
-  const { rows } =
-    teamId === undefined
-      ? await db.executeSql<JobDbRow>(`SELECT ${JOB_COLUMNS} FROM index_jobs WHERE id = $1`, [jobId])
-      : await db.executeSql<JobDbRow>(
-          `SELECT ${JOB_COLUMNS} FROM index_jobs WHERE id = $1 AND team_id = $2`,
-          [jobId, teamId],
-        );
+  if (visibleTo === undefined) {
+    const { rows } = await db.executeSql<JobDbRow>(
+      `SELECT ${JOB_COLUMNS} FROM ${JOBS_WITH_REQUESTER} WHERE j.id = $1`,
+      [jobId],
+    );
+    return rows[0] === undefined ? undefined : jobFromRow(rows[0]);
+  }
+  const values: unknown[] = [jobId, visibleTo.teamId];
+  const visible = visibleJobCondition(visibleTo, values);
+  const { rows } = await db.executeSql<JobDbRow>(
+    `SELECT ${JOB_COLUMNS} FROM ${JOBS_WITH_REQUESTER} WHERE j.id = $1 AND j.team_id = $2 AND ${visible}`,
+    values,
+  );
   return rows[0] === undefined ? undefined : jobFromRow(rows[0]);
 }
 
@@ -256,6 +271,7 @@ export async function listItems(
 /**
  * An item of job `j` (`index_job_items AS i`) the reader may see: every item of a job they asked
  * for, else only those whose stored document they may open (a file's name is its content's too).
+ * Listings, counts and progress all go by it, so a job tells nobody of files they may not open.
  */
 function readableItemCondition(reader: Reader, values: unknown[]): string {
   values.push(reader.userId);
@@ -374,14 +390,18 @@ export interface JobProgress {
   readonly failed: number;
 }
 
-export async function jobProgress(db: SqlExecutor, jobId: string): Promise<JobProgress> {
+/** A job's counts by status: of every item, or only of those `readableBy` may see. */
+export async function jobProgress(db: SqlExecutor, jobId: string, readableBy?: Reader): Promise<JobProgress> {
+  const values: unknown[] = [jobId];
+  const readable = readableBy === undefined ? 'true' : readableItemCondition(readableBy, values);
   const { rows } = await db.executeSql<{ total: Count; indexed: Count; skipped: Count; failed: Count }>(
     `SELECT count(*) AS total,
-       count(*) FILTER (WHERE status = 'indexed') AS indexed,
-       count(*) FILTER (WHERE status = 'skipped') AS skipped,
-       count(*) FILTER (WHERE status = 'failed') AS failed
-     FROM index_job_items WHERE job_id = $1`,
-    [jobId],
+       count(*) FILTER (WHERE i.status = 'indexed') AS indexed,
+       count(*) FILTER (WHERE i.status = 'skipped') AS skipped,
+       count(*) FILTER (WHERE i.status = 'failed') AS failed
+     FROM index_job_items AS i JOIN index_jobs AS j ON j.id = i.job_id
+     WHERE i.job_id = $1 AND ${readable}`,
+    values,
   );
   const row = rows[0];
   const indexed = Number(row?.indexed ?? 0);
@@ -408,12 +428,26 @@ const STATUSES_OF: Readonly<Record<IndexJobStatusFilter, readonly IndexJobStatus
 };
 
 /**
- * A page of the team's jobs, newest first, in one statement (index_jobs_team_idx). Neither the
- * sealed secrets nor the request (a Drive job's whole file list) are read: a listing needs neither.
+ * Job `j` as the reader may see it: one they asked for, a sync of the team's wiki (the team's own
+ * connector, scheduled or started by an admin: its pages still show only as far as the reader may
+ * open them), or one holding a file they may open (`readableItemCondition`). Any other, someone's
+ * uploads or Drive picks of which they may open nothing, is none of theirs.
+ */
+function visibleJobCondition(reader: Reader, values: unknown[]): string {
+  values.push(reader.userId);
+  const requester = `$${values.length}`;
+  return `(j.requested_by = ${requester}::int OR j.kind = 'wiki' OR EXISTS (SELECT 1 FROM index_job_items AS i
+    WHERE i.job_id = j.id AND ${readableItemCondition(reader, values)}))`;
+}
+
+/**
+ * A page of the reader's team's jobs they may see (`visibleJobCondition`), newest first, in one
+ * statement (index_jobs_team_idx). Neither the sealed secrets nor the request (a Drive job's whole
+ * file list) are read: a listing needs neither.
  */
 export async function listTeamJobs(
   db: SqlExecutor,
-  teamId: number,
+  reader: Reader,
   page: {
     readonly status?: IndexJobStatusFilter | undefined;
     readonly limit: number;
@@ -421,12 +455,16 @@ export async function listTeamJobs(
   },
 ): Promise<IndexJobRow[]> {
   const statuses = page.status === undefined ? null : STATUSES_OF[page.status];
+  const values: unknown[] = [reader.teamId, statuses, page.limit, page.offset];
+  const visible = visibleJobCondition(reader, values);
   const { rows } = await db.executeSql<JobDbRow>(
-    `SELECT id, team_id, connector_id, kind, status, '{}'::jsonb AS request, NULL AS secrets_sealed, attempts,
-       expanded_at, error, created_at, updated_at, finished_at, requested_by, NULL AS requested_by_email
-     FROM index_jobs WHERE team_id = $1 AND ($2::text[] IS NULL OR status = ANY($2::text[]))
-     ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
-    [teamId, statuses, page.limit, page.offset],
+    `SELECT j.id, j.team_id, j.connector_id, j.kind, j.status, '{}'::jsonb AS request, NULL AS secrets_sealed,
+       j.attempts, j.expanded_at, j.error, j.created_at, j.updated_at, j.finished_at, j.requested_by,
+       NULL AS requested_by_email, NULL AS requested_by_email_verified
+     FROM index_jobs AS j WHERE j.team_id = $1 AND ($2::text[] IS NULL OR j.status = ANY($2::text[]))
+       AND ${visible}
+     ORDER BY j.created_at DESC, j.id DESC LIMIT $3 OFFSET $4`,
+    values,
   );
   return rows.map(jobFromRow);
 }
@@ -470,10 +508,10 @@ export async function summarizeJobs(
      FROM unnest($1::uuid[]) AS u(id) LEFT JOIN index_jobs AS j ON j.id = u.id
      CROSS JOIN LATERAL (
        SELECT count(*) AS total,
-         count(*) FILTER (WHERE status = 'indexed') AS indexed,
-         count(*) FILTER (WHERE status = 'skipped') AS skipped,
-         count(*) FILTER (WHERE status = 'failed') AS failed
-       FROM index_job_items WHERE job_id = u.id
+         count(*) FILTER (WHERE i.status = 'indexed') AS indexed,
+         count(*) FILTER (WHERE i.status = 'skipped') AS skipped,
+         count(*) FILTER (WHERE i.status = 'failed') AS failed
+       FROM index_job_items AS i WHERE i.job_id = u.id AND ${readable}
      ) p
      CROSS JOIN LATERAL (
        SELECT COALESCE(jsonb_agg(jsonb_build_object(

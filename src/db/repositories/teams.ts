@@ -88,6 +88,22 @@ export async function withdrawTeamInvitations(db: Database, teamId: number, now:
     .where(and(eq(teamInvitations.teamId, teamId), openAt(now)));
 }
 
+/**
+ * Withdraws the open invitations one member of the team made: they go when that member is removed,
+ * leaves or is demoted to member, so a code kept back cannot bring them (or anyone) in afterwards.
+ */
+export async function withdrawInvitationsBy(
+  db: Database,
+  teamId: number,
+  invitedBy: number,
+  now: Date,
+): Promise<void> {
+  await db
+    .update(teamInvitations)
+    .set({ withdrawnAt: now })
+    .where(and(eq(teamInvitations.teamId, teamId), eq(teamInvitations.invitedBy, invitedBy), openAt(now)));
+}
+
 /** The team's open invitations, newest first. */
 export async function listOpenInvitations(db: Database, teamId: number, now: Date): Promise<InvitationRow[]> {
   return db
@@ -195,6 +211,8 @@ export interface TeamMemberByEmail {
   readonly teamId: number;
   /** As stored: lower-cased. */
   readonly email: string;
+  /** Whether they proved the address to this service (it then counts in access lists). */
+  readonly emailVerified: boolean;
 }
 
 /**
@@ -206,14 +224,25 @@ export async function findTeamMemberByEmail(
   teamId: number,
   email: string,
 ): Promise<TeamMemberByEmail | undefined> {
-  const { rows } = await db.executeSql<{ id: number | string; team_id: number | string; email: string }>(
-    'SELECT id, team_id, email FROM users WHERE email = $1 AND team_id = $2 AND is_active LIMIT 1',
+  const { rows } = await db.executeSql<{
+    id: number | string;
+    team_id: number | string;
+    email: string;
+    email_verified: boolean;
+  }>(
+    `SELECT id, team_id, email, email_verified_at IS NOT NULL AS email_verified FROM users
+     WHERE email = $1 AND team_id = $2 AND is_active LIMIT 1`,
     [email.trim().toLowerCase(), teamId],
   );
   const [row] = rows;
   return row === undefined
     ? undefined
-    : { userId: Number(row.id), teamId: Number(row.team_id), email: String(row.email) };
+    : {
+        userId: Number(row.id),
+        teamId: Number(row.team_id),
+        email: String(row.email),
+        emailVerified: row.email_verified === true,
+      };
 }
 
 /**

@@ -9,7 +9,8 @@ import type { DrivePermission } from '../../adapters/google-drive/google-drive.j
  * - a discoverable `domain` grant: that domain (every member whose e-mail is in it);
  * - a discoverable `anyone` grant: the whole team;
  * - a link-only `domain` or `anyone` grant (`allowFileDiscovery` false or not said): nothing;
- * - the indexing user always, since their token read the file;
+ * - the indexing user always, since their token read the file: their address, and their account
+ *   (`indexingUserId`), which opens it even before they prove the address to this service;
  * - permissions that could not be read (`undefined`): the indexing user alone, never everyone.
  *
  * Roles do not matter: every role, `reader` included, may open the file. Sorted, distinct and
@@ -18,6 +19,7 @@ import type { DrivePermission } from '../../adapters/google-drive/google-drive.j
 export function driveAccess(
   permissions: readonly DrivePermission[] | undefined,
   indexingUserEmail: string | null,
+  indexingUserId: number | null = null,
 ): DocumentAccess {
   const emails: string[] = indexingUserEmail === null ? [] : [indexingUserEmail];
   const domains: string[] = [];
@@ -41,5 +43,11 @@ export function driveAccess(
         break;
     }
   }
-  return normalizeAccess({ team, emails, domains, groups });
+  return normalizeAccess({
+    team,
+    emails,
+    domains,
+    groups,
+    ...(indexingUserId === null ? {} : { users: [indexingUserId] }),
+  });
 }

@@ -39,6 +39,7 @@ beforeAll(async () => {
     status: 'running',
     requestedBy: ANN_ID,
     requestedByEmail: ANN,
+    requestedByEmailVerified: true,
     request: {},
     secretsSealed: secrets.seal(server.accessToken),
     attempts: 0,
@@ -88,6 +89,8 @@ function storedAs(fetched: FetchedItem): StoredDocumentState {
     contentHash: 'hash',
     sourceVersion: fetched.fields.sourceVersion,
     chunkCount: 1,
+    indexedBy: null,
+    accessListId: 1,
   };
 }
 
@@ -117,6 +120,7 @@ describe('fields', () => {
       emails: [ANN, 'bob@example.com'],
       domains: ['example.com'],
       groups: [],
+      users: [ANN_ID],
     });
     expect(fields.indexedBy).toBe(ANN_ID);
   });
@@ -134,6 +138,7 @@ describe('fields', () => {
       emails: [ANN],
       domains: [],
       groups: [],
+      users: [ANN_ID],
     });
     expect(source.fields(job, itemOf('never-expanded')).access.emails).toEqual([ANN]);
   });
@@ -154,7 +159,13 @@ describe('fetch', () => {
     const fetched = await source.fetch(job, item, undefined, signal);
 
     expect(fetched.kind).toBe('content');
-    expect(fetched.fields.access).toEqual({ team: true, emails: [ANN], domains: [], groups: [] });
+    expect(fetched.fields.access).toEqual({
+      team: true,
+      emails: [ANN],
+      domains: [],
+      groups: [],
+      users: [ANN_ID],
+    });
     expect(fetched.fields.indexedBy).toBe(ANN_ID);
     expect(permissionRequests()).toHaveLength(0);
   });
@@ -180,6 +191,7 @@ describe('fetch', () => {
       emails: [ANN, 'bob@example.com'],
       domains: [],
       groups: ['eng@example.com'],
+      users: [ANN_ID],
     });
     expect(permissionRequests()).toHaveLength(1);
   });
@@ -215,7 +227,13 @@ describe('fetch', () => {
     const again = await source.fetch(job, itemOf(id), storedAs(first), signal);
 
     expect(again.kind).toBe('unchanged');
-    expect(again.fields.access).toEqual({ team: false, emails: [ANN], domains: ['example.com'], groups: [] });
+    expect(again.fields.access).toEqual({
+      team: false,
+      emails: [ANN],
+      domains: ['example.com'],
+      groups: [],
+      users: [ANN_ID],
+    });
   });
 
   it('lets the indexing user alone in when Drive will not show the permissions (403)', async () => {
@@ -231,7 +249,13 @@ describe('fetch', () => {
     const fetched = await source.fetch(job, await listedItem(id), undefined, signal);
 
     expect(fetched.kind).toBe('content');
-    expect(fetched.fields.access).toEqual({ team: false, emails: [ANN], domains: [], groups: [] });
+    expect(fetched.fields.access).toEqual({
+      team: false,
+      emails: [ANN],
+      domains: [],
+      groups: [],
+      users: [ANN_ID],
+    });
     expect(permissionRequests().map((request) => request.status)).toEqual([403]);
   });
 
@@ -248,7 +272,13 @@ describe('fetch', () => {
 
     const fetched = await source.fetch(job, item, undefined, signal);
 
-    expect(fetched.fields.access).toEqual({ team: false, emails: [ANN], domains: [], groups: [] });
+    expect(fetched.fields.access).toEqual({
+      team: false,
+      emails: [ANN],
+      domains: [],
+      groups: [],
+      users: [ANN_ID],
+    });
   });
 
   it('throws what other failures of permissions.list are, to be retried', async () => {

@@ -136,7 +136,11 @@ export class DriveSource implements IndexSource {
    */
   fields(job: IndexJobRow, item: IndexJobItemRow): DocumentFields {
     const payload = item.payload as DrivePayload;
-    return this.fieldsWithAccess(job, item, driveAccess(payload.meta?.permissions, job.requestedByEmail));
+    return this.fieldsWithAccess(
+      job,
+      item,
+      driveAccess(payload.meta?.permissions, job.requestedByEmail, job.requestedBy),
+    );
   }
 
   private fieldsWithAccess(job: IndexJobRow, item: IndexJobItemRow, access: DocumentAccess): DocumentFields {
@@ -168,15 +172,20 @@ export class DriveSource implements IndexSource {
     meta: DriveFile,
     signal: AbortSignal,
   ): Promise<DocumentAccess> {
-    if (meta.permissions !== undefined) return driveAccess(meta.permissions, job.requestedByEmail);
+    if (meta.permissions !== undefined)
+      return driveAccess(meta.permissions, job.requestedByEmail, job.requestedBy);
     try {
-      return driveAccess(await this.deps.drive.listPermissions(token, meta.id, signal), job.requestedByEmail);
+      return driveAccess(
+        await this.deps.drive.listPermissions(token, meta.id, signal),
+        job.requestedByEmail,
+        job.requestedBy,
+      );
     } catch (error) {
       if (
         error instanceof SourceError &&
         (error.failure === 'permission_denied' || error.failure === 'not_found')
       ) {
-        return driveAccess(undefined, job.requestedByEmail);
+        return driveAccess(undefined, job.requestedByEmail, job.requestedBy);
       }
       throw error;
     }

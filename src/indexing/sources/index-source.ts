@@ -36,6 +36,11 @@ export interface IndexSource {
     stored: StoredDocumentState | undefined,
     signal: AbortSignal,
   ): Promise<FetchedItem>;
+  /**
+   * Whether the job's requester may replace a stored document someone else brought in. Absent: the
+   * source is the authority on content and access (Drive, a wiki), so whoever reads it may.
+   */
+  mayReplace?(job: IndexJobRow, stored: StoredDocumentState): Promise<boolean>;
   /** Called once an item's outcome is final: what was kept only for it (an uploaded file) can go. */
   release?(item: IndexJobItemRow): Promise<void>;
 }

@@ -13,7 +13,12 @@ export type DescribedFields = Pick<
   DocumentFields,
   'title' | 'url' | 'mimeType' | 'sourceVersion' | 'access'
 > &
-  Partial<Pick<DocumentFields, 'connectorId' | 'sourceModifiedAt' | 'originId' | 'metadata' | 'indexedBy'>>;
+  Partial<
+    Pick<
+      DocumentFields,
+      'connectorId' | 'sourceModifiedAt' | 'originId' | 'metadata' | 'indexedBy' | 'onlyItsIndexer'
+    >
+  >;
 
 /**
  * The document an item becomes: the job's team and connector (unless the source says otherwise),

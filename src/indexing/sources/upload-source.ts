@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
-import { peopleAccess, TEAM_ACCESS } from '../../access.js';
-import type { DocumentFields, StoredDocumentState } from '../../db/repositories/documents.js';
+import { accountAccess, type DocumentAccess, memberReader, peopleAccess, TEAM_ACCESS } from '../../access.js';
+import {
+  type DocumentFields,
+  mayReplaceAnothersDocument,
+  type StoredDocumentState,
+} from '../../db/repositories/documents.js';
 import { type IndexJobItemRow, type IndexJobRow, readItemContent } from '../../db/repositories/index-jobs.js';
 import { FileFailure } from '../document.js';
 import type { IndexingDependencies } from '../indexing-dependencies.js';
@@ -56,8 +60,26 @@ export class UploadSource implements IndexSource {
       mimeType: payload.text === undefined ? fileMimeType(payload) : JSON_TEXT_MIME_TYPE,
       sourceVersion: uploadVersion(payload),
       metadata: payload.metadata ?? {},
-      access: payload.visibility === 'private' ? peopleAccess(job.requestedByEmail ?? '') : TEAM_ACCESS,
+      access:
+        payload.visibility === 'private' ? privateAccess(job.requestedBy, job.requestedByEmail) : TEAM_ACCESS,
+      // The poster's word is its content: it replaces only what they brought in (see `mayReplace`).
+      onlyItsIndexer: true,
     });
+  }
+
+  /**
+   * Another's upload is replaced only by an owner or admin who may open it: a member posting the
+   * same `external_id` must not take over, empty, rewrite or fingerprint it.
+   */
+  async mayReplace(job: IndexJobRow, stored: StoredDocumentState): Promise<boolean> {
+    if (job.requestedBy === null) return false;
+    const replacer = memberReader({
+      teamId: job.teamId,
+      email: job.requestedByEmail ?? '',
+      emailVerified: job.requestedByEmailVerified,
+      userId: job.requestedBy,
+    });
+    return mayReplaceAnothersDocument(this.deps.sql, stored.id, replacer);
   }
 
   async release(item: IndexJobItemRow): Promise<void> {
@@ -105,6 +127,11 @@ export class UploadSource implements IndexSource {
       ...(payload.fileName === undefined ? {} : { fileName: payload.fileName }),
     };
   }
+}
+
+/** A private upload: its poster's account alone (nobody once the poster is gone). */
+function privateAccess(userId: number | null, email: string | null): DocumentAccess {
+  return userId === null ? peopleAccess() : accountAccess(userId, email);
 }
 
 /** The client's title, else the fallback (or, failing both, the `external_id`): never blank. */

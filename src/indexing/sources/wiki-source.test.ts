@@ -30,6 +30,7 @@ function jobOf(id: string): IndexJobRow {
     status: 'running',
     requestedBy: REQUESTER_ID,
     requestedByEmail: ANN,
+    requestedByEmailVerified: true,
     request: {},
     secretsSealed: null,
     attempts: 0,
@@ -91,6 +92,8 @@ function storedAt(version: number): StoredDocumentState {
     contentHash: 'hash',
     sourceVersion: String(version),
     chunkCount: 2,
+    indexedBy: null,
+    accessListId: 1,
   };
 }
 

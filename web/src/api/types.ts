@@ -11,6 +11,11 @@ export interface CurrentUser {
   is_active: boolean;
   /** The caller's role in the team (absent from a service older than teams). */
   role?: TeamRole;
+  /**
+   * Whether the caller's address is proven (absent from an older service): until it is, documents
+   * shared with the address or its domain stay closed to them.
+   */
+  email_verified?: boolean;
 }
 
 /** GET /v1/teams/members: one member of the caller's team. */

@@ -57,3 +57,9 @@ export async function registerAndSignIn(
     await revokeBearerToken(token).catch(() => undefined);
   }
 }
+
+/** POST /v1/users/me/verify-email: mails a new confirmation link; answers the service's words. */
+export async function requestEmailConfirmation(): Promise<string> {
+  const answer = await requestJson<{ detail: string }>('POST', '/v1/users/me/verify-email');
+  return answer.detail;
+}

@@ -4,6 +4,7 @@ import { DocumentSearch } from '../components/DocumentSearch';
 import { DocumentsTable } from '../components/DocumentsTable';
 import { ErrorAlert, Loading } from '../components/ErrorAlert';
 import { Pager } from '../components/Pager';
+import { UnprovenAddressNotice } from '../components/UnprovenAddressNotice';
 import { UploadPanel } from '../components/UploadPanel';
 import { SOURCES, sourceName } from '../format/status-words';
 import { useDocumentTitle } from '../hooks/useDocumentTitle';
@@ -11,9 +12,16 @@ import { shownValue, useLoader } from '../hooks/useLoader';
 
 /**
  * The team's documents: upload, search, and the list by source, a page at a time. `viewerEmail`, the
- * signed-in member's, is "you" in who can open each.
+ * signed-in member's, is "you" in who can open each; while it is not proven (`viewerEmailVerified`
+ * false) the page says why documents shared with it are missing.
  */
-export function DocumentsPage({ viewerEmail }: { viewerEmail: string }) {
+export function DocumentsPage({
+  viewerEmail,
+  viewerEmailVerified,
+}: {
+  viewerEmail: string;
+  viewerEmailVerified: boolean;
+}) {
   useDocumentTitle('Documents');
   const [source, setSource] = useState('');
   const [offset, setOffset] = useState(0);
@@ -52,6 +60,7 @@ export function DocumentsPage({ viewerEmail }: { viewerEmail: string }) {
       </section>
       <section className="panel">
         <h2>All documents</h2>
+        {viewerEmailVerified ? null : <UnprovenAddressNotice email={viewerEmail} />}
         <div className="field field-inline">
           <label htmlFor="source-filter">Source</label>
           <select

@@ -226,6 +226,77 @@ describe('/v1/teams: invitations and members', () => {
     expect(ownerLeaves.statusCode).toBe(409);
   });
 
+  // Issue 32: an admin invites a spare address as admin and keeps the code, to get back in later.
+  describe('an admin’s kept invitation after they are removed or demoted', () => {
+    const spareInvitation = async (adminToken: string) => {
+      const email = `spare-${uniqueSuffix()}@example.com`;
+      const created = await request('POST', '/v1/teams/invitations', adminToken, { email, role: 'admin' });
+      expect(created.statusCode, created.body).toBe(201);
+      return { email, code: (created.json() as { code: string }).code };
+    };
+    const usersWithEmail = async (email: string) =>
+      (await testApp.runtime.database.sql.executeSql('SELECT id FROM users WHERE email = $1', [email])).rows
+        .length;
+
+    it.each([
+      [
+        'removed',
+        (owner: string, adminId: number) => request('DELETE', `/v1/teams/members/${adminId}`, owner),
+      ],
+      [
+        'demoted',
+        (owner: string, adminId: number) =>
+          request('PATCH', `/v1/teams/members/${adminId}`, owner, { role: 'member' }),
+      ],
+    ])('joins nothing once the admin is %s: 403, the invitation withdrawn', async (_, act) => {
+      const owner = await registerUser(testApp.app);
+      const admin = await invited(owner.token, 'admin');
+      const spare = await spareInvitation(admin.token);
+      const acted = await act(owner.token, admin.userId);
+      expect(acted.statusCode, acted.body).toBeLessThan(300);
+
+      const listed = await request('GET', '/v1/teams/invitations', owner.token);
+      expect(listed.json()).toEqual({ invitations: [] });
+      const attack = await register({
+        email: spare.email,
+        password: 'spare-password',
+        invitation: spare.code,
+      });
+      expect(attack.statusCode, attack.body).toBe(403);
+      expect(attack.json().detail).toContain('Invitation withdrawn');
+      expect(await usersWithEmail(spare.email)).toBe(0);
+      const members = (await request('GET', '/v1/teams/members', owner.token)).json().members as {
+        email: string;
+      }[];
+      expect(members.map((member) => member.email)).not.toContain(spare.email);
+    });
+
+    it('keeps the owner’s and a current admin’s invitations working, and a former owner’s', async () => {
+      const owner = await registerUser(testApp.app);
+      const admin = await invited(owner.token, 'admin');
+      const removed = await invited(owner.token, 'admin');
+      const fromAdmin = await spareInvitation(admin.token);
+      const fromOwner = await spareInvitation(owner.token);
+      expect((await request('DELETE', `/v1/teams/members/${removed.userId}`, owner.token)).statusCode).toBe(
+        204,
+      );
+      // The owner hands ownership to the admin, becoming an admin: their invitation stands.
+      expect(
+        (await request('PATCH', `/v1/teams/members/${admin.userId}`, owner.token, { role: 'owner' }))
+          .statusCode,
+      ).toBe(200);
+      for (const invitation of [fromAdmin, fromOwner]) {
+        const joined = await register({
+          email: invitation.email,
+          password: 'spare-password',
+          invitation: invitation.code,
+        });
+        expect(joined.statusCode, joined.body).toBe(201);
+        expect(joined.json()).toMatchObject({ user: { team_id: owner.teamId, role: 'admin' } });
+      }
+    });
+  });
+
   it('validates bodies as FastAPI does: 422 at the field', async () => {
     const owner = await registerUser(testApp.app);
     const badRole = await request('POST', '/v1/teams/invitations', owner.token, {

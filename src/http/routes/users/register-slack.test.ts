@@ -3,7 +3,16 @@ import { createServer } from 'node:net';
 import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeSlackServer } from '../../../../test/fakes/fake-slack-server.js';
-import { bearer, startTestApp, type TestApp } from '../../../../test/helpers/test-app.js';
+import {
+  bearer,
+  joinedMember,
+  registerUser,
+  registrationRecord,
+  startTestApp,
+  TEST_REGISTRATION_SECRET,
+  type TestApp,
+  uniqueSuffix,
+} from '../../../../test/helpers/test-app.js';
 
 const CLIENT_ID = '1111111111.2222222222';
 const CLIENT_SECRET = 'fake-slack-client-secret-0123456789';
@@ -204,6 +213,149 @@ describe('registration with a Slack chatappCode', () => {
       expect(testApp.runtime.deps.secrets.openJson(String(row?.secrets_sealed))).toEqual({
         bot_token: installation.botToken,
       });
+    });
+  });
+
+  // Issue 32: the bot answers anyone in its workspace from the team's team-wide documents, and
+  // outlives whoever installed it, so a member's code must not install it through registration.
+  describe('only for an owner or admin of the team', () => {
+    const exchangesOf = (code: string) =>
+      fake.callsTo('oauth.v2.access').filter((call) => call.body.code === code);
+    const installedIn = async (workspace: string) =>
+      (await rowsOf(testApp, sql`select team_id from connectors where external_id = ${workspace}`)).map(
+        (row) => Number(row.team_id),
+      );
+    const emailOf = async (token: string) =>
+      (
+        (await testApp.app.inject({ url: '/v1/users/me', headers: bearer(token) })).json() as {
+          email: string;
+        }
+      ).email;
+    const invite = async (ownerToken: string, email: string, role: 'member' | 'admin') => {
+      const response = await testApp.app.inject({
+        method: 'POST',
+        url: '/v1/teams/invitations',
+        headers: bearer(ownerToken),
+        payload: { email, role },
+      });
+      expect(response.statusCode, response.body).toBe(201);
+      return (response.json() as { code: string }).code;
+    };
+
+    it("refuses a member's own re-registration with a chatappCode: 403, Slack not asked, nothing installed", async () => {
+      const owner = await registerUser(testApp.app);
+      const memberToken = await joinedMember(testApp.app, owner.token);
+      const email = await emailOf(memberToken);
+      const code = `member-code-${uniqueSuffix()}`;
+      fake.issueCode(code, CLIENT_ID, { teamId: 'T0MEMBER01', teamName: 'Member workspace' });
+      const before = await rowCounts(testApp);
+
+      // The attack: the member's own token with Slack's code.
+      const attack = await testApp.app.inject({
+        method: 'POST',
+        url: '/v2/users/register',
+        headers: bearer(memberToken),
+        payload: { email, password: 'member-password', chatappCode: code },
+      });
+      expect(attack.statusCode, attack.body).toBe(403);
+      expect((attack.json() as { detail: string }).detail).toContain('owner and admins');
+      expect(exchangesOf(code)).toHaveLength(0);
+      expect(await installedIn('T0MEMBER01')).toEqual([]);
+      expect(await rowCounts(testApp)).toEqual(before);
+
+      // The code was not spent: the team's owner installs the bot with it.
+      const byOwner = await testApp.app.inject({
+        method: 'POST',
+        url: '/v1/chatapp/install',
+        headers: bearer(owner.token),
+        payload: { code },
+      });
+      expect(byOwner.statusCode, byOwner.body).toBe(200);
+      expect(await installedIn('T0MEMBER01')).toEqual([owner.teamId]);
+    });
+
+    it("refuses a member's password proof and the front end's secret for a member alike", async () => {
+      const owner = await registerUser(testApp.app);
+      const memberToken = await joinedMember(testApp.app, owner.token);
+      const code = `member-code-${uniqueSuffix()}`;
+      fake.issueCode(code, CLIENT_ID, { teamId: 'T0MEMBER02' });
+      const byPassword = await register(testApp, {
+        email: await emailOf(memberToken),
+        password: 'member-password',
+        chatappCode: code,
+      });
+      expect(byPassword.statusCode, byPassword.body).toBe(403);
+
+      // A verified member, signed in by the trusted front end.
+      const email = `verified-member-${uniqueSuffix()}@example.com`;
+      const record = registrationRecord(email);
+      const joined = await testApp.app.inject({
+        method: 'POST',
+        url: '/v2/users/register',
+        headers: bearer(TEST_REGISTRATION_SECRET),
+        payload: { ...record, invitation: await invite(owner.token, email, 'member') },
+      });
+      expect(joined.statusCode, joined.body).toBe(201);
+      expect(joined.json()).toMatchObject({ user: { role: 'member' }, email_verification: 'verified' });
+      const trusted = await testApp.app.inject({
+        method: 'POST',
+        url: '/v2/users/register',
+        headers: bearer(TEST_REGISTRATION_SECRET),
+        payload: { ...record, chatappCode: code },
+      });
+      expect(trusted.statusCode, trusted.body).toBe(403);
+
+      // And a member's invitation carries no right to install either.
+      const invited = `invited-member-${uniqueSuffix()}@example.com`;
+      const byInvitation = await register(testApp, {
+        email: invited,
+        password: 'invited-password',
+        invitation: await invite(owner.token, invited, 'member'),
+        chatappCode: code,
+      });
+      expect(byInvitation.statusCode, byInvitation.body).toBe(403);
+      expect(await usersWithEmail(testApp, invited)).toBe(0);
+      expect(exchangesOf(code)).toHaveLength(0);
+      expect(await installedIn('T0MEMBER02')).toEqual([]);
+    });
+
+    it('installs for an admin re-registering, and no longer once they are demoted', async () => {
+      const owner = await registerUser(testApp.app);
+      const adminToken = await joinedMember(testApp.app, owner.token, 'admin');
+      const email = await emailOf(adminToken);
+      const code = `admin-code-${uniqueSuffix()}`;
+      fake.issueCode(code, CLIENT_ID, { teamId: 'T0ADMIN001' });
+      const byAdmin = await testApp.app.inject({
+        method: 'POST',
+        url: '/v2/users/register',
+        headers: bearer(adminToken),
+        payload: { email, password: 'member-password', chatappCode: code },
+      });
+      expect(byAdmin.statusCode, byAdmin.body).toBe(200);
+      expect((byAdmin.json() as ChatappBody).chatapp).toMatchObject({
+        status: 'installed',
+        slack_team_id: 'T0ADMIN001',
+      });
+      expect(await installedIn('T0ADMIN001')).toEqual([owner.teamId]);
+
+      const adminId = (byAdmin.json() as ChatappBody).user.id;
+      const demoted = await testApp.app.inject({
+        method: 'PATCH',
+        url: `/v1/teams/members/${adminId}`,
+        headers: bearer(owner.token),
+        payload: { role: 'member' },
+      });
+      expect(demoted.statusCode, demoted.body).toBe(200);
+      const again = `admin-code-${uniqueSuffix()}`;
+      fake.issueCode(again, CLIENT_ID, { teamId: 'T0ADMIN001', teamName: 'Renamed' });
+      const afterDemotion = await testApp.app.inject({
+        method: 'POST',
+        url: '/v2/users/register',
+        headers: bearer(adminToken),
+        payload: { email, password: 'member-password', chatappCode: again },
+      });
+      expect(afterDemotion.statusCode, afterDemotion.body).toBe(403);
+      expect(exchangesOf(again)).toHaveLength(0);
     });
   });
 

@@ -64,6 +64,8 @@ describe('POST /v2/users/register', () => {
       connectors: [],
       vector_store: body.vector_store,
       role: 'owner',
+      // Registered without the trusted front end's secret: the address is not proven.
+      email_verified: false,
     });
   });
 
@@ -114,6 +116,86 @@ describe('POST /v2/users/register', () => {
     const linked = await post(newAccount, bearer(again.json().access_token));
     expect(linked.statusCode).toBe(200);
     expect(linked.json().user.id).toBe(first.user.id);
+  });
+
+  // Issue 32: POST /v1/auth/password needs the current password; registration must not be a way around it.
+  describe('a password change with the user’s own token', () => {
+    const signIn = (email: string, password: string) =>
+      testApp.app.inject({ method: 'POST', url: '/v1/auth/token', payload: { email, password } });
+    const me = (token: string) => testApp.app.inject({ url: '/v1/users/me', headers: bearer(token) });
+    /** What a refused change must leave as it was: the password, the accounts, the tokens. */
+    const accountState = async (userId: number) => {
+      const { rows } = await testApp.runtime.database.sql.executeSql(
+        `SELECT (SELECT password_hash FROM users WHERE id = $1) AS password_hash,
+                (SELECT count(*)::int FROM accounts WHERE user_id = $1) AS accounts,
+                (SELECT count(*)::int FROM access_tokens WHERE user_id = $1) AS tokens`,
+        [userId],
+      );
+      return rows[0];
+    };
+
+    it('a stolen token alone sets no new password: 403 and nothing changes', async () => {
+      const record = registration({ password: 'correct horse battery' });
+      const first = (await post(record)).json();
+      const email = first.user.email as string;
+      const elsewhere = (await signIn(email, 'correct horse battery')).json().access_token as string;
+      const before = await accountState(first.user.id);
+
+      // The attack: the token and a password of the attacker's choosing (a password account linked too).
+      const attack = await post({ email, password: 'attacker-password' }, bearer(first.access_token));
+      expect(attack.statusCode, attack.body).toBe(403);
+      expect(attack.json().detail).toContain('current_password');
+      // Each is a failed password attempt, counted (5 an hour) as a sign-in's: fewer here.
+      for (const payload of [
+        { ...record, password: 'attacker-password', current_password: null },
+        { email, password: 'attacker-password', current_password: 'a guess at it' },
+      ]) {
+        const again = await post(payload, bearer(first.access_token));
+        expect(again.statusCode, again.body).toBe(403);
+      }
+
+      expect(await accountState(first.user.id)).toEqual(before);
+      expect((await signIn(email, 'attacker-password')).statusCode).toBe(401);
+      expect((await signIn(email, 'correct horse battery')).statusCode).toBe(200);
+      expect((await me(elsewhere)).statusCode).toBe(200);
+    });
+
+    it('changes it with current_password; the stored password again is a plain refresh', async () => {
+      const record = registration({ password: 'correct horse battery' });
+      const first = (await post(record)).json();
+      const email = first.user.email as string;
+      const elsewhere = (await signIn(email, 'correct horse battery')).json().access_token as string;
+      const before = await accountState(first.user.id);
+
+      const refresh = await post(
+        { ...record, password: 'correct horse battery', access_token: 'ya29.newer' },
+        bearer(first.access_token),
+      );
+      expect(refresh.statusCode, refresh.body).toBe(200);
+      expect((await me(elsewhere)).statusCode).toBe(200);
+      expect((await accountState(first.user.id))?.password_hash).toBe(before?.password_hash);
+
+      const changed = await post(
+        { ...record, password: 'a new horse battery', current_password: 'correct horse battery' },
+        bearer(first.access_token),
+      );
+      expect(changed.statusCode, changed.body).toBe(200);
+      expect((await me(elsewhere)).statusCode).toBe(401);
+      expect((await me(first.access_token)).statusCode).toBe(200);
+      expect((await signIn(email, 'correct horse battery')).statusCode).toBe(401);
+      expect((await signIn(email, 'a new horse battery')).statusCode).toBe(200);
+    });
+
+    it('an account without a password gets none this way: 403 pointing to a password reset', async () => {
+      const user = await registerUser(testApp.app);
+      const email = (user.body.user as { email: string }).email;
+      const before = await accountState(user.userId);
+      const response = await post({ email, password: 'chosen-password' }, bearer(user.token));
+      expect(response.statusCode, response.body).toBe(403);
+      expect(response.json().detail).toContain('/v1/auth/password-reset');
+      expect(await accountState(user.userId)).toEqual(before);
+      expect((await signIn(email, 'chosen-password')).statusCode).toBe(401);
+    });
   });
 
   it('registers with username and password, then signs in, then revokes the token', async () => {

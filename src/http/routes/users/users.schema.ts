@@ -35,7 +35,16 @@ export const RegistrationBody = Type.Object(
     token_type: Nullable.String({ maxLength: 100 }),
     username: Nullable.String({ maxLength: 100 }),
     password: Nullable.String({ maxLength: 1024, description: 'at least 8 characters' }),
-    chatappCode: Nullable.String({ maxLength: 1024 }),
+    current_password: Nullable.String({
+      maxLength: 1024,
+      description:
+        "with the user's own bearer token and a `password` that is not the stored one: the current password, which a change needs (403 without it)",
+    }),
+    chatappCode: Nullable.String({
+      maxLength: 1024,
+      description:
+        "Slack's OAuth v2 code: installs the bot for the team, only for someone who will be its owner or an admin (403 otherwise, the code not exchanged)",
+    }),
     invitation: Nullable.String({
       maxLength: 200,
       description:
@@ -112,5 +121,9 @@ export const UserContextView = Type.Object({
     type: 'string',
     enum: ['owner', 'admin', 'member'],
     description: "the caller's role in the team: owners and admins manage members and connections",
+  }),
+  email_verified: Type.Boolean({
+    description:
+      'whether the address is proven (a mailed link, the trusted front end): until it is, documents shared with the address or its domain stay closed to the caller',
   }),
 });
