@@ -9,7 +9,7 @@
  * but the entry points (and tests). Type-only imports count: a type is a dependency too.
  */
 const SHARED =
-  '^src/(errors|caller|access|config|logger|batcher|text-scanning|sentence-splitting|markdown-fence)\\.ts$';
+  '^src/(errors|caller|access|config|logger|batcher|text-scanning|sentence-splitting|markdown-fence|identifier-words)\\.ts$';
 const COMPOSITION = '^src/(main|deps|worker)\\.ts$';
 /** Tests wire real pieces of several layers together; they are checked only for cycles. */
 const TESTS = '\\.test\\.tsx?$';

@@ -59,7 +59,14 @@ async function main(): Promise<void> {
     .map((line) => JSON.parse(line) as DumpRecord);
   const database = new PGlite();
   const sql = sqlConnection(database);
-  const answerer = new ExtractiveAnswerer({ analyze: (texts) => analyzeTexts(sql, texts) });
+  // The dump holds the passages, not the team's collection: each term weighs alike (one chunk each).
+  const answerer = new ExtractiveAnswerer({
+    analyze: (texts) => analyzeTexts(sql, texts),
+    termStatistics: async (_teamId, terms) => ({
+      chunks: 1,
+      documentFrequencies: new Map(terms.map((term) => [term, 1])),
+    }),
+  });
   const show = Number(values.show ?? 0);
   const only = values.only ?? '';
   const tally = { asked: 0, first: 0, anywhere: 0, words: 0, notFound: 0, baseline: 0 };
@@ -71,8 +78,10 @@ async function main(): Promise<void> {
     const question = record.kind === 'squad' ? (record.question?.question ?? '') : (record.claim?.text ?? '');
     let text = '';
     for await (const piece of answerer.answer({
+      teamId: 0,
       question,
       history: [],
+      topic: [],
       passages,
       signal: new AbortController().signal,
     }))

@@ -1,9 +1,11 @@
 // `npm run bench:answer-quality` (`npx tsx bench/answer-quality/run.ts`): the quality of the
-// answers POST /v1/chat/ gives with the default (extractive) answerer. Indexes the SQuAD 2.0
-// subset through the API (every paragraph a document, one article left out), asks every
-// answerable question, alone and as the second turn of a chat, beside a naive baseline computed
-// in the same run; then asks SciFact's claims of a second team holding the SciFact corpus.
-// Writes the answer-quality section of docs/benchmarks.md. `--help` lists the settings.
+// answers POST /v1/chat/ gives with the default (extractive) answerer. First real documentation
+// (docs-qa: package docs uploaded as files, how-to questions, chains, unanswerables; docs-qa.ts),
+// beside the top search hit of the same run. Then indexes the SQuAD 2.0 subset through the API
+// (every paragraph a document, one article left out), asks every answerable question, alone and as
+// the second turn of a chat, beside a naive baseline computed in the same run; then asks SciFact's
+// claims of a third team holding the SciFact corpus. Writes the answer-quality-docs and
+// answer-quality sections of docs/benchmarks.md. `--help` lists the settings.
 
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -18,6 +20,13 @@ import { parseFlags, SERVICE_RUN_FLAGS, Settings } from '../lib/settings.js';
 import { scifactUploads, type UploadDocument, uploadAndWait, uploadBatches } from '../lib/upload.js';
 import { type BenchUser, registerUser } from '../lib/users.js';
 import { askChat, type ChatAnswer, externalIdOf } from './chat-client.js';
+import {
+  DEFAULT_DOCS_QA_DIR,
+  type DocsQaOutcome,
+  docsQaReport,
+  loadDocsQa,
+  measureDocsQa,
+} from './docs-qa.js';
 import { baselineSentence, firstSentence, isNotFound, plain } from './measures.js';
 import { DEFAULT_SQUAD_DIR, holdsAnswer, loadSquad, type Squad, type SquadQuestion, words } from './squad.js';
 
@@ -52,10 +61,13 @@ const TARGETS = {
 
 const USAGE = `npx tsx bench/answer-quality/run.ts [options]   (npm run bench:answer-quality -- [options])
 
-Indexes the SQuAD 2.0 subset (one article left out) and the SciFact corpus through the API and scores
-the answers of POST /v1/chat/ to SQuAD's answerable questions and SciFact's claims.
+Uploads the docs-qa set's package documentation, indexes the SQuAD 2.0 subset (one article left out)
+and the SciFact corpus through the API, and scores the answers of POST /v1/chat/ to docs-qa's questions,
+SQuAD's answerable questions and SciFact's claims.
 
 Options (or the BENCH_* variable in brackets):
+  --docs-qa-only     ask only the docs-qa set (writes only its section)
+  --no-docs-qa       skip the docs-qa set
   --limit N          ask only N SQuAD questions, spread evenly over the set (BENCH_LIMIT; default all)
   --claims N         ask only the first N SciFact claims; 0 skips SciFact (BENCH_CLAIMS; default all 300)
   --no-follow-up     skip asking each question again as a chat's second turn
@@ -64,6 +76,7 @@ Options (or the BENCH_* variable in brackets):
   --keep-data DIR    keep the indexed data in DIR and reuse it on the next run with the same DIR
                      (trials: only the answering changes between runs)
   --dump FILE        write every question's answer and passages as JSON lines into FILE
+  --docs-qa DIR      the docs-qa set (BENCH_DOCS_QA_DIR, default ${DEFAULT_DOCS_QA_DIR})
   --squad DIR        the SQuAD subset (BENCH_SQUAD_DIR, default ${DEFAULT_SQUAD_DIR})
   --dataset DIR      the SciFact copy (BENCH_SCIFACT_DIR, default ${DEFAULT_SCIFACT_DIR})
   --no-build         use the existing dist/ instead of running npm run build
@@ -72,6 +85,10 @@ Options (or the BENCH_* variable in brackets):
   -h, --help         this text`;
 
 interface QualitySettings {
+  /** Which sets to ask: docs-qa, and SQuAD with SciFact. */
+  readonly docsQa: boolean;
+  readonly squad: boolean;
+  readonly docsQaDir: string;
   readonly limit: number | undefined;
   readonly claims: number | undefined;
   readonly followUp: boolean;
@@ -89,8 +106,8 @@ interface QualitySettings {
 function parseSettings(argv: readonly string[], env: NodeJS.ProcessEnv): QualitySettings {
   const values = parseFlags(
     argv,
-    ['limit', 'claims', 'left-out', 'concurrency', 'keep-data', 'dump', 'squad', 'dataset'],
-    [...SERVICE_RUN_FLAGS, 'no-follow-up'],
+    ['limit', 'claims', 'left-out', 'concurrency', 'keep-data', 'dump', 'squad', 'dataset', 'docs-qa'],
+    [...SERVICE_RUN_FLAGS, 'no-follow-up', 'docs-qa-only', 'no-docs-qa'],
     USAGE,
   );
   const read = new Settings(values, env, USAGE);
@@ -98,7 +115,13 @@ function parseSettings(argv: readonly string[], env: NodeJS.ProcessEnv): Quality
     const value = values[flag];
     return typeof value === 'string' && value.trim() !== '' ? path.resolve(value) : undefined;
   };
+  if (values['docs-qa-only'] === true && values['no-docs-qa'] === true) {
+    throw new Error(`--docs-qa-only and --no-docs-qa ask for nothing\n\n${USAGE}`);
+  }
   return {
+    docsQa: values['no-docs-qa'] !== true,
+    squad: values['docs-qa-only'] !== true,
+    docsQaDir: read.string('docs-qa', 'BENCH_DOCS_QA_DIR', DEFAULT_DOCS_QA_DIR),
     limit: read.optionalNumber('limit', 'BENCH_LIMIT', 1, 100_000),
     claims: read.optionalNumber('claims', 'BENCH_CLAIMS', 0, 100_000),
     followUp: values['no-follow-up'] !== true,
@@ -175,8 +198,9 @@ function answerFigures(
 // --- the run -----------------------------------------------------------------------------------
 
 interface KeptState {
-  readonly squadToken: string;
-  readonly scifactToken: string | undefined;
+  readonly docsQaToken?: string | undefined;
+  readonly squadToken?: string | undefined;
+  readonly scifactToken?: string | undefined;
   readonly leftOut: string;
 }
 
@@ -280,6 +304,7 @@ async function askClaims(
 }
 
 interface Outcome {
+  readonly docsQa: DocsQaOutcome | undefined;
   readonly squadRecords: readonly SquadRecord[];
   readonly claimRecords: readonly ClaimRecord[];
   readonly questionsInSet: number;
@@ -288,24 +313,45 @@ interface Outcome {
   readonly indexedParagraphs: number;
 }
 
+/** A team's user: registered (and its data uploaded by `fill`) on the first run, kept on later ones. */
+async function teamUser(
+  service: RunningServer,
+  token: string | undefined,
+  slug: string,
+  fill: (user: BenchUser) => Promise<void>,
+  what: string,
+): Promise<{ user: BenchUser; fresh: boolean }> {
+  if (token !== undefined) {
+    progress(`${what}: kept from an earlier run`);
+    return { user: await userOf(service.url, token), fresh: false };
+  }
+  const user = await registerUser(service.url, slug);
+  await fill(user);
+  return { user, fresh: true };
+}
+
 async function measure(settings: QualitySettings): Promise<Outcome> {
-  const squad = loadSquad(settings.squadDir);
-  if (!squad.articles.includes(settings.leftOut)) {
+  const squad = settings.squad ? loadSquad(settings.squadDir) : undefined;
+  if (squad !== undefined && !squad.articles.includes(settings.leftOut)) {
     throw new Error(`no article "${settings.leftOut}" in the subset (${squad.articles.join(', ')})`);
   }
-  const askClaimsToo = settings.claims !== 0;
-  const scifact = askClaimsToo ? loadScifact(settings.scifactDir) : undefined;
+  const scifact = settings.squad && settings.claims !== 0 ? loadScifact(settings.scifactDir) : undefined;
+  const docsQa = settings.docsQa ? loadDocsQa(settings.docsQaDir) : undefined;
 
   const dataDir = settings.keepData ?? mkdtempSync(path.join(os.tmpdir(), 'bench-answer-quality-'));
   if (settings.keepData === undefined) deferCleanup(() => rmSync(dataDir, { recursive: true, force: true }));
   mkdirSync(dataDir, { recursive: true });
   const stateFile = path.join(dataDir, 'bench-answer-quality.json');
-  let state: KeptState | undefined = existsSync(stateFile)
+  let state: KeptState = existsSync(stateFile)
     ? (JSON.parse(readFileSync(stateFile, 'utf8')) as KeptState)
-    : undefined;
-  if (state !== undefined && state.leftOut !== settings.leftOut) {
+    : { leftOut: settings.leftOut };
+  if (state.squadToken !== undefined && state.leftOut !== settings.leftOut) {
     throw new Error(`${dataDir} was indexed leaving out "${state.leftOut}": use another --keep-data folder`);
   }
+  const keep = (changes: Partial<KeptState>) => {
+    state = { ...state, ...changes };
+    if (settings.keepData !== undefined) writeFileSync(stateFile, JSON.stringify(state));
+  };
 
   progress(`starting the service (${settings.fromSource ? 'from source' : 'built'}, PGlite in ${dataDir})`);
   const service = await startService(
@@ -316,55 +362,78 @@ async function measure(settings: QualitySettings): Promise<Outcome> {
   );
   const stop = deferCleanup(() => service.stop());
   try {
-    const indexedParagraphs = squad.paragraphs.filter((paragraph) => paragraph.title !== settings.leftOut);
-    let squadUser: BenchUser;
-    if (state === undefined) {
-      squadUser = await registerUser(service.url, 'answer-quality-squad');
-      await upload(
+    let docsQaOutcome: DocsQaOutcome | undefined;
+    if (docsQa !== undefined) {
+      const { user, fresh } = await teamUser(
         service,
-        squadUser,
-        indexedParagraphs.map((paragraph) => ({
-          external_id: paragraph.id,
-          title: paragraph.title,
-          text: paragraph.text,
-          metadata: {},
-        })),
-        'SQuAD paragraphs',
+        state.docsQaToken,
+        'answer-quality-docs',
+        async () => {},
+        'docs-qa files',
       );
-      state = { squadToken: squadUser.accessToken, scifactToken: undefined, leftOut: settings.leftOut };
-      if (settings.keepData !== undefined) writeFileSync(stateFile, JSON.stringify(state));
-    } else {
-      squadUser = await userOf(service.url, state.squadToken);
-      progress('SQuAD paragraphs: kept from an earlier run');
-    }
-    let scifactUser: BenchUser | undefined;
-    if (scifact !== undefined) {
-      if (state.scifactToken === undefined) {
-        scifactUser = await registerUser(service.url, 'answer-quality-scifact');
-        await upload(service, scifactUser, scifactUploads(scifact.documents), 'SciFact abstracts');
-        state = { ...state, scifactToken: scifactUser.accessToken };
-        if (settings.keepData !== undefined) writeFileSync(stateFile, JSON.stringify(state));
-      } else {
-        scifactUser = await userOf(service.url, state.scifactToken);
-        progress('SciFact abstracts: kept from an earlier run');
-      }
+      docsQaOutcome = await measureDocsQa(service.url, user, docsQa, {
+        concurrency: settings.concurrency,
+        upload: fresh,
+        progress,
+      });
+      keep({ docsQaToken: user.accessToken });
     }
 
-    const questions = spread(squad.questions, settings.limit);
-    progress(
-      `asking ${questions.length} SQuAD questions${settings.followUp ? ', alone and as a second turn' : ''}`,
+    const indexedParagraphs = (squad?.paragraphs ?? []).filter(
+      (paragraph) => paragraph.title !== settings.leftOut,
     );
-    const squadRecords = await askSquad(service, squadUser, squad, questions, settings);
+    let squadRecords: SquadRecord[] = [];
+    if (squad !== undefined) {
+      const { user } = await teamUser(
+        service,
+        state.squadToken,
+        'answer-quality-squad',
+        (fresh) =>
+          upload(
+            service,
+            fresh,
+            indexedParagraphs.map((paragraph) => ({
+              external_id: paragraph.id,
+              title: paragraph.title,
+              text: paragraph.text,
+              metadata: {},
+            })),
+            'SQuAD paragraphs',
+          ),
+        'SQuAD paragraphs',
+      );
+      keep({ squadToken: user.accessToken, leftOut: settings.leftOut });
+      const questions = spread(squad.questions, settings.limit);
+      progress(
+        `asking ${questions.length} SQuAD questions${settings.followUp ? ', alone and as a second turn' : ''}`,
+      );
+      squadRecords = await askSquad(service, user, squad, questions, settings);
+    }
     let claimRecords: ClaimRecord[] = [];
-    if (scifact !== undefined && scifactUser !== undefined) {
+    if (scifact !== undefined) {
+      const { user } = await teamUser(
+        service,
+        state.scifactToken,
+        'answer-quality-scifact',
+        (fresh) => upload(service, fresh, scifactUploads(scifact.documents), 'SciFact abstracts'),
+        'SciFact abstracts',
+      );
+      keep({ scifactToken: user.accessToken });
       const claims = scifact.queries.slice(0, settings.claims ?? scifact.queries.length);
       progress(`asking ${claims.length} SciFact claims`);
-      claimRecords = await askClaims(service, scifactUser, scifact, claims, settings.concurrency);
+      claimRecords = await askClaims(service, user, scifact, claims, settings.concurrency);
     }
     if (settings.dump !== undefined) {
       writeFileSync(
         settings.dump,
         [
+          ...(docsQaOutcome === undefined
+            ? []
+            : [
+                ...docsQaOutcome.singles.map((record) => ({ kind: 'docs-single', ...record })),
+                ...docsQaOutcome.chains.map((turns) => ({ kind: 'docs-chain', turns })),
+                ...docsQaOutcome.unanswerable.map((record) => ({ kind: 'docs-unanswerable', ...record })),
+              ]),
           ...squadRecords.map((record) => ({ kind: 'squad', ...record })),
           ...claimRecords.map((record) => ({ kind: 'claim', ...record })),
         ]
@@ -374,9 +443,10 @@ async function measure(settings: QualitySettings): Promise<Outcome> {
       progress(`wrote ${settings.dump}`);
     }
     return {
+      docsQa: docsQaOutcome,
       squadRecords,
       claimRecords,
-      questionsInSet: squad.questions.length,
+      questionsInSet: squad?.questions.length ?? 0,
       claimsInSet: scifact?.queries.length ?? 0,
       scifactDocuments: scifact?.documents.length ?? 0,
       indexedParagraphs: indexedParagraphs.length,
@@ -604,20 +674,31 @@ async function main(): Promise<void> {
       await buildService();
     }
     const outcome = await measure(settings);
-    publishSection(
-      NAME,
-      report(settings, outcome, startedAt),
-      {
-        write: settings.write,
-        withheld: settings.fromSource
-          ? 'run from source (--from-source), not the build'
-          : settings.limit !== undefined || settings.claims !== undefined
-            ? 'a trial run (--limit or --claims)'
-            : undefined,
-        after: 'answer',
-      },
-      progress,
-    );
+    const withheld = settings.fromSource
+      ? 'run from source (--from-source), not the build'
+      : settings.limit !== undefined || settings.claims !== undefined
+        ? 'a trial run (--limit or --claims)'
+        : undefined;
+    if (outcome.docsQa !== undefined) {
+      const header = [
+        `Run ${new Date(startedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC on ${environmentLine()}.`,
+        `Command: \`${commandLine('bench:answer-quality', 'bench/answer-quality/run.ts')}\`.`,
+      ];
+      publishSection(
+        `${NAME}-docs`,
+        docsQaReport(outcome.docsQa, header),
+        { write: settings.write, withheld: settings.fromSource ? withheld : undefined, after: 'answer' },
+        progress,
+      );
+    }
+    if (settings.squad) {
+      publishSection(
+        NAME,
+        report(settings, outcome, startedAt),
+        { write: settings.write, withheld, after: `${NAME}-docs` },
+        progress,
+      );
+    }
   } finally {
     await runCleanups();
     uninstall();

@@ -15,6 +15,7 @@ export interface SearchResult {
   readonly url: string | null;
   readonly source: string;
   readonly chunk_id: number;
+  readonly heading_path?: readonly string[];
   readonly text: string;
   readonly score: number;
 }

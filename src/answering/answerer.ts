@@ -13,8 +13,15 @@ export interface ConversationTurn {
 }
 
 export interface AnswerInput {
+  /** The team whose documents the passages are (its collection weighs the question's terms). */
+  readonly teamId: number;
   readonly question: string;
   readonly history: readonly ConversationTurn[];
+  /**
+   * Words of earlier turns this one continues (`carriedTopic`), when it leans on them: its
+   * passages were searched with them, and they weigh below the question's own words.
+   */
+  readonly topic: readonly string[];
   /** Best first; may be empty (nothing relevant found). */
   readonly passages: readonly Passage[];
   /** Aborted when the client goes away: stop work, and any LLM request. */

@@ -10,15 +10,23 @@ import { ExtractiveAnswerer } from './extractive-answerer.js';
 // word splitting would hide how a name is read.
 const database = new PGlite();
 const sql = sqlConnection(database);
-const answerer = new ExtractiveAnswerer({ analyze: (texts) => analyzeTexts(sql, texts) });
+const answerer = new ExtractiveAnswerer({
+  analyze: (texts) => analyzeTexts(sql, texts),
+  termStatistics: async (_teamId, terms) => ({
+    chunks: 1,
+    documentFrequencies: new Map(terms.map((term) => [term, 1])),
+  }),
+});
 
 afterAll(() => database.close());
 
 async function answer(question: string, text: string): Promise<string> {
   let answered = '';
   for await (const piece of answerer.answer({
+    teamId: 1,
     question,
     history: [],
+    topic: [],
     passages: numberPassages([hitOf({ title: 'Transport', text }, 0)]),
     signal: new AbortController().signal,
   })) {

@@ -9,13 +9,21 @@ const analyzer = new FakeTeamSearch();
 async function answer(
   question: string,
   passages: readonly Passage[],
-  options: { history?: ConversationTurn[]; limits?: { maxSentences?: number; maxWords?: number } } = {},
+  options: {
+    history?: ConversationTurn[];
+    topic?: string[];
+    limits?: { maxSentences?: number; maxWords?: number };
+    /** The team's collection, when a test needs its terms to weigh what they weigh there. */
+    collection?: FakeTeamSearch;
+  } = {},
 ) {
-  const answerer = new ExtractiveAnswerer(analyzer, options.limits);
+  const answerer = new ExtractiveAnswerer(options.collection ?? analyzer, options.limits);
   const pieces: string[] = [];
   for await (const piece of answerer.answer({
+    teamId: 1,
     question,
     history: options.history ?? [],
+    topic: options.topic ?? [],
     passages,
     signal: new AbortController().signal,
   })) {
@@ -402,12 +410,13 @@ describe('ExtractiveAnswerer', () => {
     expect(text).toBe('Remote work is allowed two days per week [1].');
   });
 
-  it('matches a follow-up together with the question it follows', async () => {
+  it('matches a follow-up together with the topic it continues', async () => {
     const { text } = await answer('And can they be carried over?', passagesOf(handbook), {
       history: [
         { role: 'user', content: 'How many holiday days do employees get?' },
         { role: 'assistant', content: 'Every employee gets 25 days [1].' },
       ],
+      topic: ['holiday'],
     });
     expect(text).toContain('carried over');
   });
@@ -424,6 +433,87 @@ describe('ExtractiveAnswerer', () => {
     });
     expect(alone.text).toContain('Our office opens at 8am on weekdays [1].');
     expect(second.text).toBe(alone.text);
+  });
+});
+
+describe('ExtractiveAnswerer on documentation (sections under headings)', () => {
+  const section = (title: string, headingPath: string[], text: string) => ({ title, headingPath, text });
+  const documented = (...sections: ReturnType<typeof section>[]) =>
+    numberPassages(sections.map((item, index) => hitOf(item, index)));
+
+  it('answers a how-to question with one section: the sentence that answers, then the section with its code', async () => {
+    const passages = documented(
+      section(
+        'API',
+        ['API', 'Child loggers'],
+        [
+          'Child loggers inherit the bindings of their parent.',
+          '',
+          'Create a child logger with logger.child(bindings), passing the bindings it adds:',
+          '',
+          '```js',
+          "const child = logger.child({ module: 'db' })",
+          '```',
+        ].join('\n'),
+      ),
+      section(
+        'Transports',
+        ['Transports'],
+        'A worker thread runs each transport. Child processes are not used.',
+      ),
+    );
+    const { text } = await answer('How do I create a child logger?', passages);
+    // Led by the sentence that answers, the section follows in order with its code, cited once.
+    expect(text.startsWith('Create a child logger with logger.child(bindings)')).toBe(true);
+    expect(text).toContain("```js\nconst child = logger.child({ module: 'db' })\n```");
+    expect(text).toContain('Child loggers inherit the bindings of their parent.');
+    // Nothing of another passage is stitched on.
+    expect(text).not.toContain('transport');
+    expect(text).not.toContain('[2]');
+  });
+
+  it("lifts a section whose heading names what is asked above search's top passage that only repeats a word", async () => {
+    const grammar = section(
+      'Grammar',
+      ['Grammar'],
+      'caret ::= "^" partial. The caret operator, the caret partial, and the caret sign.',
+    );
+    const caret = section(
+      'Ranges',
+      ['Ranges', 'Caret ranges'],
+      'Allows changes that do not modify the left-most non-zero element: ^1.2.3 is >=1.2.3 <2.0.0.',
+    );
+    const tilde = section(
+      'Ranges',
+      ['Ranges', 'Tilde ranges'],
+      'Allows patch-level changes: ~1.2.3 is >=1.2.3 <1.3.0.',
+    );
+    // Search ranked the grammar first (it repeats "caret"); the headings say which section is about caret ranges.
+    const { text } = await answer('What do caret ranges allow?', documented(grammar, caret, tilde));
+    expect(text.startsWith('Allows changes that do not modify the left-most non-zero element')).toBe(true);
+    expect(text).toContain('[2]');
+  });
+
+  it('says "not found", naming what it looked for, when the passages lack what the question is about', async () => {
+    const passages = documented(
+      section(
+        'Styles',
+        ['Styles', 'Modifiers'],
+        'bold: make the text bold. dim: make the text dim. italic: make the text italic.',
+      ),
+    );
+    // In the team's collection "make" and "text" are everywhere, "chalk" in a few chunks, "blink" nowhere.
+    const collection = new FakeTeamSearch().add(
+      ...Array.from({ length: 20 }, (_, index) => ({
+        teamId: 1,
+        title: `Page ${index}`,
+        text: index < 3 ? 'make the text red with chalk' : 'make the text fit',
+      })),
+    );
+    const { text } = await answer('How do I make text blink with chalk?', passages, { collection });
+    expect(text.startsWith(NOT_FOUND_ANSWER)).toBe(true);
+    expect(text).toContain('blink');
+    expect(text).not.toMatch(/\[\d\]/);
   });
 });
 

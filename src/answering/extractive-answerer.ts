@@ -1,3 +1,4 @@
+import { identifierWords } from '../identifier-words.js';
 import { fenced } from '../markdown-fence.js';
 import type { TeamSearch } from '../retrieval/search-types.js';
 import {
@@ -10,7 +11,7 @@ import {
   typedWordsIn,
 } from './answer-types.js';
 import type { Answerer, AnswerInput, Passage } from './answerer.js';
-import { isFollowUp, previousQuestion } from './follow-up.js';
+import { collectionWeights, evidenceOf, rankSections, type SectionFields } from './sections.js';
 import { type TextUnit, unitsOf, wordCount } from './sentences.js';
 import { americanSpelling } from './spelling.js';
 import { SYNONYM_WORDS, synonymsFrom } from './synonyms.js';
@@ -19,7 +20,7 @@ import { SYNONYM_WORDS, synonymsFrom } from './synonyms.js';
 export const NOT_FOUND_ANSWER = "I couldn't find an answer to that in your team's documents.";
 
 export interface ExtractiveLimits {
-  /** Most sentences in an answer. Default 4. */
+  /** Most sentences in an answer from prose passages. Default 4. */
   readonly maxSentences: number;
   /** Most words in an answer (a first sentence over it is cut). Default 90. */
   readonly maxWords: number;
@@ -28,15 +29,26 @@ export interface ExtractiveLimits {
 const DEFAULT_LIMITS: ExtractiveLimits = { maxSentences: 4, maxWords: 90 };
 
 /**
- * A question's sentences of this share of its weight (IDF) or more can answer it. Below it, or
- * when a name the question asks about is in no passage, the answer is "not found".
- */
-const MIN_COVERAGE = 0.2;
-/**
  * A statement (a claim to check) is long and its evidence paraphrases it: a smaller share of its
  * terms is already evidence, and answering with the closest sentence is what the asker wants.
  */
 const MIN_STATEMENT_COVERAGE = 0.15;
+/**
+ * The passages found must hold most of a question's weight (its terms' IDF in the team's
+ * collection, so its rare, specific terms weigh most) between them. Less, and the documents are
+ * about something else, however many common words they share ("parental leave policy" is not
+ * answered by a support policy): the answer says it found nothing, and what it looked for.
+ */
+const EVIDENCE_COVERAGE = 0.5;
+/** Most units (sentences, list items, code blocks) of a section an answer shows. */
+const MAX_SECTION_UNITS = 8;
+/** How many of the question's words a "not found" answer names as what nothing held. */
+const MISSING_WORDS_SAID = 3;
+/**
+ * A question's sentences of this share of its weight (IDF) or more can answer it. Below it, or
+ * when a name the question asks about is in no passage, the answer is "not found".
+ */
+const MIN_COVERAGE = 0.2;
 /** A sentence scoring under this share of the best one would only pad the answer. */
 const MIN_RELATIVE_SCORE = 0.5;
 /**
@@ -138,46 +150,56 @@ export class ExtractiveAnswerer implements Answerer {
   private readonly limits: ExtractiveLimits;
 
   constructor(
-    private readonly analyzer: Pick<TeamSearch, 'analyze'>,
+    private readonly analyzer: Pick<TeamSearch, 'analyze' | 'termStatistics'>,
     limits: Partial<ExtractiveLimits> = {},
   ) {
     this.limits = { ...DEFAULT_LIMITS, ...limits };
   }
 
   async *answer(input: AnswerInput): AsyncGenerator<string, void, undefined> {
-    const chosen = await this.choose(input);
+    const { chosen, missing } = await this.choose(input);
     if (chosen.length === 0) {
-      yield NOT_FOUND_ANSWER;
+      yield missing.length === 0
+        ? NOT_FOUND_ANSWER
+        : `${NOT_FOUND_ANSWER} Nothing in them is about ${wordList(missing)}.`;
       return;
     }
     yield* render(chosen);
   }
 
-  private async choose(input: AnswerInput): Promise<Scored[]> {
+  private async choose(input: AnswerInput): Promise<{ chosen: Scored[]; missing: readonly string[] }> {
+    const none = { chosen: [], missing: [] };
     const candidates = candidatesOf(input.passages);
-    if (candidates.length === 0) return [];
-    // A follow-up ("and for contractors?") is matched with the question it follows, as it was
-    // searched, but the question itself weighs most: a question that names its own subject is
-    // answered as it would be alone.
-    const previous = isFollowUp(input.question) ? previousQuestion(input.history) : undefined;
+    if (candidates.length === 0) return none;
+    // A turn that continues the conversation ("and for contractors?") is matched with the topic it
+    // continues, as it was searched, but its own words weigh most: a question that names its own
+    // subject is answered as it would be alone.
+    const previous = input.topic.length === 0 ? undefined : input.topic.join(' ');
     const statement = !isQuestion(input.question);
     // A statement's names may be spelled otherwise in its evidence (an abbreviation, a gene's
     // alias); a question about a name is about that name.
     const names = statement ? [] : namesIn(input.question);
+    // Each word alone, to say in words which of the question's terms no passage holds.
+    const asked = [...new Set(input.question.match(QUESTION_WORD) ?? [])];
     const [questionTerms, previousTerms, ...analysed] = (
       await this.analyzer.analyze(
         [
-          meaningful(input.question),
-          previous === undefined ? '' : meaningful(previous),
+          // The words of the identifiers the question, headings and titles name (`msgPrefix`:
+          // "msg prefix"), as search indexes headings and titles; a sentence's own identifiers
+          // stay whole (code repeats them: their words would match every common word).
+          withIdentifierWords(meaningful(input.question)),
+          previous === undefined ? '' : withIdentifierWords(meaningful(previous)),
+          ...asked,
           ...names,
           ...SYNONYM_WORDS,
           ...candidates.map((candidate) => candidate.unit.text),
-          ...input.passages.map((passage) => passage.hit.headingPath.join(' ')),
-          ...input.passages.map((passage) => passage.hit.title),
+          ...input.passages.map((passage) => withIdentifierWords(passage.hit.headingPath.join(' '))),
+          ...input.passages.map((passage) => withIdentifierWords(passage.hit.title)),
         ].map((text) => americanSpelling(unaccented(text))),
       )
     ).map(withoutCompounds);
     input.signal.throwIfAborted();
+    const wordTerms = analysed.splice(0, asked.length);
     const nameTerms = analysed.slice(0, names.length);
     const synonyms = synonymsFrom(analysed.slice(names.length, names.length + SYNONYM_WORDS.length));
     const sentenceTerms = analysed.slice(
@@ -207,12 +229,12 @@ export class ExtractiveAnswerer implements Answerer {
     if (unmentioned.length > 0) {
       const longNames = longNamesIn(input.question);
       const passageWords = input.passages.map((passage) => plainWords(passage.hit.text));
-      if (unmentioned.some((name) => !misspeltInLongName(name, longNames, passageWords))) return [];
+      if (unmentioned.some((name) => !misspeltInLongName(name, longNames, passageWords))) return none;
     }
     const terms = new Map<string, number>();
     for (const term of previousTerms?.keys() ?? []) terms.set(term, PREVIOUS_QUESTION_WEIGHT);
     for (const term of questionTerms?.keys() ?? []) terms.set(term, 1);
-    if (terms.size === 0) return [];
+    if (terms.size === 0) return none;
     const question: Question = {
       terms,
       type: expectedAnswerType(input.question),
@@ -222,11 +244,71 @@ export class ExtractiveAnswerer implements Answerer {
       synonyms,
     };
     const scored = score(candidates, question, sentenceTerms, headingTerms, titleTerms);
-    return this.select(scored, question.statement ? MIN_STATEMENT_COVERAGE : MIN_COVERAGE, question);
+    const sections = sectionFieldsOf(input.passages, candidates, sentenceTerms, headingTerms, titleTerms);
+    const match = (term: string, fieldTerms: ReadonlyMap<string, number>) =>
+      matchOf(term, fieldTerms, question);
+    if (!statement) {
+      // Weighed by the team's whole collection: what a question is about is what few chunks say.
+      const statistics = await this.analyzer.termStatistics(input.teamId, [...terms.keys()]);
+      input.signal.throwIfAborted();
+      const weights = collectionWeights(terms, statistics);
+      const [section] = rankSections(sections, weights, match);
+      // Documentation (a section under a heading) answers with that section; prose passages with
+      // their best sentences, below.
+      if (section !== undefined && section.hit.headingPath.length > 0) {
+        const evidence = evidenceOf(sections, weights, match);
+        if (evidence.coverage < EVIDENCE_COVERAGE) {
+          return { chosen: [], missing: missingWords(evidence.missing, questionTerms, asked, wordTerms) };
+        }
+        return { chosen: this.selectSection(scored, section, question), missing: [] };
+      }
+    }
+    const chosen = this.selectSentences(
+      scored,
+      question.statement ? MIN_STATEMENT_COVERAGE : MIN_COVERAGE,
+      question,
+    );
+    return { chosen, missing: [] };
   }
 
-  /** Best first, skipping weak and repeated sentences, within the sentence and word limits. */
-  private select(scored: Scored[], minCoverage: number, question: Question): Scored[] {
+  /**
+   * A documentation section's answer: its sentence that answers best leads (prose: code shows, it
+   * does not answer), then the section as it reads, from the top: what the lead needs around it,
+   * and the code that shows it, within the word limit (a code block that would pass it is left
+   * out, not cut). Other passages' sentences are never stitched on.
+   */
+  private selectSection(scored: readonly Scored[], section: Passage, question: Question): Scored[] {
+    const own = scored.filter((item) => item.candidate.passage === section);
+    const lead = [...own]
+      .sort((a, b) => b.score - a.score)
+      .find(
+        (item) =>
+          item.candidate.unit.kind !== 'code' || own.every((other) => other.candidate.unit.kind === 'code'),
+      );
+    if (lead === undefined) return [];
+    const chosen: Scored[] = [this.trimmed(lead)];
+    let words = Math.min(lead.candidate.words, this.limits.maxWords);
+    const rest = own.filter((item) => item !== lead).sort((a, b) => a.candidate.index - b.candidate.index);
+    for (const item of rest) {
+      if (words >= this.limits.maxWords || chosen.length >= MAX_SECTION_UNITS) break;
+      if (words + item.candidate.words > this.limits.maxWords) continue;
+      // A sentence saying again what one shown says (overlapping chunks, a summary line).
+      if (
+        item.candidate.unit.kind !== 'code' &&
+        chosen.some((other) => overlap(other.terms, item.terms, question.terms) >= NEAR_DUPLICATE)
+      )
+        continue;
+      chosen.push(item);
+      words += item.candidate.words;
+    }
+    return chosen;
+  }
+
+  /**
+   * Prose passages' answer: their best sentences, best first (with the lead's next one when it
+   * points back at it), skipping weak and repeated ones, within the sentence and word limits.
+   */
+  private selectSentences(scored: Scored[], minCoverage: number, question: Question): Scored[] {
     // Coverage says whether the passages answer the question at all; once they do, the best
     // sentences answer it, even one that words it otherwise and shares less of the question.
     if (!scored.some((item) => item.coverage >= minCoverage)) return [];
@@ -240,20 +322,7 @@ export class ExtractiveAnswerer implements Answerer {
       if (chosen.some((other) => overlap(other.terms, item.terms, question.terms) >= NEAR_DUPLICATE))
         continue;
       if (chosen.length > 0 && words + item.candidate.words > this.limits.maxWords) continue;
-      chosen.push(
-        item.candidate.words > this.limits.maxWords && item.candidate.unit.kind !== 'code'
-          ? {
-              ...item,
-              candidate: {
-                ...item.candidate,
-                unit: {
-                  ...item.candidate.unit,
-                  text: firstWords(item.candidate.unit.text, this.limits.maxWords),
-                },
-              },
-            }
-          : item,
-      );
+      chosen.push(this.trimmed(item));
       words += Math.min(item.candidate.words, this.limits.maxWords);
       // The lead's next sentence when it goes on about the same thing ("It was commissioned by…").
       const next =
@@ -267,6 +336,43 @@ export class ExtractiveAnswerer implements Answerer {
     }
     return chosen;
   }
+
+  /** A sentence over the word limit, cut (code is never cut). */
+  private trimmed(item: Scored): Scored {
+    if (item.candidate.words <= this.limits.maxWords || item.candidate.unit.kind === 'code') return item;
+    return {
+      ...item,
+      candidate: {
+        ...item.candidate,
+        unit: { ...item.candidate.unit, text: firstWords(item.candidate.unit.text, this.limits.maxWords) },
+      },
+    };
+  }
+}
+
+/** Each passage's fields: its units' terms (each unit once, as `candidatesOf` kept it), headings and title. */
+function sectionFieldsOf(
+  passages: readonly Passage[],
+  candidates: readonly Candidate[],
+  sentenceTerms: readonly (ReadonlyMap<string, number> | undefined)[],
+  headingTerms: ReadonlyMap<Passage, ReadonlyMap<string, number>>,
+  titleTerms: ReadonlyMap<Passage, ReadonlyMap<string, number>>,
+): SectionFields[] {
+  const bodies = new Map<Passage, Map<string, number>>();
+  candidates.forEach((candidate, index) => {
+    let body = bodies.get(candidate.passage);
+    if (body === undefined) {
+      body = new Map();
+      bodies.set(candidate.passage, body);
+    }
+    for (const [term, count] of sentenceTerms[index] ?? []) body.set(term, (body.get(term) ?? 0) + count);
+  });
+  return passages.map((passage) => ({
+    passage,
+    body: bodies.get(passage) ?? new Map(),
+    heading: headingTerms.get(passage),
+    title: titleTerms.get(passage),
+  }));
 }
 
 /** The sentence right after `lead` in its passage when it opens by pointing back at it. */
@@ -276,6 +382,27 @@ function continuationOf(lead: Candidate, scored: readonly Scored[]): Scored | un
   );
   if (next === undefined || next.candidate.unit.kind !== 'sentence') return undefined;
   return POINTS_BACK.test(next.candidate.unit.text) ? next : undefined;
+}
+
+/** The question's own words (not a carried topic's) whose terms no passage holds, weightiest first. */
+function missingWords(
+  missing: readonly string[],
+  questionTerms: ReadonlyMap<string, number> | undefined,
+  asked: readonly string[],
+  wordTerms: readonly (ReadonlyMap<string, number> | undefined)[],
+): string[] {
+  const words = missing
+    .filter((term) => questionTerms?.has(term) === true)
+    .flatMap((term) => {
+      const at = wordTerms.findIndex((word) => word?.has(term) === true);
+      return at < 0 ? [] : [asked[at] as string];
+    });
+  return [...new Set(words)].slice(0, MISSING_WORDS_SAID);
+}
+
+/** "a", "a and b", "a, b and c". */
+function wordList(words: readonly string[]): string {
+  return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
 }
 
 /**
@@ -305,6 +432,12 @@ function oneEditApart(a: string, b: string): boolean {
   return restA.length === 2 && restB.length === 2 && restA[0] === restB[1] && restA[1] === restB[0];
 }
 
+/** The text with the words of its identifiers (`msgPrefix`: "msg prefix"), as chunks are indexed. */
+function withIdentifierWords(text: string): string {
+  const words = identifierWords(text);
+  return words === '' ? text : `${text}\n${words}`;
+}
+
 /** Accents off (Hervé, Herve), as people type names either way; the analysis keeps them. */
 function unaccented(text: string): string {
   return text.normalize('NFD').replace(/\p{M}/gu, '');
@@ -313,10 +446,17 @@ function unaccented(text: string): string {
 // "V/Line" is one name, as the analyser reads it.
 const QUESTION_WORD = /[\p{L}\p{N}][\p{L}\p{N}'\u2019./-]*/gu;
 
-/** A word that names something: capitalised (not the question's first word), or with digits and letters. */
+/**
+ * A word that names something: capitalised (not the question's first word, nor the pronoun "I"
+ * and its contractions), or with digits and letters.
+ */
 function isName(word: string, index: number): boolean {
+  if (FIRST_PERSON.test(word)) return false;
   return (index > 0 && /^\p{Lu}/u.test(word)) || (/\p{L}/u.test(word) && /\p{N}/u.test(word));
 }
+
+/** "I", "I've", "I'm", "I'd", "I'll" (straight or curly apostrophe): the asker, not a name. */
+const FIRST_PERSON = /^I(?:['\u2019](?:ve|m|d|ll))?$/;
 
 /** Words of a question that name something. */
 function namesIn(question: string): string[] {
@@ -614,6 +754,15 @@ function overlap(
 function* render(chosen: readonly Scored[]): Generator<string> {
   let previous: Candidate | undefined;
   const shown = new Set<TextUnit>();
+  // A section's answer is one passage's: its number once, after the sentence that leads.
+  const onePassage = chosen.every((item) => item.candidate.passage === chosen[0]?.candidate.passage);
+  const sectionAnswer = onePassage && chosen[0]?.candidate.passage.hit.headingPath.length !== 0;
+  let cited = false;
+  const cite = (text: string, number: number) => {
+    if (sectionAnswer && cited) return text;
+    cited = true;
+    return citedText(text, number);
+  };
   for (const { candidate } of chosen) {
     if (shown.has(candidate.unit)) continue;
     const number = candidate.passage.number;
@@ -638,13 +787,15 @@ function* render(chosen: readonly Scored[]): Generator<string> {
         !shown.has(intro)
       ) {
         shown.add(intro);
-        yield `${separator}${withCitation(intro.text, number)}\n\n${fenced(candidate.unit.text, candidate.unit.language)}`;
+        yield `${separator}${cite(intro.text, number)}\n\n${fenced(candidate.unit.text, candidate.unit.language)}`;
       } else {
-        yield `${separator}${fenced(candidate.unit.text, candidate.unit.language)}\n[${number}]`;
+        const fence = fenced(candidate.unit.text, candidate.unit.language);
+        yield sectionAnswer && cited ? `${separator}${fence}` : `${separator}${fence}\n[${number}]`;
+        cited = true;
       }
       continue;
     }
-    yield `${separator}${withCitation(candidate.unit.text, number)}`;
+    yield `${separator}${cite(candidate.unit.text, number)}`;
     if (!candidate.unit.text.trimEnd().endsWith(':')) continue;
     const following = followingUnits(candidate).filter((unit) => !shown.has(unit));
     for (const unit of following) shown.add(unit);
@@ -678,6 +829,10 @@ const END_MARKS: ReadonlySet<string> = new Set(['.', '!', '?', ':', '\u2026']);
 
 /** `…holiday.` becomes `…holiday [1].`; a sentence with no end mark gets ` [1]` after it. */
 export function withCitation(sentence: string, number: number): string {
+  return citedText(sentence, number);
+}
+
+function citedText(sentence: string, number: number): string {
   // Scanned from the end: `/[.!?\u2026]+$/` backtracked over every run of marks inside the sentence.
   let marksStart = sentence.length;
   while (marksStart > 0 && END_MARKS.has(sentence[marksStart - 1] ?? '')) marksStart -= 1;

@@ -1,48 +1,70 @@
 import { describe, expect, it } from 'vitest';
-import { isFollowUp, standaloneQuery } from './follow-up.js';
+import { FakeTeamSearch } from '../../test/fakes/fake-team-search.js';
+import { carriedTopic, leansOnConversation } from './follow-up.js';
 
-const history = [
-  { role: 'user' as const, content: 'How many days of holiday do employees get?' },
-  { role: 'assistant' as const, content: 'Everyone gets 25 days [1].' },
+const TEAM = 1;
+
+/** A team's documents: "pino" and "logger" are everywhere, "child" and "bindings" in one each. */
+const search = new FakeTeamSearch().add(
+  { teamId: TEAM, title: 'API', text: 'pino logger options level' },
+  { teamId: TEAM, title: 'Child loggers', text: 'pino logger child bindings' },
+  { teamId: TEAM, title: 'Transports', text: 'pino logger transport worker' },
+  { teamId: TEAM, title: 'Redaction', text: 'pino logger redact paths' },
+);
+
+const asked = (question: string) => [
+  { role: 'user' as const, content: question },
+  { role: 'assistant' as const, content: 'Call logger.child(bindings) [1].' },
 ];
 
-describe('standaloneQuery', () => {
-  it('adds the previous question to a follow-up that leans on it', () => {
+describe('leansOnConversation', () => {
+  it('is true of a turn that continues, is too short to name a subject, or points back', () => {
     for (const question of [
       'And contractors?',
       'Why?',
-      'Can they carry it over?',
+      'Can that logger use a different level from its parent?',
+      'Do clients have to reply to those pings themselves?',
       'What about part-time staff?',
     ]) {
-      expect(standaloneQuery(question, history)).toBe(
-        `How many days of holiday do employees get?\n${question}`,
-      );
+      expect(leansOnConversation(question), question).toBe(true);
     }
   });
 
-  it('searches a question with its own subject alone', () => {
-    expect(standaloneQuery('What is the refund policy?', history)).toBe('What is the refund policy?');
-  });
-
-  it('reads a pronoun as the question’s own when it names its subject', () => {
-    for (const question of [
-      'What century did the Normans first gain their separate identity?',
-      'When did Victoria enact its constitution?',
-      'How many farms are there in Victoria?',
-      'What is the name of the region that borders the sea?',
-    ]) {
-      expect(isFollowUp(question), question).toBe(false);
-    }
-    for (const question of [
-      'How much does it cost?',
-      'When did they sign the contract?',
-      'Who founded it?',
-    ]) {
-      expect(isFollowUp(question), question).toBe(true);
+  it('is false of a question that says what it is about and points nowhere', () => {
+    for (const question of ['What is the refund policy?', 'How do I configure pino redaction?']) {
+      expect(leansOnConversation(question), question).toBe(false);
     }
   });
+});
 
-  it('has nothing to add at the start of a conversation', () => {
-    expect(standaloneQuery('Why?', [])).toBe('Why?');
+describe('carriedTopic', () => {
+  it("carries the earlier question's rarest words into a turn that leans on it, not its common ones", async () => {
+    const topic = await carriedTopic(
+      search,
+      TEAM,
+      'Can that logger use a different level from its parent?',
+      asked('How do I tag lines with pino child bindings?'),
+    );
+    // "child" and "bindings" are rare in the team; "pino" is in every chunk; "logger" is the turn's own.
+    expect(topic).toEqual(['child', 'bindings']);
+  });
+
+  it('carries nothing into a question with a subject of its own, or at the start of a chat', async () => {
+    expect(
+      await carriedTopic(search, TEAM, 'How do I configure pino redaction?', asked('pino child bindings?')),
+    ).toEqual([]);
+    expect(await carriedTopic(search, TEAM, 'And for transports?', [])).toEqual([]);
+  });
+
+  it('takes the topic from the two latest questions, the latest first among equals', async () => {
+    const history = [
+      ...asked('What are pino transports?'),
+      ...asked('And child bindings?'),
+      ...asked('Which redact paths?'),
+    ];
+    const topic = await carriedTopic(search, TEAM, 'And for those?', history);
+    // "transports" was asked three turns ago: the topic moved on.
+    expect(topic).not.toContain('transports');
+    expect(topic).toEqual(expect.arrayContaining(['redact', 'paths']));
   });
 });

@@ -1,3 +1,4 @@
+import type { TeamSearch } from '../retrieval/search-types.js';
 import type { ConversationTurn } from './answerer.js';
 
 /** Words that point back at something said before ("how long does *it* take?"). */
@@ -7,39 +8,19 @@ const REFERS_BACK =
 const CONTINUES = /^\s*(?:and|but|also|or|so|then|what about|how about|what if|and if)\b/i;
 /** Too few words to name a subject of their own ("why?", "how long?"). */
 const MAX_BARE_WORDS = 3;
-/**
- * A question that points back but has more words of its own than this names its own subject
- * ("What century did the Normans first gain their separate identity?"): "their" is the Normans'.
- */
-const MAX_OWN_WORDS_OF_A_FOLLOW_UP = 2;
 /** "Are there…" points at nothing said before. */
 const EXISTENTIAL_THERE = /\b(?:is|are|was|were|be|been)\s+there\b|\bthere\s+(?:is|are|was|were|be)\b/gi;
-/** Words that carry no subject: question words, auxiliaries, pronouns, the commonest function words. */
-const FUNCTION_WORDS: ReadonlySet<string> = new Set(
-  (
-    'a an the and or but so of in on at to for from by with about as into than then also ' +
-    'what which who whom whose when where why how is are was were be been being do does did ' +
-    'can could should would will shall may might must has have had not no any some many much ' +
-    'it its that this these those they them their theirs there he she him her his i me my we us our you your ' +
-    'same former latter one ones more most long take get'
-  ).split(' '),
-);
-
 /**
- * Whether a question leans on the one before it: it continues it, is too short to name its own
- * subject, or refers back with a pronoun and has few words of its own. A question with its own
- * subject ("What is the refund policy?", "When did the Normans lose their lands?") stands alone,
- * so it is searched alone.
+ * Whether a turn leans on the conversation: it continues it ("And for contractors?", "What about
+ * Paris?"), is too short to name a subject of its own ("Why?"), or points back at something said
+ * before ("Can *that* logger…", "Do clients reply to *those* pings?"). Such a turn is searched
+ * with the topic it continues (`carriedTopic`), weighted below its own words, so that a turn with
+ * a subject of its own still finds that subject first.
  */
-export function isFollowUp(question: string): boolean {
+export function leansOnConversation(question: string): boolean {
   const words = question.split(/\s+/).filter((word) => /\p{L}|\p{N}/u.test(word));
   if (words.length <= MAX_BARE_WORDS || CONTINUES.test(question)) return true;
-  if (!REFERS_BACK.test(question.replace(EXISTENTIAL_THERE, ' '))) return false;
-  const own = words.filter((word) => {
-    const bare = word.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
-    return bare !== '' && !FUNCTION_WORDS.has(bare);
-  });
-  return own.length <= MAX_OWN_WORDS_OF_A_FOLLOW_UP;
+  return REFERS_BACK.test(question.replace(EXISTENTIAL_THERE, ' '));
 }
 
 /** The conversation's last question, if any. */
@@ -48,13 +29,52 @@ export function previousQuestion(history: readonly ConversationTurn[]): string |
   return previous === undefined || previous === '' ? undefined : previous;
 }
 
+/** How many of the earlier questions' words a turn carries: the topic, not the whole question. */
+const TOPIC_WORDS = 3;
+/** How many earlier questions the topic is taken from, the latest first (a chain of follow-ups). */
+const TOPIC_QUESTIONS = 2;
+
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}'\u2019._-]*/gu;
+
 /**
- * What to search for: the question, preceded by the previous question of the conversation when
- * this one is a follow-up (search sees no conversation, so "and for contractors?" alone would
- * find nothing about the holidays asked about before).
+ * What a turn that leans on the conversation continues: the rarest words (by how few of the team's
+ * chunks hold them, and held by at most half of them) of the last questions asked before it, those
+ * it does not say itself, at most three, the latest question's first among equals: "child logger" for "Can that logger use a
+ * different level from its parent?" after "How do I tag every pino log line with a child logger?".
+ * None for a turn that stands alone, or at a conversation's start.
  */
-export function standaloneQuery(question: string, history: readonly ConversationTurn[]): string {
-  const previous = previousQuestion(history);
-  if (previous === undefined || !isFollowUp(question)) return question;
-  return `${previous}\n${question}`;
+export async function carriedTopic(
+  search: Pick<TeamSearch, 'analyze' | 'termStatistics'>,
+  teamId: number,
+  question: string,
+  history: readonly ConversationTurn[],
+): Promise<string[]> {
+  if (!leansOnConversation(question)) return [];
+  const earlier = history
+    .filter((turn) => turn.role === 'user')
+    .slice(-TOPIC_QUESTIONS)
+    .reverse()
+    .map((turn) => turn.content);
+  const words = [...new Set(earlier.flatMap((text) => text.match(WORD) ?? []))];
+  if (words.length === 0) return [];
+  const [own, ...analysed] = await search.analyze([question, ...words]);
+  const lexemes = analysed.map((terms, index) => ({
+    word: words[index] as string,
+    terms: [...(terms?.keys() ?? [])].filter((term) => own?.has(term) !== true),
+  }));
+  const candidates = lexemes.filter((entry) => entry.terms.length > 0);
+  if (candidates.length === 0) return [];
+  const statistics = await search.termStatistics(teamId, [
+    ...new Set(candidates.flatMap((entry) => entry.terms)),
+  ]);
+  const chunksHolding = (entry: { terms: readonly string[] }) =>
+    Math.min(...entry.terms.map((term) => statistics.documentFrequencies.get(term) ?? 0));
+  // A word no chunk holds cannot lead search anywhere; one most chunks hold names no topic.
+  return candidates
+    .map((entry, index) => ({ ...entry, index, chunks: chunksHolding(entry) }))
+    .filter((entry) => entry.chunks > 0 && entry.chunks * 2 <= statistics.chunks)
+    .sort((a, b) => a.chunks - b.chunks || a.index - b.index)
+    .slice(0, TOPIC_WORDS)
+    .sort((a, b) => a.index - b.index)
+    .map((entry) => entry.word);
 }

@@ -20,8 +20,10 @@ const passages = numberPassages([
 
 function input(overrides: Partial<AnswerInput> = {}): AnswerInput {
   return {
+    teamId: 1,
     question: 'How many holiday days do I get?',
     history: [],
+    topic: [],
     passages,
     signal: new AbortController().signal,
     ...overrides,

@@ -34,8 +34,72 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['often', 'usually', 'commonly', 'typically', 'generally'],
 ];
 
+/**
+ * Words technical documentation writes one way and people ask another: abbreviations
+ * (`stdout`, `env`, `opts`, `msg`) and the usual equivalents of software writing (a payload is a
+ * body, a socket a connection). General to software documentation, not to any package's.
+ */
+export const TECHNICAL_SYNONYM_GROUPS: readonly (readonly string[])[] = [
+  ['stdout', 'standard output'],
+  ['stderr', 'standard error'],
+  ['stdin', 'standard input'],
+  ['env', 'environment'],
+  ['config', 'configuration', 'configure', 'setting', 'settings'],
+  ['arg', 'args', 'argument', 'arguments', 'param', 'params', 'parameter', 'parameters'],
+  ['opts', 'option', 'options'],
+  ['auth', 'authentication', 'authenticate', 'credentials'],
+  ['dir', 'directory', 'folder'],
+  ['repo', 'repository'],
+  ['msg', 'message'],
+  ['err', 'error'],
+  ['fn', 'func', 'function'],
+  ['cb', 'callback'],
+  ['db', 'database'],
+  ['ms', 'millisecond', 'milliseconds'],
+  ['max', 'maximum', 'largest', 'most', 'limit', 'cap'],
+  ['min', 'minimum', 'smallest', 'least'],
+  ['default', 'defaults'],
+  ['async', 'asynchronous', 'nonblocking', 'non-blocking'],
+  ['sync', 'synchronous', 'blocking'],
+  ['attr', 'attribute'],
+  ['val', 'value'],
+  ['var', 'variable'],
+  ['num', 'number'],
+  ['str', 'string'],
+  ['obj', 'object'],
+  ['req', 'request'],
+  ['res', 'response', 'reply'],
+  ['body', 'payload'],
+  ['socket', 'connection'],
+  ['kill', 'exit', 'terminate', 'quit'],
+  ['required', 'mandatory', 'compulsory'],
+  ['risk', 'caveat', 'drawback', 'downside', 'pitfall', 'limitation'],
+  ['enable', 'activate'],
+  ['disable', 'deactivate'],
+  ['delete', 'remove', 'erase', 'purge'],
+  ['fetch', 'retrieve', 'download'],
+  ['send', 'transmit', 'emit'],
+  ['timeout', 'deadline', 'expiry'],
+  ['log', 'logger'],
+  ['dependency', 'dependencies', 'deps'],
+  ['dev', 'development'],
+  ['prod', 'production'],
+  ['lib', 'library'],
+  ['pkg', 'package'],
+  ['impl', 'implementation'],
+  ['info', 'information'],
+  ['doc', 'docs', 'documentation'],
+  ['app', 'application'],
+  ['url', 'uri', 'link'],
+  ['mock', 'stub', 'fake'],
+  ['install', 'installation'],
+  ['upgrade', 'update', 'migrate'],
+  ['permission', 'permissions', 'access'],
+  ['dependency', 'requirement'],
+];
+
 /** Every word of the groups, in order, for one analysis call. */
-export const SYNONYM_WORDS: readonly string[] = SYNONYM_GROUPS.flat();
+export const SYNONYM_WORDS: readonly string[] = [...SYNONYM_GROUPS, ...TECHNICAL_SYNONYM_GROUPS].flat();
 
 /**
  * Term → the other terms of its groups, from the groups' words as the analyser stems them
@@ -46,7 +110,7 @@ export function synonymsFrom(
 ): ReadonlyMap<string, ReadonlySet<string>> {
   const synonyms = new Map<string, Set<string>>();
   let index = 0;
-  for (const group of SYNONYM_GROUPS) {
+  for (const group of [...SYNONYM_GROUPS, ...TECHNICAL_SYNONYM_GROUPS]) {
     const terms = new Set<string>();
     for (let word = 0; word < group.length; word += 1) {
       for (const term of analysed[index + word]?.keys() ?? []) terms.add(term);

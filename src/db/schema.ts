@@ -268,6 +268,8 @@ export const documents = pgTable(
     source: text('source').notNull(),
     externalId: text('external_id').notNull(),
     title: text('title').notNull(),
+    /** The file's name as it was uploaded (`pino-api.md`), when it came as a file. */
+    fileName: text('file_name'),
     url: text('url'),
     /** queued | indexing | indexed | skipped | failed */
     status: text('status').notNull().default('indexed'),

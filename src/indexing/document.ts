@@ -3,6 +3,8 @@
  * Stages are pure where they can be, so each is testable alone.
  */
 
+import { identifierWords } from '../identifier-words.js';
+
 /** A structural piece of a parsed document, in reading order. */
 export type Block =
   | {
@@ -48,10 +50,33 @@ export interface Chunk {
   readonly tokenCount: number;
 }
 
-/** What is indexed and embedded for a chunk: the document title and heading path give it context. */
-export function contextualText(title: string, chunk: Pick<Chunk, 'text' | 'headingPath'>): string {
+/**
+ * What is indexed and embedded for a chunk: the document's title and file name (`pino-api.md`
+ * names its package and topic though its first heading is only "API") and the heading path give
+ * it context, and the words of the identifiers they name (`msgPrefix`: "msg prefix") let a
+ * question in words find the section about one. (Not those of its text: code repeats identifiers,
+ * whose words would only make every code block match common words.)
+ */
+export function contextualText(
+  title: string,
+  chunk: Pick<Chunk, 'text' | 'headingPath'>,
+  fileName: string | null = null,
+): string {
   const heading = chunk.headingPath.filter((part) => part !== title).join(' > ');
-  return [title, heading, chunk.text].filter((part) => part.trim() !== '').join('\n');
+  const name = fileName === null ? '' : fileNameWords(fileName);
+  return [title, name, heading, chunk.text, identifierWords(`${title}\n${heading}`)]
+    .filter((part) => part.trim() !== '')
+    .join('\n');
+}
+
+/** A file name as words: its extension off, `-`, `_` and `.` as spaces (`pino-api.md`: "pino api"). */
+export function fileNameWords(fileName: string): string {
+  const dot = fileName.lastIndexOf('.');
+  const stem = dot > 0 ? fileName.slice(0, dot) : fileName;
+  let words = '';
+  for (const character of stem)
+    words += character === '-' || character === '_' || character === '.' ? ' ' : character;
+  return words.trim();
 }
 
 /** Why one file was skipped or failed, as the job status reports it (the issue's vocabulary). */

@@ -40,7 +40,7 @@ export async function embedStaleChunks(
     const rows = await chunksWithoutVectors(sql, embedder.model, lastId, CHUNKS_PER_ROUND);
     if (rows.length === 0) break;
     const texts = rows.map((row) =>
-      contextualText(row.title, { text: row.text, headingPath: row.headingPath }),
+      contextualText(row.title, { text: row.text, headingPath: row.headingPath }, row.fileName),
     );
     const vectors = await embedder.embed(texts, signal);
     await insertEmbeddingsInStatements(

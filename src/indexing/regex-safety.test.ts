@@ -7,18 +7,20 @@ import {
 } from '../adapters/slack/mrkdwn.js';
 import { citedNumbers, snippetOf, withoutCitations } from '../answering/citations.js';
 import { ExtractiveAnswerer, withCitation } from '../answering/extractive-answerer.js';
-import { isFollowUp, standaloneQuery } from '../answering/follow-up.js';
+import { leansOnConversation } from '../answering/follow-up.js';
 import { promptFor } from '../answering/llm-answerer.js';
 import { sentencesOf, wordCount } from '../answering/sentences.js';
 import { americanSpelling } from '../answering/spelling.js';
 import { cookieValue } from '../http/session-cookie.js';
 import { unstorableTextIssues } from '../http/storable-text.js';
+import { identifierWords } from '../identifier-words.js';
 import { parseQuery } from '../retrieval/query-text.js';
 import type { SearchHit } from '../retrieval/search-types.js';
 import { splitSentences } from '../sentence-splitting.js';
 import { chunkDocument, countWords } from './chunk.js';
 import { compactText } from './compact-text.js';
 import { contentHash } from './content-hash.js';
+import { fileNameWords } from './document.js';
 import { describeRow, normalizeCode, normalizeInline } from './parse/blocks.js';
 import { decodeText } from './parse/decode-text.js';
 import { capTitle, titleFromText } from './parse/document-title.js';
@@ -90,13 +92,19 @@ const hit = (text: string): SearchHit => ({
 
 const extractive = new ExtractiveAnswerer({
   analyze: async (texts) => texts.map((text) => new Map(text.split(' ', 8).map((word) => [word, 1]))),
+  termStatistics: async (_teamId, terms) => ({
+    chunks: 1,
+    documentFrequencies: new Map(terms.map((term) => [term, 1])),
+  }),
 });
 
 async function answerOf(passageText: string, question = 'zqxword policy'): Promise<string> {
   let answer = '';
   const input = {
+    teamId: 1,
     question,
     history: [],
+    topic: [],
     passages: [{ number: 1, hit: hit(passageText) }],
     signal: new AbortController().signal,
   };
@@ -172,20 +180,27 @@ const CASES: SafetyCase[] = [
     'open brackets': (n) => times('[1, ', n),
   }),
   ...cases('snippetOf', snippetOf, { 'a run of spaces': (n) => `a${' '.repeat(n)}b` }),
-  ...cases('isFollowUp', isFollowUp, {
+  ...cases('leansOnConversation', leansOnConversation, {
     'a run of spaces': (n) => ' '.repeat(n),
     'words that refer back': (n) => times('itself ', n),
     'continuations after spaces': (n) => `${' '.repeat(n)}andx`,
   }),
-  ...cases('standaloneQuery', (text) => standaloneQuery(text, [{ role: 'user', content: text }]), {
-    pronouns: (n) => times('it ', n),
+  ...cases('identifierWords', identifierWords, {
+    'one long identifier': (n) => `a${'bC'.repeat(n / 2)}`,
+    'capitals then a lower-case letter': (n) => `${'A'.repeat(n)}b`,
+    separators: (n) => times('a_', n / 2),
+  }),
+  ...cases('fileNameWords', fileNameWords, {
+    'dots and dashes': (n) => times('a.-', n / 3),
   }),
   ...cases(
     'promptFor',
     (text) =>
       promptFor({
+        teamId: 1,
         question: text,
         history: [{ role: 'assistant', content: text }],
+        topic: [],
         passages: [{ number: 1, hit: hit(text) }],
         signal: new AbortController().signal,
       }),

@@ -333,7 +333,9 @@ async function indexItemAlone(
       await markUnchanged(deps, job, item, stored.id, stored.chunkCount, fields);
       return undefined;
     }
-    const chunks: ChunkToStore[] = parsed.chunks.map((chunk) => new ChunkInContext(chunk, fields.title));
+    const chunks: ChunkToStore[] = parsed.chunks.map(
+      (chunk) => new ChunkInContext(chunk, fields.title, fields.fileName ?? null),
+    );
     const embeddings =
       deps.embedder === undefined
         ? undefined
@@ -390,6 +392,7 @@ class ChunkInContext implements ChunkToStore {
   constructor(
     private readonly chunk: Chunk,
     private readonly title: string,
+    private readonly fileName: string | null,
   ) {}
 
   get position(): number {
@@ -413,7 +416,7 @@ class ChunkInContext implements ChunkToStore {
   }
 
   get contextualText(): string {
-    return contextualText(this.title, this.chunk);
+    return contextualText(this.title, this.chunk, this.fileName);
   }
 }
 

@@ -1,6 +1,11 @@
+import { identifierWords } from '../identifier-words.js';
+
 /** A search query split into its free text and the phrases it quotes. */
 export interface ParsedQuery {
-  /** The whole query without quote marks: every word counts for ranking. */
+  /**
+   * The whole query without quote marks, and the words of its identifiers (as chunks are indexed
+   * with theirs): every word counts for ranking.
+   */
   readonly text: string;
   /** Quoted phrases ("…"): a result must contain each, words in that order. */
   readonly phrases: readonly string[];
@@ -16,5 +21,7 @@ export function parseQuery(query: string): ParsedQuery {
   const phrases = [...query.matchAll(QUOTED)]
     .map((match) => (match[1] ?? '').trim())
     .filter((phrase) => phrase !== '');
-  return { text: query.replace(QUOTED, ' $1 ').replace(/\s+/g, ' ').trim(), phrases };
+  const text = query.replace(QUOTED, ' $1 ').replace(/\s+/g, ' ').trim();
+  const words = identifierWords(text);
+  return { text: words === '' ? text : `${text} ${words}`, phrases };
 }

@@ -48,4 +48,16 @@ export interface TeamSearch {
    * its lexemes with their counts. Lets answerers score sentences as search scores chunks.
    */
   analyze(texts: readonly string[]): Promise<ReadonlyArray<ReadonlyMap<string, number>>>;
+  /**
+   * How the team's collection weighs terms (lexemes, as `analyze` gives them): how many of its
+   * chunks hold each, and how many chunks it has. An answer's evidence is judged by it: a term few
+   * chunks hold says what a question is about.
+   */
+  termStatistics(teamId: number, terms: readonly string[]): Promise<TermStatistics>;
+}
+
+/** A team's chunks, and how many of them hold each term asked about (0 for a term none holds). */
+export interface TermStatistics {
+  readonly chunks: number;
+  readonly documentFrequencies: ReadonlyMap<string, number>;
 }

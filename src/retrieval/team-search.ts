@@ -1,12 +1,12 @@
 import type { EmbeddingModel } from '../adapters/embeddings/embedding-model.js';
 import { readableAccessListIds } from '../db/repositories/access-lists.js';
-import { analyzeTexts, type ChunkHitRow, readChunkHits } from '../db/repositories/search.js';
+import { analyzeTexts, type ChunkHitRow, countTermChunks, readChunkHits } from '../db/repositories/search.js';
 import type { SqlConnection } from '../db/sql-connection.js';
 import { ServiceError } from '../errors.js';
 import { fuseRankings } from './fusion.js';
 import { searchLexical, searchLexicalHits } from './lexical-search.js';
 import { parseQuery } from './query-text.js';
-import type { SearchHit, SearchRequest, TeamSearch } from './search-types.js';
+import type { SearchHit, SearchRequest, TeamSearch, TermStatistics } from './search-types.js';
 import { TeamStatisticsCache } from './team-statistics.js';
 import { TermFrequencyCache } from './term-frequency-cache.js';
 import { searchVectorHits, searchVectors, type VectorQuery } from './vector-search.js';
@@ -126,6 +126,18 @@ export class PostgresTeamSearch implements TeamSearch {
 
   analyze(texts: readonly string[]): Promise<ReadonlyArray<ReadonlyMap<string, number>>> {
     return analyzeTexts(this.sql, texts);
+  }
+
+  /** Common terms' counts come from the frequencies search remembers; the others are counted. */
+  async termStatistics(teamId: number, terms: readonly string[]): Promise<TermStatistics> {
+    const statistics = await this.statistics.get(teamId);
+    const known = this.frequencies.known(teamId, terms);
+    const counted = await countTermChunks(
+      this.sql,
+      teamId,
+      terms.filter((term) => !known.has(term)),
+    );
+    return { chunks: statistics.chunks, documentFrequencies: new Map([...known, ...counted]) };
   }
 
   /** The question's vector by the configured model (none when embeddings are off). */

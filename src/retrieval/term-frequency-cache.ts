@@ -47,6 +47,17 @@ export class TermFrequencyCache {
     return found;
   }
 
+  /** The remembered frequencies of exactly these lexemes, in this team. */
+  known(teamId: number, terms: readonly string[]): Map<string, number> {
+    const found = new Map<string, number>();
+    const now = this.now();
+    for (const term of terms) {
+      const entry = this.entries.get(key(teamId, term));
+      if (entry !== undefined && entry.expiresAt > now) found.set(term, entry.frequency);
+    }
+    return found;
+  }
+
   remember(teamId: number, frequencies: Iterable<readonly [string, number]>): void {
     const expiresAt = this.now() + this.ttlMs;
     for (const [term, frequency] of frequencies) {

@@ -87,6 +87,7 @@ describe('answerChatappEvent', () => {
         return deps.search.search(request);
       },
       analyze: (texts) => deps.search.analyze(texts),
+      termStatistics: (teamId, terms) => deps.search.termStatistics(teamId, terms),
     };
     return { deps: { ...deps, search }, readers };
   }

@@ -1,7 +1,7 @@
 import type { Reader } from '../access.js';
 import type { Answerer, ConversationTurn } from '../answering/answerer.js';
 import { type CitedSource, citedSources, numberPassages } from '../answering/citations.js';
-import { standaloneQuery } from '../answering/follow-up.js';
+import { carriedTopic } from '../answering/follow-up.js';
 import type { Config } from '../config.js';
 import type { SearchHit, TeamSearch } from '../retrieval/search-types.js';
 
@@ -32,7 +32,7 @@ export interface AnswerQuestionDependencies {
 
 /**
  * Answers a question from the team's documents, for the web chat and the Slack bot alike:
- * searches (hybrid) for the question, with the previous one when it is a follow-up, numbers the
+ * searches (hybrid) for the question, with the topic of earlier turns it continues, numbers the
  * top passages by document, streams the answerer's text, then lists the documents it cited.
  * Throws what search or the answerer throw (`AnswerError` for a model failure), and the signal's
  * reason once it aborts.
@@ -43,10 +43,11 @@ export async function* answerQuestion(
 ): AsyncGenerator<AnswerEvent, void, undefined> {
   const { reader, question, history, signal } = input;
   signal.throwIfAborted();
-  const query = standaloneQuery(question, history).trim();
-  // A follow-up is searched with the question it follows, and alone too: should the question name
-  // its own subject after all, what it finds alone is still among the passages.
-  const queries = query === '' ? [] : query === question.trim() ? [query] : [query, question.trim()];
+  // A turn that leans on the conversation is searched with the topic it continues, and alone too:
+  // should it name a subject of its own after all, what it finds alone is still among the passages.
+  const topic = await carriedTopic(deps.search, reader.teamId, question, history);
+  const alone = question.trim();
+  const queries = alone === '' ? [] : topic.length === 0 ? [alone] : [`${alone} ${topic.join(' ')}`, alone];
   const rankings: (readonly SearchHit[])[] = [];
   for (const text of queries) {
     const topK = deps.config.answering.passages;
@@ -55,7 +56,14 @@ export async function* answerQuestion(
   signal.throwIfAborted();
   const passages = numberPassages(interleave(rankings, deps.config.answering.passages));
   let answer = '';
-  for await (const text of deps.answerer.answer({ question, history, passages, signal })) {
+  for await (const text of deps.answerer.answer({
+    teamId: reader.teamId,
+    question,
+    history,
+    topic,
+    passages,
+    signal,
+  })) {
     answer += text;
     yield { type: 'answer', text };
   }

@@ -20,6 +20,7 @@ export interface SearchResultView {
   url: string | null;
   source: string;
   chunk_id: number;
+  heading_path: string[];
   text: string;
   score: number;
 }
@@ -40,6 +41,7 @@ export async function searchDocuments(
       url: hit.url,
       source: hit.source,
       chunk_id: hit.chunkId,
+      heading_path: [...hit.headingPath],
       text: hit.text,
       score: hit.score,
     })),

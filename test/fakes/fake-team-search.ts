@@ -1,4 +1,9 @@
-import type { SearchHit, SearchRequest, TeamSearch } from '../../src/retrieval/search-types.js';
+import type {
+  SearchHit,
+  SearchRequest,
+  TeamSearch,
+  TermStatistics,
+} from '../../src/retrieval/search-types.js';
 
 /** A document held by the fake, as a team's indexed chunk. */
 export interface FakeDocument {
@@ -10,6 +15,8 @@ export interface FakeDocument {
   readonly source?: string;
   readonly mimeType?: string | null;
   readonly pageLabels?: readonly string[];
+  /** The headings the chunk sits under (none by default). */
+  readonly headingPath?: readonly string[];
   readonly documentId?: number;
   readonly createdAt?: Date;
   readonly modifiedAt?: Date | null;
@@ -54,6 +61,18 @@ export class FakeTeamSearch implements TeamSearch {
   async analyze(texts: readonly string[]): Promise<ReadonlyArray<ReadonlyMap<string, number>>> {
     return texts.map(lexemes);
   }
+
+  async termStatistics(teamId: number, terms: readonly string[]): Promise<TermStatistics> {
+    const chunks = this.documents
+      .filter((document) => document.teamId === teamId)
+      .map((document) => lexemes(`${document.title} ${document.text}`));
+    return {
+      chunks: chunks.length,
+      documentFrequencies: new Map(
+        terms.map((term) => [term, chunks.filter((chunk) => chunk.has(term)).length]),
+      ),
+    };
+  }
 }
 
 /** A search hit for a document, with defaults for what a test does not care about. */
@@ -68,7 +87,7 @@ export function hitOf(document: Omit<FakeDocument, 'teamId'>, index: number, sco
     connectorId: null,
     mimeType: document.mimeType === undefined ? 'text/plain' : document.mimeType,
     text: document.text,
-    headingPath: [],
+    headingPath: document.headingPath ?? [],
     pageLabels: document.pageLabels ?? [],
     score,
     documentCreatedAt: document.createdAt ?? new Date('2024-05-01T10:00:00Z'),

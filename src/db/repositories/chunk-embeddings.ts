@@ -22,6 +22,7 @@ export interface UnembeddedChunk {
   readonly text: string;
   readonly headingPath: readonly string[];
   readonly title: string;
+  readonly fileName: string | null;
 }
 
 /** The next chunks (by id, after `afterId`) that have no vector of `model`, across all teams. */
@@ -36,8 +37,9 @@ export async function chunksWithoutVectors(
     text: string;
     heading_path: string[] | null;
     title: string;
+    file_name: string | null;
   }>(
-    `SELECT c.id, c.text, c.heading_path, d.title FROM chunks c JOIN documents d ON d.id = c.document_id
+    `SELECT c.id, c.text, c.heading_path, d.title, d.file_name FROM chunks c JOIN documents d ON d.id = c.document_id
      WHERE c.id > $2 AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e WHERE e.chunk_id = c.id AND e.model = $1)
      ORDER BY c.id LIMIT ${Math.trunc(limit)}`,
     [model, afterId],
@@ -47,6 +49,7 @@ export async function chunksWithoutVectors(
     text: String(row.text),
     headingPath: row.heading_path ?? [],
     title: String(row.title),
+    fileName: row.file_name ?? null,
   }));
 }
 

@@ -89,6 +89,8 @@ export interface DocumentFields extends DocumentKey {
   readonly access: DocumentAccess;
   /** The user whose token or upload brought it in. */
   readonly indexedBy: number | null;
+  /** The file's name as it was uploaded (`pino-api.md`), when it came as a file: part of what names it. */
+  readonly fileName?: string | null;
   /**
    * True: the write applies only to a new document or one `indexedBy` brought in; a stored one
    * someone else brought in stays as it is and the write throws DocumentHeldByAnother. Uploads set
@@ -177,11 +179,13 @@ function chunkRow(chunk: ChunkToStore) {
 const UPSERT_DOCUMENT = `
   INSERT INTO documents (team_id, source, external_id, connector_id, title, url, mime_type, source_version,
     source_modified_at, origin_id, metadata, status, reason, message, content_hash, chunk_count, indexed_at,
-    last_job_id, last_job_status, last_job_reason, last_job_message, last_job_at, access_list_id, indexed_by)
+    last_job_id, last_job_status, last_job_reason, last_job_message, last_job_at, access_list_id, indexed_by,
+    file_name)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $15, $16, $17,
-    $18, $19, $20, $21, CASE WHEN $19::text IS NULL THEN NULL ELSE now() END, $22, $23)
+    $18, $19, $20, $21, CASE WHEN $19::text IS NULL THEN NULL ELSE now() END, $22, $23, $25)
   ON CONFLICT (team_id, source, external_id) DO UPDATE SET
-    connector_id = excluded.connector_id, title = excluded.title, url = excluded.url,
+    connector_id = excluded.connector_id, title = excluded.title, file_name = excluded.file_name,
+    url = excluded.url,
     mime_type = excluded.mime_type, source_version = excluded.source_version,
     source_modified_at = excluded.source_modified_at,
     origin_id = COALESCE(excluded.origin_id, documents.origin_id), metadata = excluded.metadata,
@@ -250,6 +254,7 @@ function documentParameters(
     accessListId,
     fields.indexedBy,
     fields.onlyItsIndexer === true,
+    fields.fileName ?? null,
   ];
 }
 

@@ -393,3 +393,18 @@ export async function analyzeTexts(
   for (const row of rows) analysed[Number(row.position) - 1]?.set(String(row.lexeme), Number(row.count));
   return analysed;
 }
+
+/** How many of the team's chunks hold each term (one index-only count of its postings each). */
+export async function countTermChunks(
+  sql: SqlExecutor,
+  teamId: number,
+  terms: readonly string[],
+): Promise<Map<string, number>> {
+  if (terms.length === 0) return new Map();
+  const { rows } = await sql.executeSql<{ term: string; chunks: number | string }>(
+    `SELECT t.term, (SELECT count(*) FROM chunk_terms AS c WHERE c.team_id = $1 AND c.term = t.term) AS chunks
+     FROM unnest($2::text[]) AS t(term)`,
+    [teamId, [...new Set(terms)]],
+  );
+  return new Map(rows.map((row) => [String(row.term), Number(row.chunks)]));
+}

@@ -16,7 +16,13 @@ export type DescribedFields = Pick<
   Partial<
     Pick<
       DocumentFields,
-      'connectorId' | 'sourceModifiedAt' | 'originId' | 'metadata' | 'indexedBy' | 'onlyItsIndexer'
+      | 'connectorId'
+      | 'sourceModifiedAt'
+      | 'originId'
+      | 'metadata'
+      | 'indexedBy'
+      | 'onlyItsIndexer'
+      | 'fileName'
     >
   >;
 

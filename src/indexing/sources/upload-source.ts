@@ -60,6 +60,7 @@ export class UploadSource implements IndexSource {
       mimeType: payload.text === undefined ? fileMimeType(payload) : JSON_TEXT_MIME_TYPE,
       sourceVersion: uploadVersion(payload),
       metadata: payload.metadata ?? {},
+      fileName: payload.fileName ?? null,
       access:
         payload.visibility === 'private' ? privateAccess(job.requestedBy, job.requestedByEmail) : TEAM_ACCESS,
       // The poster's word is its content: it replaces only what they brought in (see `mayReplace`).

@@ -66,6 +66,10 @@ const SearchResult = Type.Object({
   url: Type.Union([Type.String(), Type.Null()]),
   source: Type.String(),
   chunk_id: Type.Integer(),
+  /** The headings the passage sits under, outermost first: what its section is about. */
+  heading_path: Type.Array(Type.String(), {
+    description: 'the headings the passage sits under in its document, outermost first',
+  }),
   text: Type.String(),
   score: Type.Number(),
 });

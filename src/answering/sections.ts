@@ -1,0 +1,135 @@
+import type { TermStatistics } from '../retrieval/search-types.js';
+import type { Passage } from './answerer.js';
+
+/**
+ * Which passage answers, and whether any does. Each passage is a section of its document (chunks
+ * never span two), read as three fields, as BM25F reads a web page: the headings it sits under,
+ * its document's title, and its body. A question's term in a heading says what the whole section
+ * is about ("Caret Ranges", "`msgPrefix`"), so it counts several times what the same term in a
+ * sentence does. Terms weigh what they weigh in the team's whole collection (IDF over its chunks):
+ * a term few chunks hold says what a question is about; "policy" or "log" in half of them says
+ * little.
+ */
+
+/** How many body occurrences a term in a heading or the title counts for (BM25F field boosts). */
+const HEADING_BOOST = 3;
+const TITLE_BOOST = 1.5;
+// BM25's usual constants.
+const K1 = 1.2;
+const B = 0.75;
+/**
+ * Reciprocal rank fusion's constant for the two rankings of a handful of passages (search's over
+ * the whole collection, BM25F's over the sections): the top of either counts most.
+ */
+const FUSION_K = 2;
+
+/** How well a field's terms hold a question term: 1 for the term, less for another form or a synonym. */
+export type TermMatch = (term: string, terms: ReadonlyMap<string, number>) => number;
+
+/** A passage's terms by field. */
+export interface SectionFields {
+  readonly passage: Passage;
+  readonly body: ReadonlyMap<string, number>;
+  readonly heading: ReadonlyMap<string, number> | undefined;
+  readonly title: ReadonlyMap<string, number> | undefined;
+}
+
+/** How much of the question the passages hold between them. */
+export interface Evidence {
+  /**
+   * The share of the question's weight (its terms' collection IDF, each times its weight in the
+   * question) found in some passage's heading, title or body.
+   */
+  readonly coverage: number;
+  /** The question's terms no passage holds, weightiest first. */
+  readonly missing: readonly string[];
+}
+
+/**
+ * Each term's weight in the question times its IDF in the collection (Lucene's, never negative).
+ * A term no chunk holds weighs most: the question asks about something the collection never
+ * names.
+ */
+export function collectionWeights(
+  question: ReadonlyMap<string, number>,
+  statistics: TermStatistics,
+): Map<string, number> {
+  const weights = new Map<string, number>();
+  const chunks = Math.max(statistics.chunks, 1);
+  for (const [term, weight] of question) {
+    const frequency = Math.min(statistics.documentFrequencies.get(term) ?? 0, chunks);
+    weights.set(term, weight * Math.log(1 + (chunks - frequency + 0.5) / (frequency + 0.5)));
+  }
+  return weights;
+}
+
+/** Whether the passages between them hold what the question asks about, and what they lack. */
+export function evidenceOf(
+  sections: readonly SectionFields[],
+  weights: ReadonlyMap<string, number>,
+  match: TermMatch,
+): Evidence {
+  let total = 0;
+  let covered = 0;
+  const missing: [string, number][] = [];
+  for (const [term, weight] of weights) {
+    total += weight;
+    const held = sections.some((section) =>
+      [section.body, section.heading, section.title].some((field) => frequencyIn(term, field, match) > 0),
+    );
+    if (held) covered += weight;
+    else missing.push([term, weight]);
+  }
+  return {
+    coverage: total === 0 ? 0 : covered / total,
+    missing: missing.sort((a, b) => b[1] - a[1]).map(([term]) => term),
+  };
+}
+
+/**
+ * The passages best first: search's order (BM25 over the whole collection) and BM25F's over the
+ * sections' fields, fused by reciprocal rank, so a section whose heading names what is asked
+ * rises, and one both agree on leads. Of two alike, search's order stands.
+ */
+export function rankSections(
+  sections: readonly SectionFields[],
+  weights: ReadonlyMap<string, number>,
+  match: TermMatch,
+): Passage[] {
+  const lengthOf = (section: SectionFields) =>
+    sum(section.body) + HEADING_BOOST * sum(section.heading) + TITLE_BOOST * sum(section.title);
+  const averageLength = Math.max(
+    1,
+    sections.reduce((all, section) => all + lengthOf(section), 0) / Math.max(1, sections.length),
+  );
+  const bm25f = sections.map((section) => {
+    const length = lengthOf(section);
+    let score = 0;
+    for (const [term, weight] of weights) {
+      const frequency =
+        frequencyIn(term, section.body, match) +
+        HEADING_BOOST * frequencyIn(term, section.heading, match) +
+        TITLE_BOOST * frequencyIn(term, section.title, match);
+      if (frequency === 0) continue;
+      score += (weight * frequency * (K1 + 1)) / (frequency + K1 * (1 - B + (B * length) / averageLength));
+    }
+    return score;
+  });
+  const byFields = sections.map((_, index) => index).sort((a, b) => (bm25f[b] ?? 0) - (bm25f[a] ?? 0));
+  const fused = sections.map((_, index) => 1 / (FUSION_K + index) + 1 / (FUSION_K + byFields.indexOf(index)));
+  return sections
+    .map((section, index) => ({ section, index }))
+    .sort((a, b) => (fused[b.index] ?? 0) - (fused[a.index] ?? 0) || a.index - b.index)
+    .map(({ section }) => section.passage);
+}
+
+function frequencyIn(term: string, terms: ReadonlyMap<string, number> | undefined, match: TermMatch): number {
+  if (terms === undefined) return 0;
+  return terms.get(term) ?? match(term, terms);
+}
+
+function sum(terms: ReadonlyMap<string, number> | undefined): number {
+  let total = 0;
+  for (const count of terms?.values() ?? []) total += count;
+  return total;
+}

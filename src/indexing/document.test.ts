@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { contextualText, fileNameWords } from './document.js';
+
+describe('contextualText', () => {
+  it("indexes a chunk with its document's title, file name, headings and the words of their identifiers", () => {
+    const text = contextualText(
+      'API',
+      { text: 'The prefix of every message.', headingPath: ['API', 'options', '`msgPrefix` (String)'] },
+      'pino-api.md',
+    );
+    expect(text.split('\n')).toEqual([
+      'API',
+      'pino api',
+      'options > `msgPrefix` (String)',
+      'The prefix of every message.',
+      'msg prefix',
+    ]);
+  });
+
+  it('leaves out what a chunk does not have', () => {
+    expect(contextualText('Notes', { text: 'Plain text.', headingPath: [] })).toBe('Notes\nPlain text.');
+  });
+});
+
+describe('fileNameWords', () => {
+  it("reads a file's name as words, without its extension", () => {
+    expect(fileNameWords('fastify-Validation-and-Serialization.md')).toBe(
+      'fastify Validation and Serialization',
+    );
+    expect(fileNameWords('release_notes.v2.txt')).toBe('release notes v2');
+    expect(fileNameWords('.env')).toBe('env');
+  });
+});
