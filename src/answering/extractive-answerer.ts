@@ -201,7 +201,12 @@ export class ExtractiveAnswerer implements Answerer {
     input.signal.throwIfAborted();
     const wordTerms = analysed.splice(0, asked.length);
     const nameTerms = analysed.slice(0, names.length);
-    const synonyms = synonymsFrom(analysed.slice(names.length, names.length + SYNONYM_WORDS.length));
+    // Passages under headings are documentation, whose abbreviations the technical synonyms read.
+    const documentation = input.passages.some((passage) => passage.hit.headingPath.length > 0);
+    const synonyms = synonymsFrom(
+      analysed.slice(names.length, names.length + SYNONYM_WORDS.length),
+      documentation,
+    );
     const sentenceTerms = analysed.slice(
       names.length + SYNONYM_WORDS.length,
       names.length + SYNONYM_WORDS.length + candidates.length,
@@ -244,10 +249,10 @@ export class ExtractiveAnswerer implements Answerer {
       synonyms,
     };
     const scored = score(candidates, question, sentenceTerms, headingTerms, titleTerms);
-    const sections = sectionFieldsOf(input.passages, candidates, sentenceTerms, headingTerms, titleTerms);
-    const match = (term: string, fieldTerms: ReadonlyMap<string, number>) =>
-      matchOf(term, fieldTerms, question);
     if (!statement) {
+      const sections = sectionFieldsOf(input.passages, candidates, sentenceTerms, headingTerms, titleTerms);
+      const match = (term: string, fieldTerms: ReadonlyMap<string, number>) =>
+        matchOf(term, fieldTerms, question);
       // Weighed by the team's whole collection: what a question is about is what few chunks say.
       const statistics = await this.analyzer.termStatistics(input.teamId, [...terms.keys()]);
       input.signal.throwIfAborted();
@@ -761,7 +766,7 @@ function* render(chosen: readonly Scored[]): Generator<string> {
   const cite = (text: string, number: number) => {
     if (sectionAnswer && cited) return text;
     cited = true;
-    return citedText(text, number);
+    return withCitation(text, number);
   };
   for (const { candidate } of chosen) {
     if (shown.has(candidate.unit)) continue;
@@ -829,10 +834,6 @@ const END_MARKS: ReadonlySet<string> = new Set(['.', '!', '?', ':', '\u2026']);
 
 /** `…holiday.` becomes `…holiday [1].`; a sentence with no end mark gets ` [1]` after it. */
 export function withCitation(sentence: string, number: number): string {
-  return citedText(sentence, number);
-}
-
-function citedText(sentence: string, number: number): string {
   // Scanned from the end: `/[.!?\u2026]+$/` backtracked over every run of marks inside the sentence.
   let marksStart = sentence.length;
   while (marksStart > 0 && END_MARKS.has(sentence[marksStart - 1] ?? '')) marksStart -= 1;

@@ -103,19 +103,22 @@ export const SYNONYM_WORDS: readonly string[] = [...SYNONYM_GROUPS, ...TECHNICAL
 
 /**
  * Term → the other terms of its groups, from the groups' words as the analyser stems them
- * (`analysed[i]` is `SYNONYM_WORDS[i]`'s terms).
+ * (`analysed[i]` is `SYNONYM_WORDS[i]`'s terms). The technical groups only for `technical` text
+ * (documentation): elsewhere "ms" or "link" mean other things.
  */
 export function synonymsFrom(
   analysed: readonly (ReadonlyMap<string, number> | undefined)[],
+  technical: boolean,
 ): ReadonlyMap<string, ReadonlySet<string>> {
   const synonyms = new Map<string, Set<string>>();
   let index = 0;
-  for (const group of [...SYNONYM_GROUPS, ...TECHNICAL_SYNONYM_GROUPS]) {
+  for (const [at, group] of [...SYNONYM_GROUPS, ...TECHNICAL_SYNONYM_GROUPS].entries()) {
     const terms = new Set<string>();
     for (let word = 0; word < group.length; word += 1) {
       for (const term of analysed[index + word]?.keys() ?? []) terms.add(term);
     }
     index += group.length;
+    if (!technical && at >= SYNONYM_GROUPS.length) continue;
     for (const term of terms) {
       const others = synonyms.get(term) ?? new Set<string>();
       for (const other of terms) if (other !== term) others.add(other);
