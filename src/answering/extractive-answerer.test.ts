@@ -494,6 +494,24 @@ describe('ExtractiveAnswerer on documentation (sections under headings)', () => 
     expect(text).toContain('[2]');
   });
 
+  it('answers a short follow-up from the topic it continues ("How often?")', async () => {
+    const passages = documented(
+      section(
+        'Espresso machine care',
+        ['Espresso machine care'],
+        'Descale the espresso machine every two months with citric acid. Clean the basket daily.',
+      ),
+    );
+    const { text } = await answer('How often?', passages, {
+      history: [
+        { role: 'user', content: 'How do I descale the espresso machine?' },
+        { role: 'assistant', content: 'Descale it with citric acid [1].' },
+      ],
+      topic: ['descale', 'espresso', 'machine'],
+    });
+    expect(text).toContain('every two months');
+  });
+
   it('says "not found", naming what it looked for, when the passages lack what the question is about', async () => {
     const passages = documented(
       section(

@@ -261,7 +261,10 @@ export class ExtractiveAnswerer implements Answerer {
       // Documentation (a section under a heading) answers with that section; prose passages with
       // their best sentences, below.
       if (section !== undefined && section.hit.headingPath.length > 0) {
-        const evidence = evidenceOf(sections, weights, match);
+        // What a turn that continues the conversation asks about is its topic too ("How often?"
+        // after "How do I descale the machine?"): the evidence must hold both, the topic at full weight.
+        const asks = new Map([...terms.keys()].map((term) => [term, 1]));
+        const evidence = evidenceOf(sections, collectionWeights(asks, statistics), match);
         if (evidence.coverage < EVIDENCE_COVERAGE) {
           return { chosen: [], missing: missingWords(evidence.missing, questionTerms, asked, wordTerms) };
         }
