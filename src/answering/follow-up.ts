@@ -39,9 +39,9 @@ const WORD = /[\p{L}\p{N}][\p{L}\p{N}'\u2019._-]*/gu;
 /**
  * What a turn that leans on the conversation continues: the rarest words (by how few of the team's
  * chunks hold them, and held by at most half of them) of the last questions asked before it, those
- * it does not say itself, at most three, the latest question's first among equals: "child logger" for "Can that logger use a
- * different level from its parent?" after "How do I tag every pino log line with a child logger?".
- * None for a turn that stands alone, or at a conversation's start.
+ * it does not say itself, at most three, the latest question's first among equals: "child" for
+ * "Can that logger use a different level from its parent?" after "How do I tag every pino log
+ * line with a child logger?". None for a turn that stands alone, or at a conversation's start.
  */
 export async function carriedTopic(
   search: Pick<TeamSearch, 'analyze' | 'termStatistics'>,
