@@ -190,8 +190,12 @@ export interface GoogleDriveOAuth {
 /** Read-only: the service indexes Drive, it never changes it. */
 export const GOOGLE_DRIVE_SCOPE = 'https://www.googleapis.com/auth/drive.readonly';
 
-/** What the bot needs: mentions, its replies, and direct messages. */
-const DEFAULT_SLACK_BOT_SCOPES = 'app_mentions:read,chat:write,im:history,users:read,users:read.email';
+/**
+ * What the bot needs: mentions, its replies, direct messages, who asked, and the threads it is asked
+ * in (`*:history`: earlier turns of a thread are a follow-up's memory).
+ */
+const DEFAULT_SLACK_BOT_SCOPES =
+  'app_mentions:read,channels:history,chat:write,groups:history,im:history,mpim:history,users:read,users:read.email';
 
 export const DEFAULT_OAUTH_PROXY_ALLOWLIST: readonly string[] = [
   'https://oauth2.googleapis.com/token',

@@ -24,6 +24,7 @@ import type { WikiClient } from './adapters/wiki/wiki-client.js';
 import type { Answerer } from './answering/answerer.js';
 import { ExtractiveAnswerer } from './answering/extractive-answerer.js';
 import { type AnswererLogger, LlmAnswerer } from './answering/llm-answerer.js';
+import { LlmQuestionRewriter, type QuestionRewriter } from './answering/standalone-question.js';
 import { Batcher } from './batcher.js';
 import type { Config } from './config.js';
 import { type DatabaseHandle, type DatabaseLocation, openDatabase } from './db/client.js';
@@ -209,7 +210,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     now,
     callers: new CallerDirectory(data, config.authCacheTtlSeconds * 1000, now),
     search,
-    answerer: answererFrom(config, search, overrides.chatModel, logger),
+    ...answeringFrom(config, search, overrides.chatModel, logger),
     // PGlite has one connection. On PostgreSQL two batches in flight keep the pipe full while
     // one commits; more only make each batch smaller (measured in bench/http).
     chatWrites: new Batcher((writes) => data.chats.upsertChats(writes), {
@@ -295,28 +296,33 @@ function wikiHttpClient(config: Config): GuardedFetch {
 
 /**
  * Sentences chosen from the passages (no model needed), or the configured chat model's answer
- * (which logs the citation numbers it had to remove).
+ * (which logs the citation numbers it had to remove), with the same model rewriting follow-ups
+ * into standalone questions before search.
  */
-function answererFrom(
+function answeringFrom(
   config: Config,
   search: TeamSearch,
   chatModel: ChatModel | undefined,
   logger: AnswererLogger,
-): Answerer {
-  if (config.answering.answerer === 'extractive') return new ExtractiveAnswerer(search);
+): { answerer: Answerer; questionRewriter: QuestionRewriter | undefined } {
+  if (config.answering.answerer === 'extractive') {
+    return { answerer: new ExtractiveAnswerer(search), questionRewriter: undefined };
+  }
   const { llm } = config.answering;
-  return new LlmAnswerer(
+  const model =
     chatModel ??
-      new OpenAiChatModel({
-        baseUrl: llm.baseUrl,
-        apiKey: llm.apiKey,
-        model: llm.model,
-        timeoutMs: llm.timeoutMs,
-        maxTokens: llm.maxTokens,
-        temperature: llm.temperature,
-      }),
-    logger,
-  );
+    new OpenAiChatModel({
+      baseUrl: llm.baseUrl,
+      apiKey: llm.apiKey,
+      model: llm.model,
+      timeoutMs: llm.timeoutMs,
+      maxTokens: llm.maxTokens,
+      temperature: llm.temperature,
+    });
+  return {
+    answerer: new LlmAnswerer(model, logger),
+    questionRewriter: new LlmQuestionRewriter(model, logger),
+  };
 }
 
 /** The configured embedding model; undefined for `none` (lexical search only). */

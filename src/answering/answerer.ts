@@ -22,6 +22,11 @@ export interface AnswerInput {
    * passages were searched with them, and they weigh below the question's own words.
    */
   readonly topic: readonly string[];
+  /**
+   * The turn rewritten to stand alone (`QuestionRewriter`), when a model rewrote it into something
+   * else: its passages were searched with it. `question` stays the asker's own words.
+   */
+  readonly standaloneQuestion?: string | undefined;
   /** Best first; may be empty (nothing relevant found). */
   readonly passages: readonly Passage[];
   /** Aborted when the client goes away: stop work, and any LLM request. */

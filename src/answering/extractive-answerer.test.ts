@@ -533,6 +533,62 @@ describe('ExtractiveAnswerer on documentation (sections under headings)', () => 
     expect(text).toContain('blink');
     expect(text).not.toMatch(/\[\d\]/);
   });
+
+  it('says "not found" when what is asked is spread over unrelated sections, none about it', async () => {
+    const size = section('Cache', ['Cache', 'Size'], 'Entries are evicted once the cache holds max entries.');
+    const persistence = section(
+      'Cache',
+      ['Cache', 'Persistence'],
+      'Nothing is written to disk by the cache itself.',
+    );
+    const shutdown = section(
+      'Server',
+      ['Server', 'Shutdown'],
+      'A restart drops every connection; clients survive it by reconnecting.',
+    );
+    // Alone, each section holds a word or two of the question; together they hold most of it.
+    const { text } = await answer(
+      'How do I make the cache save its entries to disk so they survive a restart?',
+      documented(size, persistence, shutdown),
+    );
+    expect(text.startsWith(NOT_FOUND_ANSWER)).toBe(true);
+    expect(text).not.toMatch(/\[\d\]/);
+    // Asked about what one section holds, that section answers.
+    const answered = await answer(
+      'Does the cache write its entries to disk?',
+      documented(persistence, size, shutdown),
+    );
+    expect(answered.text).toContain('Nothing is written to disk by the cache itself');
+  });
+
+  it('says "not found" for a name of several words whose words no one section holds together', async () => {
+    const secrets = section(
+      'Config',
+      ['Config', 'Secrets'],
+      'Keep secrets out of the repository: load them at startup from .env.',
+    );
+    const lambda = section(
+      'Deploy',
+      ['Deploy', 'AWS Lambda'],
+      'On AWS Lambda, set variables in the function settings.',
+    );
+    const manager = section(
+      'Tools',
+      ['Tools', 'Manager'],
+      'A process manager restarts the app when .env changes.',
+    );
+    const { text } = await answer(
+      'How do I fetch secrets from AWS Secrets Manager at startup?',
+      documented(secrets, lambda, manager),
+    );
+    expect(text).toBe(`${NOT_FOUND_ANSWER} Nothing in them is about AWS Secrets Manager.`);
+    // A name the documents hold whole is answered.
+    const answered = await answer(
+      'Where do I set variables on AWS Lambda?',
+      documented(lambda, secrets, manager),
+    );
+    expect(answered.text).toContain('set variables in the function settings');
+  });
 });
 
 describe('withCitation', () => {

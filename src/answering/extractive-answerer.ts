@@ -40,6 +40,12 @@ const MIN_STATEMENT_COVERAGE = 0.15;
  * answered by a support policy): the answer says it found nothing, and what it looked for.
  */
 const EVIDENCE_COVERAGE = 0.5;
+/**
+ * And one passage must hold a third of that weight on its own: the section an answer shows is
+ * about what was asked, not one word of it, while the rest of the question may be worded otherwise
+ * than the documents word it.
+ */
+const SECTION_EVIDENCE = 1 / 3;
 /** Most units (sentences, list items, code blocks) of a section an answer shows. */
 const MAX_SECTION_UNITS = 8;
 /** How many of the question's words a "not found" answer names as what nothing held. */
@@ -179,6 +185,9 @@ export class ExtractiveAnswerer implements Answerer {
     // A statement's names may be spelled otherwise in its evidence (an abbreviation, a gene's
     // alias); a question about a name is about that name.
     const names = statement ? [] : namesIn(input.question);
+    // A name of several words names one thing: its words scattered over unrelated passages ("AWS"
+    // in one, "secrets" in another) do not mention it.
+    const longNames = statement ? [] : nameRunsIn(input.question);
     // Each word alone, to say in words which of the question's terms no passage holds.
     const asked = [...new Set(input.question.match(QUESTION_WORD) ?? [])];
     const [questionTerms, previousTerms, ...analysed] = (
@@ -191,6 +200,7 @@ export class ExtractiveAnswerer implements Answerer {
           previous === undefined ? '' : withIdentifierWords(meaningful(previous)),
           ...asked,
           ...names,
+          ...longNames,
           ...SYNONYM_WORDS,
           ...candidates.map((candidate) => candidate.unit.text),
           ...input.passages.map((passage) => withIdentifierWords(passage.hit.headingPath.join(' '))),
@@ -200,6 +210,7 @@ export class ExtractiveAnswerer implements Answerer {
     ).map(withoutCompounds);
     input.signal.throwIfAborted();
     const wordTerms = analysed.splice(0, asked.length);
+    const longNameTerms = analysed.splice(names.length, longNames.length);
     const nameTerms = analysed.slice(0, names.length);
     // Passages under headings are documentation, whose abbreviations the technical synonyms read.
     const documentation = input.passages.some((passage) => passage.hit.headingPath.length > 0);
@@ -223,6 +234,20 @@ export class ExtractiveAnswerer implements Answerer {
       const title = analysed[passagesAt + input.passages.length + index];
       if (title !== undefined && title.size > 0) titleTerms.set(passage, title);
     });
+    const passageTerms = new Map<Passage, ReadonlyMap<string, number>[]>();
+    candidates.forEach((candidate, index) => {
+      const terms = sentenceTerms[index];
+      if (terms !== undefined)
+        passageTerms.set(candidate.passage, [...(passageTerms.get(candidate.passage) ?? []), terms]);
+    });
+    const holdsAll = (passage: Passage, terms: readonly string[]) => {
+      const fields = [
+        ...(passageTerms.get(passage) ?? []),
+        headingTerms.get(passage),
+        titleTerms.get(passage),
+      ].filter((field) => field !== undefined);
+      return terms.every((term) => fields.some((field) => strengthOf(term, field, true) > 0));
+    };
     // A name the question asks about that no passage mentions: the documents are about something
     // else, however many of its other words they share.
     const mentioned = (term: string) =>
@@ -232,10 +257,17 @@ export class ExtractiveAnswerer implements Answerer {
       return terms !== undefined && terms.size > 0 && ![...terms.keys()].some(mentioned);
     });
     if (unmentioned.length > 0) {
-      const longNames = longNamesIn(input.question);
+      const longNameWords = longNamesIn(input.question);
       const passageWords = input.passages.map((passage) => plainWords(passage.hit.text));
-      if (unmentioned.some((name) => !misspeltInLongName(name, longNames, passageWords))) return none;
+      if (unmentioned.some((name) => !misspeltInLongName(name, longNameWords, passageWords))) return none;
     }
+    // In documentation a name of several words is one product or API ("AWS Secrets Manager"); prose
+    // goes on to call "Frédéric Chopin" Chopin, so there the parts are enough.
+    const scattered = (documentation ? longNames : []).filter((_name, index) => {
+      const terms = [...(longNameTerms[index]?.keys() ?? [])];
+      return terms.length > 1 && !input.passages.some((passage) => holdsAll(passage, terms));
+    });
+    if (scattered.length > 0) return { chosen: [], missing: scattered };
     const terms = new Map<string, number>();
     for (const term of previousTerms?.keys() ?? []) terms.set(term, PREVIOUS_QUESTION_WEIGHT);
     for (const term of questionTerms?.keys() ?? []) terms.set(term, 1);
@@ -265,7 +297,7 @@ export class ExtractiveAnswerer implements Answerer {
         // after "How do I descale the machine?"): the evidence must hold both, the topic at full weight.
         const asks = new Map([...terms.keys()].map((term) => [term, 1]));
         const evidence = evidenceOf(sections, collectionWeights(asks, statistics), match);
-        if (evidence.coverage < EVIDENCE_COVERAGE) {
+        if (evidence.coverage < EVIDENCE_COVERAGE || evidence.strongest < SECTION_EVIDENCE) {
           return { chosen: [], missing: missingWords(evidence.missing, questionTerms, asked, wordTerms) };
         }
         return { chosen: this.selectSection(scored, section, question), missing: [] };
@@ -473,17 +505,22 @@ function namesIn(question: string): string[] {
 
 /** The question's names of several words ("San Bernardino"), each as its lower-case words. */
 function longNamesIn(question: string): string[][] {
-  const runs: string[][] = [];
+  return nameRunsIn(question).map(plainWords);
+}
+
+/** The question's names of several words, as it writes them ("AWS Secrets Manager"). */
+function nameRunsIn(question: string): string[] {
+  const runs: string[] = [];
   let run: string[] = [];
   for (const [index, word] of (question.match(QUESTION_WORD) ?? []).entries()) {
     if (isName(word, index)) {
       run.push(word);
       continue;
     }
-    if (run.length > 1) runs.push(plainWords(run.join(' ')));
+    if (run.length > 1) runs.push(run.join(' '));
     run = [];
   }
-  if (run.length > 1) runs.push(plainWords(run.join(' ')));
+  if (run.length > 1) runs.push(run.join(' '));
   return runs;
 }
 

@@ -75,6 +75,30 @@ describe('LlmAnswerer', () => {
     expect(last.endsWith('Question: How many holiday days do I get?')).toBe(true);
   });
 
+  it('adds the standalone form of a follow-up after the question, only when it says something else', async () => {
+    const model = new ScriptedChatModel();
+    const history = [
+      { role: 'user' as const, content: 'How many holiday days do I get?' },
+      { role: 'assistant' as const, content: 'You get 25 days [1].' },
+    ];
+    await collect(
+      new LlmAnswerer(model),
+      input({
+        question: 'Can they carry over?',
+        history,
+        standaloneQuestion: 'Can unused holiday days carry over?',
+      }),
+    );
+    await collect(
+      new LlmAnswerer(model),
+      input({ question: 'Can they carry over?', history, standaloneQuestion: 'Can they carry over?' }),
+    );
+    expect(model.calls[0]?.messages.at(-1)?.content).toMatch(
+      /\n\nQuestion: Can they carry over\?\n\(As a standalone question: Can unused holiday days carry over\?\)$/,
+    );
+    expect(model.calls[1]?.messages.at(-1)?.content.endsWith('Question: Can they carry over?')).toBe(true);
+  });
+
   it('tells the model when nothing was found', async () => {
     const model = new ScriptedChatModel({ reply: 'That is not in your sources.' });
     await collect(new LlmAnswerer(model), input({ passages: [] }));

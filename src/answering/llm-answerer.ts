@@ -82,12 +82,17 @@ export function promptFor(input: AnswerInput): ChatModelMessage[] {
     ),
   }));
   const sources = sourcesBlock(input.passages);
+  // The asker's words stay the question; the rewrite says what a follow-up's "that" stood for.
+  const standalone =
+    input.standaloneQuestion === undefined || input.standaloneQuestion === input.question.trim()
+      ? ''
+      : `\n(As a standalone question: ${input.standaloneQuestion})`;
   return [
     { role: 'system', content: SYSTEM_PROMPT },
     ...memory,
     {
       role: 'user',
-      content: `${sources === '' ? 'Sources: none were found.' : `Sources:\n\n${sources}`}\n\nQuestion: ${input.question}`,
+      content: `${sources === '' ? 'Sources: none were found.' : `Sources:\n\n${sources}`}\n\nQuestion: ${input.question}${standalone}`,
     },
   ];
 }

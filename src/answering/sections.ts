@@ -41,6 +41,12 @@ export interface Evidence {
    * question) found in some passage's heading, title or body.
    */
   readonly coverage: number;
+  /**
+   * The largest share of that weight one passage holds on its own: what the answer's section
+   * can hold at best. Terms spread over unrelated sections ("AWS" in one, "secrets" in another)
+   * answer nothing together.
+   */
+  readonly strongest: number;
   /** The question's terms no passage holds, weightiest first. */
   readonly missing: readonly string[];
 }
@@ -71,17 +77,25 @@ export function evidenceOf(
 ): Evidence {
   let total = 0;
   let covered = 0;
+  const held = sections.map(() => 0);
   const missing: [string, number][] = [];
   for (const [term, weight] of weights) {
     total += weight;
-    const held = sections.some((section) =>
-      [section.body, section.heading, section.title].some((field) => frequencyIn(term, field, match) > 0),
-    );
-    if (held) covered += weight;
+    let anywhere = false;
+    sections.forEach((section, index) => {
+      if (
+        [section.body, section.heading, section.title].some((field) => frequencyIn(term, field, match) > 0)
+      ) {
+        held[index] = (held[index] ?? 0) + weight;
+        anywhere = true;
+      }
+    });
+    if (anywhere) covered += weight;
     else missing.push([term, weight]);
   }
   return {
     coverage: total === 0 ? 0 : covered / total,
+    strongest: total === 0 ? 0 : Math.max(0, ...held) / total,
     missing: missing.sort((a, b) => b[1] - a[1]).map(([term]) => term),
   };
 }

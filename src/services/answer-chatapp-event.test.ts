@@ -8,6 +8,8 @@ import {
   signedInUser,
 } from '../../test/helpers/use-case-harness.js';
 import { memberReader, type Reader, teamReader } from '../access.js';
+import { slackMessageToPlainText } from '../adapters/slack/mrkdwn.js';
+import type { Answerer, ConversationTurn } from '../answering/answerer.js';
 import { chatappEventStatus, recordChatappEvents } from '../db/repositories/chatapp-events.js';
 import type { AnswerChatappEventPayload } from '../jobs/definitions/answer-chatapp-event.js';
 import { JobError } from '../jobs/retry-policy.js';
@@ -38,12 +40,26 @@ describe('answerChatappEvent', () => {
     owner = await signedInUser(testApp);
     installation = slack.issueCode('answer-code', CLIENT_ID, { teamId: WORKSPACE });
     await installSlackApp(testApp.runtime.deps, owner.caller, 'answer-code');
+    // All indexed before any search: search caches the team's statistics a while, and a follow-up's
+    // topic is weighed by them.
     await indexTexts(testApp, owner.caller, [
       {
         external_id: 'keys',
         title: 'Office keys',
         url: 'https://intranet/keys',
         text: 'The spare key is kept in the top drawer of reception.',
+      },
+      {
+        external_id: 'espresso',
+        title: 'Espresso machine care',
+        url: 'https://intranet/espresso',
+        text: 'Descale the espresso machine every four weeks, or sooner when its warning light shows: how often depends on the water. To descale it, dissolve one descaling tablet in the water tank and run the rinse programme twice.',
+      },
+      {
+        external_id: 'plants',
+        title: 'Office plants',
+        url: 'https://intranet/plants',
+        text: 'How often should I water the office plants? Water them every Monday; the cacti only once a month.',
       },
     ]);
   });
@@ -68,7 +84,7 @@ describe('answerChatappEvent', () => {
       ...fields,
     };
     await recordChatappEvents(testApp.runtime.database.sql, [
-      { workspaceId: WORKSPACE, eventId: payload.eventId, teamId: owner.caller.teamId },
+      { workspaceId: payload.workspaceId, eventId: payload.eventId, teamId: owner.caller.teamId },
     ]);
     return payload;
   }
@@ -175,6 +191,147 @@ describe('answerChatappEvent', () => {
       ).toBe('queued');
       expect(await answerChatappEvent(deps, payload, attempt())).toMatchObject({ status: 'answered' });
       expect(readers).toEqual([memberReader(owner.caller)]);
+    });
+  });
+
+  describe('a follow-up in a Slack thread', () => {
+    const FOLLOW_UP = 'How often should I do that?';
+    /** The app's dependencies, with an answerer that records the memory each answer is given. */
+    function memoryDeps(): { deps: ServiceDependencies; histories: (readonly ConversationTurn[])[] } {
+      const { deps } = testApp.runtime;
+      const histories: (readonly ConversationTurn[])[] = [];
+      const answerer: Answerer = {
+        kind: deps.answerer.kind,
+        answer: (input) => {
+          histories.push(input.history);
+          return deps.answerer.answer(input);
+        },
+      };
+      return { deps: { ...deps, answerer }, histories };
+    }
+
+    const mention = (text: string) => `<@${installation.botUserId}> ${text}`;
+    const blocksOf = (ts: unknown) =>
+      JSON.stringify(slack.messages.find((message) => message.ts === ts)?.blocks);
+
+    it("answers from the thread's earlier question: the bot's answers are its turns, the people's the questions", async () => {
+      const { deps, histories } = memoryDeps();
+      const channel = 'C0KITCHEN1';
+      const firstText = mention('How do I descale the espresso machine?');
+      const first = slack.addThreadMessage({ channel, user: 'U0ASKER01', text: firstText });
+      const firstAnswer = await answerChatappEvent(
+        deps,
+        await recordedQuestion({ channel, ts: first.ts, text: firstText }),
+        attempt(),
+      );
+      expect(blocksOf(firstAnswer.reply_ts)).toContain('https://intranet/espresso');
+      const before = slack.callsTo('conversations.replies').length;
+
+      const followUp = slack.addThreadMessage({
+        channel,
+        threadTs: first.ts,
+        user: 'U0ASKER01',
+        text: mention(FOLLOW_UP),
+      });
+      const payload = await recordedQuestion({
+        channel,
+        ts: followUp.ts,
+        threadTs: first.ts,
+        text: mention(FOLLOW_UP),
+      });
+      const outcome = await answerChatappEvent(deps, payload, attempt());
+      expect(outcome).toMatchObject({ status: 'answered' });
+      expect(blocksOf(outcome.reply_ts)).toContain('every four weeks');
+      expect(blocksOf(outcome.reply_ts)).toContain('https://intranet/espresso');
+
+      const calls = slack.callsTo('conversations.replies').slice(before);
+      expect(calls).toHaveLength(1);
+      expect(calls[0]?.body).toMatchObject({
+        channel,
+        ts: first.ts,
+        latest: followUp.ts,
+        inclusive: 'false',
+      });
+      expect(calls[0]?.headers.authorization).toBe(`Bearer ${installation.botToken}`);
+      const answered = slack.messages.find((message) => message.ts === firstAnswer.reply_ts);
+      expect(histories.at(-1)).toEqual([
+        { role: 'user', content: 'How do I descale the espresso machine?' },
+        { role: 'assistant', content: slackMessageToPlainText(answered?.text ?? '', undefined) },
+      ]);
+      // The answer's text is the answer alone: its sources are only in its blocks.
+      expect(histories.at(-1)?.[1]?.content).not.toContain('intranet/espresso');
+
+      // The same words outside the thread: no memory, and not about the espresso machine.
+      const alone = await recordedQuestion({ channel, text: mention(FOLLOW_UP) });
+      const aloneOutcome = await answerChatappEvent(deps, alone, attempt());
+      expect(histories.at(-1)).toEqual([]);
+      expect(slack.callsTo('conversations.replies').slice(before)).toHaveLength(1);
+      expect(aloneOutcome).toMatchObject({ status: 'answered' });
+      expect(blocksOf(aloneOutcome.reply_ts)).not.toContain('https://intranet/espresso');
+    });
+
+    it('answers without memory where the install may not read the thread (no channels:history)', async () => {
+      const { deps, histories } = memoryDeps();
+      const narrow = slack.issueCode('narrow-code', CLIENT_ID, {
+        teamId: 'T0NOHIST01',
+        scope: 'app_mentions:read,chat:write,im:history,users:read,users:read.email',
+      });
+      await installSlackApp(deps, owner.caller, 'narrow-code');
+      const channel = 'C0NOHIST01';
+      const firstText = `<@${narrow.botUserId}> How do I descale the espresso machine?`;
+      const first = slack.addThreadMessage({ channel, user: 'U0ASKER01', text: firstText });
+      const followUpText = `<@${narrow.botUserId}> ${FOLLOW_UP}`;
+      const followUp = slack.addThreadMessage({
+        channel,
+        threadTs: first.ts,
+        user: 'U0ASKER01',
+        text: followUpText,
+      });
+      const before = slack.callsTo('conversations.replies').length;
+      const payload = await recordedQuestion({
+        workspaceId: 'T0NOHIST01',
+        channel,
+        ts: followUp.ts,
+        threadTs: first.ts,
+        text: followUpText,
+      });
+      const outcome = await answerChatappEvent(deps, payload, attempt());
+      expect(outcome).toMatchObject({ status: 'answered' });
+      expect(slack.messages.find((message) => message.ts === outcome.reply_ts)).toMatchObject({
+        threadTs: first.ts,
+        token: narrow.botToken,
+      });
+      expect(slack.callsTo('conversations.replies').slice(before)).toHaveLength(1);
+      expect(histories).toEqual([[]]);
+      expect(blocksOf(outcome.reply_ts)).not.toContain('https://intranet/espresso');
+    });
+
+    it('retries when Slack cannot show the thread for now, and answers without memory on the last attempt', async () => {
+      const { deps, histories } = memoryDeps();
+      const channel = 'C0KITCHEN2';
+      const first = slack.addThreadMessage({
+        channel,
+        user: 'U0ASKER01',
+        text: mention('How do I descale the espresso machine?'),
+      });
+      const followUp = slack.addThreadMessage({
+        channel,
+        threadTs: first.ts,
+        user: 'U0ASKER01',
+        text: mention(FOLLOW_UP),
+      });
+      const payload = await recordedQuestion({
+        channel,
+        ts: followUp.ts,
+        threadTs: first.ts,
+        text: mention(FOLLOW_UP),
+      });
+      slack.rateLimitNext('conversations.replies', 4, 2);
+      const failure = await rejectionOf(answerChatappEvent(deps, payload, attempt()));
+      expect(failure).toMatchObject({ retryable: true, retryAfterSeconds: 4 });
+      expect(slack.messages.filter((message) => message.threadTs === first.ts)).toEqual([]);
+      expect(await answerChatappEvent(deps, payload, attempt(true))).toMatchObject({ status: 'answered' });
+      expect(histories).toEqual([[]]);
     });
   });
 

@@ -1,6 +1,8 @@
 import { memberReader, type Reader, teamReader } from '../access.js';
 import { slackMessageToPlainText } from '../adapters/slack/mrkdwn.js';
+import type { SlackThreadMessage } from '../adapters/slack/slack-messenger.js';
 import { AnswerError } from '../answering/answer-error.js';
+import type { ConversationTurn } from '../answering/answerer.js';
 import type { ChatappEventStatus } from '../db/repositories/chatapp-events.js';
 import type { AnswerChatappEventPayload } from '../jobs/definitions/answer-chatapp-event.js';
 import type { JobOutput } from '../jobs/job-queue.js';
@@ -30,7 +32,8 @@ export interface AnswerAttempt {
  * Answers one recorded Slack question in its thread, from the documents of the team linked to
  * the workspace that its readers may open: in a direct message from a member (by their Slack
  * e-mail), what that member may open; anywhere else, and for anyone else, what the whole team may
- * open. In a channel shared with another organisation, says it cannot answer there.
+ * open. In a channel shared with another organisation, says it cannot answer there. A question
+ * in a thread continues the thread's conversation (`threadHistory`).
  * Idempotent per event: an event already replied to is not replied to again. A failure another
  * attempt may cure is thrown (the job retries); otherwise the asker is told it failed.
  */
@@ -78,7 +81,8 @@ export async function answerChatappEvent(
   let reply: ChatappReply;
   try {
     const reader = await readerOf(deps, installation.teamId, botToken, payload);
-    reply = await composeAnswer(deps, reader, question, attempt.signal);
+    const history = await threadHistory(deps, installation.botUserId, botToken, payload, attempt);
+    reply = await composeAnswer(deps, reader, question, history, attempt.signal);
   } catch (error) {
     const failure = answerFailure(error);
     if (!attempt.finalAttempt && failure.retryable) throw failure;
@@ -106,16 +110,62 @@ async function readerOf(
   return member === undefined ? teamReader(teamId) : memberReader(member);
 }
 
+/**
+ * The conversation a question in a thread continues, as the web chat's memory is: the thread's
+ * last `memoryMessages` before it, the bot's own messages its answers and anyone else's the
+ * questions. A question that starts no thread or is its parent has none; so has a direct message
+ * outside a thread (the direct message's earlier messages are not read: a thread is where Slack
+ * keeps one conversation). A thread Slack will not show (an install from before the `*:history`
+ * scopes, a channel the bot is not in) is answered without memory. A failure another attempt
+ * may cure is retried while attempts remain; the last one answers without memory rather than not
+ * at all.
+ */
+async function threadHistory(
+  deps: ServiceDependencies,
+  botUserId: string | undefined,
+  botToken: string,
+  payload: ChatappQuestionPayload,
+  attempt: AnswerAttempt,
+): Promise<ConversationTurn[]> {
+  const limit = deps.config.answering.memoryMessages;
+  const { threadTs } = payload;
+  if (threadTs === undefined || threadTs === payload.ts || limit === 0) return [];
+  let messages: SlackThreadMessage[];
+  try {
+    messages = await deps.slackMessenger.threadMessages(botToken, payload.channel, threadTs, {
+      before: payload.ts,
+      limit,
+    });
+  } catch (error) {
+    if (attempt.finalAttempt && toJobError(error).retryable) return [];
+    throw error;
+  }
+  return messages.flatMap((message): ConversationTurn[] => {
+    // The bot's reply `text` is its answer alone (the sources are in its blocks: chatapp-reply.ts).
+    const content = slackMessageToPlainText(message.text, botUserId);
+    return content === '' ? [] : [{ role: isBotMessage(message, botUserId) ? 'assistant' : 'user', content }];
+  });
+}
+
+/**
+ * Whether the bot posted a thread's message: its bot user wrote it. An installation stored
+ * without its bot user (Slack did not say) counts any app's message as the bot's.
+ */
+function isBotMessage(message: SlackThreadMessage, botUserId: string | undefined): boolean {
+  return botUserId === undefined ? message.botId !== undefined : message.user === botUserId;
+}
+
 /** The whole answer (the stream gathered: Slack gets one message) with its cited sources. */
 async function composeAnswer(
   deps: ServiceDependencies,
   reader: Reader,
   question: string,
+  history: readonly ConversationTurn[],
   signal: AbortSignal,
 ): Promise<ChatappReply> {
   let text = '';
   let sources: readonly ReplySource[] = [];
-  for await (const event of answerQuestion(deps, { reader, question, history: [], signal })) {
+  for await (const event of answerQuestion(deps, { reader, question, history, signal })) {
     if (event.type === 'answer') text += event.text;
     else if (event.type === 'sources') sources = event.sources;
   }

@@ -1,7 +1,8 @@
 import type { Reader } from '../access.js';
 import type { Answerer, ConversationTurn } from '../answering/answerer.js';
 import { type CitedSource, citedSources, numberPassages } from '../answering/citations.js';
-import { carriedTopic } from '../answering/follow-up.js';
+import { carriedTopic, previousQuestion } from '../answering/follow-up.js';
+import type { QuestionRewriter } from '../answering/standalone-question.js';
 import type { Config } from '../config.js';
 import type { SearchHit, TeamSearch } from '../retrieval/search-types.js';
 
@@ -28,11 +29,14 @@ export interface AnswerQuestionDependencies {
   readonly config: Pick<Config, 'answering'>;
   readonly search: TeamSearch;
   readonly answerer: Answerer;
+  /** Rewrites a follow-up into a standalone question before search; set with an LLM answerer. */
+  readonly questionRewriter?: QuestionRewriter | undefined;
 }
 
 /**
  * Answers a question from the team's documents, for the web chat and the Slack bot alike:
- * searches (hybrid) for the question, with the topic of earlier turns it continues, numbers the
+ * searches (hybrid) for the question completed from the earlier turns it continues (rewritten to
+ * stand alone by the model when one is configured, else with the topic it carries), numbers the
  * top passages by document, streams the answerer's text, then lists the documents it cited.
  * Throws what search or the answerer throw (`AnswerError` for a model failure), and the signal's
  * reason once it aborts.
@@ -43,11 +47,22 @@ export async function* answerQuestion(
 ): AsyncGenerator<AnswerEvent, void, undefined> {
   const { reader, question, history, signal } = input;
   signal.throwIfAborted();
-  // A turn that leans on the conversation is searched with the topic it continues, and alone too:
-  // should it name a subject of its own after all, what it finds alone is still among the passages.
-  const topic = await carriedTopic(deps.search, reader.teamId, question, history);
   const alone = question.trim();
-  const queries = alone === '' ? [] : topic.length === 0 ? [alone] : [`${alone} ${topic.join(' ')}`, alone];
+  // A first turn has nothing to lean on: no model call for it.
+  const standalone =
+    deps.questionRewriter === undefined || alone === '' || previousQuestion(history) === undefined
+      ? undefined
+      : await deps.questionRewriter.standalone(alone, history, signal);
+  // The model's rewrite carries the topic itself, or judged that the turn stands alone or starts
+  // another (then nothing is carried); without a rewrite, a turn that leans on the conversation is
+  // searched with the rarest words of the questions before it.
+  const topic =
+    standalone === undefined ? await carriedTopic(deps.search, reader.teamId, question, history) : [];
+  const rewrite = standalone === alone ? undefined : standalone;
+  const completed = rewrite ?? (topic.length === 0 ? undefined : `${alone} ${topic.join(' ')}`);
+  // Searched alone too: should the turn name a subject of its own after all, what it finds alone
+  // is still among the passages.
+  const queries = alone === '' ? [] : completed === undefined ? [alone] : [completed, alone];
   const rankings: (readonly SearchHit[])[] = [];
   for (const text of queries) {
     const topK = deps.config.answering.passages;
@@ -61,6 +76,7 @@ export async function* answerQuestion(
     question,
     history,
     topic,
+    standaloneQuestion: rewrite,
     passages,
     signal,
   })) {

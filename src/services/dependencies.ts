@@ -6,6 +6,7 @@ import type { TokenEndpointClient } from '../adapters/token-endpoint/token-endpo
 import type { UploadStore } from '../adapters/upload-store/upload-store.js';
 import type { WikiClient } from '../adapters/wiki/wiki-client.js';
 import type { Answerer } from '../answering/answerer.js';
+import type { QuestionRewriter } from '../answering/standalone-question.js';
 import type { Batcher } from '../batcher.js';
 import type { Config } from '../config.js';
 import type { DatabaseKind } from '../db/client.js';
@@ -78,6 +79,11 @@ export interface ServiceDependencies {
   readonly search: TeamSearch;
   /** Writes answers from retrieved passages: extractive by default, an LLM when configured. */
   readonly answerer: Answerer;
+  /**
+   * Rewrites a follow-up into a standalone question before search, with the LLM answerer's model;
+   * undefined with the extractive answerer (the topic of earlier questions is carried instead).
+   */
+  readonly questionRewriter: QuestionRewriter | undefined;
   /** Chat saves, committed together when they arrive together. */
   readonly chatWrites: Batcher<ChatWrite, ChatWriteResult>;
   /** Slack questions recorded and queued, many per commit when they arrive together. */

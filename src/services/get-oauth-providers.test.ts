@@ -38,7 +38,8 @@ describe('getOAuthProviders', () => {
         client_id: SLACK_CLIENT_ID,
         authorize_url: 'https://slack.com/oauth/v2/authorize',
         redirect_uri: 'https://knowledge.example/connectors/slack/callback',
-        scope: 'app_mentions:read,chat:write,im:history,users:read,users:read.email',
+        scope:
+          'app_mentions:read,channels:history,chat:write,groups:history,im:history,mpim:history,users:read,users:read.email',
       },
     });
     const text = JSON.stringify(providers);

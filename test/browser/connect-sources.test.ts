@@ -137,7 +137,8 @@ describe.skipIf(!browserTestsEnabled())('connecting Google Drive and Slack in Ch
     await page.getByText('The bot answers in the workspace Acme Robotics').waitFor();
     expect(slack.authorizations.at(-1)).toMatchObject({
       client_id: SLACK_CLIENT_ID,
-      scope: 'app_mentions:read,chat:write,im:history,users:read,users:read.email',
+      scope:
+        'app_mentions:read,channels:history,chat:write,groups:history,im:history,mpim:history,users:read,users:read.email',
     });
 
     await openFromMainNav(page, 'Documents');

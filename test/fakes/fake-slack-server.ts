@@ -63,6 +63,34 @@ export interface FakeSlackUser {
   readonly isBot?: boolean;
 }
 
+/** A message someone wrote in a channel, for `conversations.replies` to show (`addThreadMessage`). */
+export interface FakeSlackChannelMessage {
+  readonly channel: string;
+  /** The thread it replies in (its parent's `ts`); absent for a message of the channel itself. */
+  readonly threadTs?: string;
+  /** The author; a bot's messages have its bot user here and `botId`. */
+  readonly user?: string;
+  readonly botId?: string;
+  readonly text: string;
+  /** Later than every earlier one by default. */
+  readonly ts?: string;
+}
+
+interface StoredChannelMessage {
+  readonly threadTs: string | undefined;
+  readonly user: string | undefined;
+  readonly botId: string | undefined;
+  readonly text: string;
+  readonly ts: string;
+}
+
+/** The history scope `conversations.replies` needs, by the conversation id's kind. */
+const HISTORY_SCOPES: Readonly<Record<string, readonly string[]>> = {
+  C: ['channels:history'],
+  G: ['groups:history', 'mpim:history'],
+  D: ['im:history'],
+};
+
 type SlackAnswer = { status: number; headers?: Record<string, string>; body: Record<string, unknown> };
 
 interface ScriptedFailure {
@@ -81,6 +109,8 @@ export class FakeSlackServer {
   private readonly tokens = new Map<string, FakeSlackInstallation>();
   private readonly scripted = new Map<string, ScriptedFailure[]>();
   private readonly users = new Map<string, FakeSlackUser>();
+  /** What each channel holds: seeded messages and the bots' posts, by channel id. */
+  private readonly channelMessages = new Map<string, StoredChannelMessage[]>();
   private tsCounter = 0;
   /** What the next visit to the authorize page installs, per client id. */
   private readonly pendingInstalls = new Map<string, Partial<FakeSlackInstallation>>();
@@ -124,7 +154,9 @@ export class FakeSlackServer {
       botToken:
         installation.botToken ?? `xoxb-${digits(12)}-${digits(13)}-${randomBytes(12).toString('hex')}`,
       authedUserId: installation.authedUserId ?? slackId('U'),
-      scope: installation.scope ?? 'app_mentions:read,chat:write,im:history,users:read,users:read.email',
+      scope:
+        installation.scope ??
+        'app_mentions:read,channels:history,chat:write,groups:history,im:history,mpim:history,users:read,users:read.email',
     };
     this.codes.set(code, { clientId, installation: full });
     return full;
@@ -155,6 +187,23 @@ export class FakeSlackServer {
     return user;
   }
 
+  /**
+   * A message someone wrote, as `conversations.replies` then shows it: in the thread `threadTs`,
+   * or (without one) in the channel, where it can start a thread. Bots' `chat.postMessage` posts
+   * are added the same way. Answers its `ts`.
+   */
+  addThreadMessage(message: FakeSlackChannelMessage): { ts: string } {
+    const ts = message.ts ?? this.nextTs();
+    this.store(message.channel, {
+      threadTs: message.threadTs,
+      user: message.user,
+      botId: message.botId,
+      text: message.text,
+      ts,
+    });
+    return { ts };
+  }
+
   /** Answers the next `times` calls to `method` with 429 and `Retry-After`. */
   rateLimitNext(method: string, retryAfterSeconds = 1, times = 1): void {
     this.script(method, times, {
@@ -179,7 +228,10 @@ export class FakeSlackServer {
     return this.calls.filter((call) => call.method === method);
   }
 
-  /** Forgets calls, messages and scripted failures; keeps apps, codes, tokens and users. */
+  /**
+   * Forgets calls, the posted-messages record and scripted failures; keeps apps, codes, tokens,
+   * users and what the channels hold.
+   */
   clearRecords(): void {
     this.calls.length = 0;
     this.messages.length = 0;
@@ -188,6 +240,13 @@ export class FakeSlackServer {
 
   close(): Promise<void> {
     return this.http.close();
+  }
+
+  private store(channel: string, message: StoredChannelMessage): void {
+    const messages = this.channelMessages.get(channel) ?? [];
+    messages.push(message);
+    messages.sort((a, b) => compareTs(a.ts, b.ts));
+    this.channelMessages.set(channel, messages);
   }
 
   private script(method: string, times: number, answer: SlackAnswer): void {
@@ -234,6 +293,8 @@ export class FakeSlackServer {
         return send(response, ok(this.chatPostMessage(request.headers, body)));
       case 'users.info':
         return send(response, ok(this.usersInfo(request.headers, body)));
+      case 'conversations.replies':
+        return send(response, ok(this.conversationsReplies(request.headers, body)));
       default:
         // Slack answers an unknown method with 404 and `unknown_method`.
         return send(response, {
@@ -347,6 +408,13 @@ export class FakeSlackServer {
     const ts = this.nextTs();
     const { installation, token } = auth;
     this.messages.push({ channel, threadTs, text, blocks, token, ts });
+    this.store(channel, {
+      threadTs,
+      user: installation.botUserId,
+      botId: installation.botId,
+      text: text ?? '',
+      ts,
+    });
     return {
       ok: true,
       channel,
@@ -413,6 +481,81 @@ export class FakeSlackServer {
     };
   }
 
+  /**
+   * `conversations.replies` (https://api.slack.com/methods/conversations.replies): the thread's
+   * parent, then its replies, oldest first, within `oldest`..`latest` (ends included with
+   * `inclusive`), `limit` at a time (100 by default, at most 1000) with a cursor to the next page.
+   * Needs the `*:history` scope of the conversation's kind (by its id: C, G or D).
+   */
+  private conversationsReplies(
+    headers: IncomingHttpHeaders,
+    body: Record<string, unknown>,
+  ): Record<string, unknown> {
+    const auth = this.authorise(headers, body);
+    if ('error' in auth) return auth;
+    const channel = stringField(body, 'channel');
+    if (channel === undefined || channel === '') return { ok: false, error: 'channel_not_found' };
+    const needed = HISTORY_SCOPES[channel.charAt(0)] ?? [];
+    const scopes = new Set(auth.installation.scope.split(','));
+    if (!needed.some((scope) => scopes.has(scope))) {
+      return {
+        ok: false,
+        error: 'missing_scope',
+        needed: needed[0] ?? 'channels:history',
+        provided: auth.installation.scope,
+      };
+    }
+    const threadTs = stringField(body, 'ts');
+    if (threadTs === undefined || threadTs === '') return { ok: false, error: 'invalid_arguments' };
+    const held = this.channelMessages.get(channel) ?? [];
+    const parent = held.find((message) => message.ts === threadTs);
+    if (parent === undefined) return { ok: false, error: 'thread_not_found' };
+    const replies = held.filter((message) => message.threadTs === threadTs && message.ts !== threadTs);
+    const inclusive = body.inclusive === true || body.inclusive === 'true' || body.inclusive === '1';
+    const latest = stringField(body, 'latest');
+    const oldest = stringField(body, 'oldest');
+    const inRange = (ts: string) =>
+      (latest === undefined || compareTs(ts, latest) < 0 || (inclusive && compareTs(ts, latest) === 0)) &&
+      (oldest === undefined || compareTs(ts, oldest) > 0 || (inclusive && compareTs(ts, oldest) === 0));
+    const thread = [parent, ...replies].filter((message) => inRange(message.ts));
+    const limit = Math.min(Math.max(Number(stringField(body, 'limit') ?? body.limit ?? 100) || 100, 1), 1000);
+    const cursor = stringField(body, 'cursor');
+    let start = 0;
+    if (cursor !== undefined && cursor !== '') {
+      const from = /^next_ts:(\d+\.\d+)$/.exec(Buffer.from(cursor, 'base64').toString('utf8'))?.[1];
+      if (from === undefined) return { ok: false, error: 'invalid_cursor' };
+      start = thread.findIndex((message) => compareTs(message.ts, from) >= 0);
+      if (start < 0) start = thread.length;
+    }
+    const page = thread.slice(start, start + limit);
+    const next = thread[start + limit];
+    const lastReply = replies.at(-1);
+    return {
+      ok: true,
+      messages: page.map((message) => ({
+        type: 'message',
+        ...(message.user === undefined ? {} : { user: message.user }),
+        ...(message.botId === undefined ? {} : { bot_id: message.botId, app_id: 'A0FAKEAPP01' }),
+        text: message.text,
+        ts: message.ts,
+        ...(replies.length === 0 ? {} : { thread_ts: threadTs }),
+        ...(message === parent
+          ? lastReply === undefined
+            ? {}
+            : {
+                reply_count: replies.length,
+                reply_users: [...new Set(replies.flatMap((reply) => reply.user ?? []))],
+                latest_reply: lastReply.ts,
+              }
+          : { parent_user_id: parent.user }),
+      })),
+      has_more: next !== undefined,
+      response_metadata: {
+        next_cursor: next === undefined ? '' : Buffer.from(`next_ts:${next.ts}`).toString('base64'),
+      },
+    };
+  }
+
   /** Slack takes the token as a bearer header or a `token` field. */
   private authorise(
     headers: IncomingHttpHeaders,
@@ -430,6 +573,13 @@ export class FakeSlackServer {
     this.tsCounter += 1;
     return `${Math.floor(Date.now() / 1000)}.${String(this.tsCounter).padStart(6, '0')}`;
   }
+}
+
+/** Orders Slack timestamps (`seconds.micros`). */
+function compareTs(a: string, b: string): number {
+  const [aSeconds = '', aMicros = ''] = a.split('.');
+  const [bSeconds = '', bMicros = ''] = b.split('.');
+  return Number(aSeconds) - Number(bSeconds) || Number(aMicros) - Number(bMicros);
 }
 
 function ok(body: Record<string, unknown>): SlackAnswer {

@@ -6,6 +6,15 @@ export interface ChatModelMessage {
   readonly content: string;
 }
 
+/** One call's settings: the signal, and limits tighter than the configured ones (a short rewrite). */
+export interface ChatModelCallOptions {
+  readonly signal: AbortSignal;
+  /** At most this many tokens for this reply; the configured limit still applies when lower. */
+  readonly maxTokens?: number;
+  /** This reply's sampling temperature, instead of the configured one. */
+  readonly temperature?: number;
+}
+
 /**
  * A chat-completions model that streams its reply. Errors are `ChatModelError`s, except when
  * `signal` aborts: then the iteration rejects with the signal's reason, and the HTTP request is
@@ -15,10 +24,7 @@ export interface ChatModel {
   /** Provider and model, e.g. `openai:gpt-4o-mini`; for logs. */
   readonly id: string;
   /** The reply's content as it arrives, delta by delta (never an empty string). */
-  stream(
-    messages: readonly ChatModelMessage[],
-    options: { readonly signal: AbortSignal },
-  ): AsyncIterable<string>;
+  stream(messages: readonly ChatModelMessage[], options: ChatModelCallOptions): AsyncIterable<string>;
 }
 
 /**

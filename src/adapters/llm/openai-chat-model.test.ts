@@ -61,6 +61,16 @@ describe('OpenAiChatModel', () => {
     });
   });
 
+  it("sends one call's own temperature and a lower token limit, never a higher one", async () => {
+    const signal = new AbortController().signal;
+    await collect(model().stream(PROMPT, { signal, maxTokens: 64, temperature: 0 }));
+    await collect(model().stream(PROMPT, { signal, maxTokens: 5_000 }));
+    expect(server.chatRequests.map(({ maxTokens, temperature }) => ({ maxTokens, temperature }))).toEqual([
+      { maxTokens: 64, temperature: 0 },
+      { maxTokens: 300, temperature: 0.1 },
+    ]);
+  });
+
   it('fails with a retryable error after the first pieces when the server sends an error event', async () => {
     server.chatScript = {
       reply: 'You get 25 days of holiday [1].',

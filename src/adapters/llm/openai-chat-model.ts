@@ -1,6 +1,11 @@
 import OpenAI from 'openai';
 import { failureOfStatus, openAiClient, redactApiKey } from '../openai-compatible.js';
-import { type ChatModel, ChatModelError, type ChatModelMessage } from './chat-model.js';
+import {
+  type ChatModel,
+  type ChatModelCallOptions,
+  ChatModelError,
+  type ChatModelMessage,
+} from './chat-model.js';
 
 export interface OpenAiChatModelOptions {
   /** The API root, e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1` (a bare origin gets `/v1`). */
@@ -40,7 +45,7 @@ export class OpenAiChatModel implements ChatModel {
 
   async *stream(
     messages: readonly ChatModelMessage[],
-    { signal }: { readonly signal: AbortSignal },
+    { signal, maxTokens, temperature }: ChatModelCallOptions,
   ): AsyncGenerator<string, void, undefined> {
     signal.throwIfAborted();
     // The client's own time-out ends at the response headers; a server that stalls mid-reply
@@ -67,8 +72,8 @@ export class OpenAiChatModel implements ChatModel {
             messages: messages.map((message) => ({ role: message.role, content: message.content })),
             stream: true,
             // max_tokens, not max_completion_tokens: Ollama, vLLM and llama.cpp all read this one.
-            max_tokens: this.options.maxTokens,
-            temperature: this.options.temperature,
+            max_tokens: Math.min(maxTokens ?? this.options.maxTokens, this.options.maxTokens),
+            temperature: temperature ?? this.options.temperature,
           },
           { signal: request.signal },
         );

@@ -1,4 +1,9 @@
-import { type ChatModel, ChatModelError, type ChatModelMessage } from './chat-model.js';
+import {
+  type ChatModel,
+  type ChatModelCallOptions,
+  ChatModelError,
+  type ChatModelMessage,
+} from './chat-model.js';
 
 /** What the scripted model does on its next calls. */
 export interface ChatModelScript {
@@ -16,6 +21,9 @@ export interface ChatModelScript {
 /** One call the model received. */
 export interface ScriptedChatCall {
   readonly messages: readonly ChatModelMessage[];
+  /** The call's limits, when it set any. */
+  readonly maxTokens: number | undefined;
+  readonly temperature: number | undefined;
   /** True once the caller's signal aborted while the call was still streaming. */
   aborted: boolean;
 }
@@ -29,10 +37,10 @@ export class ScriptedChatModel implements ChatModel {
 
   async *stream(
     messages: readonly ChatModelMessage[],
-    { signal }: { readonly signal: AbortSignal },
+    { signal, maxTokens, temperature }: ChatModelCallOptions,
   ): AsyncGenerator<string, void, undefined> {
     signal.throwIfAborted();
-    const call: ScriptedChatCall = { messages, aborted: false };
+    const call: ScriptedChatCall = { messages, maxTokens, temperature, aborted: false };
     this.calls.push(call);
     const {
       reply = 'Scripted reply.',

@@ -20,7 +20,18 @@ export interface SlackMessage {
   readonly blocks?: readonly SlackBlock[];
 }
 
-/** The bot's calls to Slack's Web API: posting its messages, and who asked. */
+/** A message of a thread, as `conversations.replies` tells it. */
+export interface SlackThreadMessage {
+  readonly ts: string;
+  /** Who wrote it: a person, or a bot's user (a bot posting as itself has both). */
+  readonly user?: string;
+  /** Set when an app or integration posted it. */
+  readonly botId?: string;
+  /** As Slack stores it (mrkdwn: mentions, links and escapes); '' when it has none (a file alone). */
+  readonly text: string;
+}
+
+/** The bot's calls to Slack's Web API: posting its messages, who asked, and what was said before. */
 export interface SlackMessenger {
   /** Answers the posted message's `ts`; throws a `SlackApiError` saying whether a retry can help. */
   postMessage(botToken: string, message: SlackMessage): Promise<{ ts: string }>;
@@ -31,6 +42,28 @@ export interface SlackMessenger {
    * for what another attempt may cure (429, 5xx, network) and for a token Slack no longer takes.
    */
   userEmail(botToken: string, slackUserId: string): Promise<string | undefined>;
+  /**
+   * The last `limit` messages of the thread `threadTs` (its parent included) posted before the
+   * message `before`, oldest first (`conversations.replies`, with the `*:history` scope of the
+   * channel's kind). Empty when Slack will not show the thread: a token without the scope, a
+   * channel the bot is not in, an unknown channel or thread. Throws a `SlackApiError` for what
+   * another attempt may cure (429, 5xx, network) and for a token Slack no longer takes.
+   */
+  threadMessages(
+    botToken: string,
+    channel: string,
+    threadTs: string,
+    options: { readonly before: string; readonly limit: number },
+  ): Promise<SlackThreadMessage[]>;
+}
+
+/** Orders two Slack message timestamps (`seconds.micros`): negative when `a` is earlier. */
+export function compareSlackTs(a: string, b: string): number {
+  const [aSeconds = '', aMicros = ''] = a.split('.');
+  const [bSeconds = '', bMicros = ''] = b.split('.');
+  return (
+    Number(aSeconds) - Number(bSeconds) || Number(aMicros.padEnd(6, '0')) - Number(bMicros.padEnd(6, '0'))
+  );
 }
 
 /**
@@ -74,6 +107,7 @@ const FAILURE_BY_SLACK_ERROR: Readonly<Record<string, SourceFailure>> = {
   team_access_not_granted: 'permission_denied',
   ekm_access_denied: 'permission_denied',
   channel_not_found: 'not_found',
+  thread_not_found: 'not_found',
   user_not_found: 'not_found',
   user_not_visible: 'permission_denied',
   msg_too_long: 'too_large',

@@ -147,4 +147,130 @@ describe('WebApiSlackMessenger against a fake Slack Web API', () => {
       expect(revoked).toMatchObject({ slackError: 'invalid_auth', retryable: false });
     });
   });
+
+  describe('threadMessages (conversations.replies)', () => {
+    let threadCounter = 0;
+    /** A thread in a fresh channel: a person's parent message, then `replies` by the same person. */
+    function thread(replies: number, channelId?: string) {
+      threadCounter += 1;
+      const channel = channelId ?? `C0THREAD${String(threadCounter).padStart(2, '0')}`;
+      const parent = fake.addThreadMessage({ channel, user: 'U0ASKER01', text: 'Parent' });
+      const later = Array.from(
+        { length: replies },
+        (_, index) =>
+          fake.addThreadMessage({
+            channel,
+            threadTs: parent.ts,
+            user: 'U0ASKER01',
+            text: `Reply ${index + 1}`,
+          }).ts,
+      );
+      return { channel, threadTs: parent.ts, replies: later };
+    }
+
+    it("answers the thread's messages before the question, oldest first, the bot's posts among them", async () => {
+      const channel = 'C0THREADBOT';
+      const parent = fake.addThreadMessage({
+        channel,
+        user: 'U0ASKER01',
+        text: '<@U0BOT> How do I descale it?',
+      });
+      const answer = await messenger.postMessage(botToken, {
+        channel,
+        threadTs: parent.ts,
+        text: 'Use a tablet.',
+      });
+      const question = fake.addThreadMessage({
+        channel,
+        threadTs: parent.ts,
+        user: 'U0ASKER01',
+        text: 'How often?',
+      });
+      fake.addThreadMessage({ channel, threadTs: parent.ts, user: 'U0OTHER01', text: 'Later' });
+      const messages = await messenger.threadMessages(botToken, channel, parent.ts, {
+        before: question.ts,
+        limit: 10,
+      });
+      expect(messages).toEqual([
+        { ts: parent.ts, user: 'U0ASKER01', text: '<@U0BOT> How do I descale it?' },
+        {
+          ts: answer.ts,
+          user: expect.stringMatching(/^U0/),
+          botId: expect.stringMatching(/^B0/),
+          text: 'Use a tablet.',
+        },
+      ]);
+      const call = fake.callsTo('conversations.replies').at(-1);
+      expect(call?.body).toMatchObject({ channel, ts: parent.ts, latest: question.ts, inclusive: 'false' });
+      expect(call?.headers.authorization).toBe(`Bearer ${botToken}`);
+    });
+
+    it('keeps the last `limit` of them, paging through a long thread', async () => {
+      const { channel, threadTs, replies } = thread(450);
+      const before = fake.callsTo('conversations.replies').length;
+      const messages = await messenger.threadMessages(botToken, channel, threadTs, {
+        before: replies[429] as string,
+        limit: 3,
+      });
+      expect(messages.map((message) => message.text)).toEqual(['Reply 427', 'Reply 428', 'Reply 429']);
+      // 430 messages before the question (the parent and 429 replies), 200 a page.
+      expect(fake.callsTo('conversations.replies').length - before).toBe(3);
+      expect(fake.callsTo('conversations.replies').at(-1)?.body.cursor).toEqual(expect.any(String));
+    });
+
+    it('answers none for a thread longer than it pages through, rather than its start', async () => {
+      const { channel, threadTs, replies } = thread(1100);
+      const last = replies.at(-1) as string;
+      expect(await messenger.threadMessages(botToken, channel, threadTs, { before: last, limit: 3 })).toEqual(
+        [],
+      );
+    });
+
+    it('answers none when Slack will not show the thread: no history scope, not in the channel, unknown', async () => {
+      const { channel, threadTs, replies } = thread(2);
+      const question = { before: replies[1] as string, limit: 10 };
+      const token = fake.issueCode('code-no-history', CLIENT_ID, {
+        scope: 'app_mentions:read,chat:write,im:history,users:read',
+      }).botToken;
+      await fetch(`${fake.url}oauth.v2.access`, {
+        method: 'POST',
+        body: new URLSearchParams({ client_id: CLIENT_ID, client_secret: 'secret', code: 'code-no-history' }),
+      });
+      expect(await messenger.threadMessages(token, channel, threadTs, question)).toEqual([]);
+      expect(fake.callsTo('conversations.replies').length).toBeGreaterThan(0);
+      // The scope of direct messages is the one this token has.
+      const direct = thread(1, 'D0DIRECT01');
+      expect(
+        await messenger.threadMessages(token, direct.channel, direct.threadTs, {
+          before: direct.replies[0] as string,
+          limit: 10,
+        }),
+      ).toEqual([{ ts: direct.threadTs, user: 'U0ASKER01', text: 'Parent' }]);
+      expect(await messenger.threadMessages(botToken, channel, '1600000000.000001', question)).toEqual([]);
+      for (const slackError of ['not_in_channel', 'channel_not_found', 'missing_scope']) {
+        fake.failNext('conversations.replies', slackError);
+        expect(await messenger.threadMessages(botToken, channel, threadTs, question)).toEqual([]);
+      }
+      expect(await messenger.threadMessages(botToken, channel, threadTs, question)).toHaveLength(2);
+    });
+
+    it('throws what another attempt may cure, and a token Slack no longer takes', async () => {
+      const { channel, threadTs, replies } = thread(1);
+      const question = { before: replies[0] as string, limit: 10 };
+      fake.rateLimitNext('conversations.replies', 30);
+      expect(await failureOf(messenger.threadMessages(botToken, channel, threadTs, question))).toMatchObject({
+        failure: 'rate_limited',
+        retryable: true,
+        retryAfterSeconds: 30,
+      });
+      fake.failNextWithStatus('conversations.replies', 503);
+      expect(await failureOf(messenger.threadMessages(botToken, channel, threadTs, question))).toMatchObject({
+        retryable: true,
+      });
+      const revoked = await failureOf(
+        messenger.threadMessages('xoxb-not-a-token', channel, threadTs, question),
+      );
+      expect(revoked).toMatchObject({ slackError: 'invalid_auth', retryable: false });
+    });
+  });
 });

@@ -1,5 +1,6 @@
 import {
   type ChatPostMessageArguments,
+  type ConversationsRepliesResponse,
   ErrorCode,
   LogLevel,
   type UsersInfoResponse,
@@ -11,15 +12,39 @@ import {
 } from '@slack/web-api';
 import { headerValue, parseRetryAfter } from '../http/headers.js';
 import type { SourceFailure } from '../source-error.js';
-import { SlackApiError, type SlackMessage, type SlackMessenger, slackFailureOf } from './slack-messenger.js';
+import {
+  compareSlackTs,
+  SlackApiError,
+  type SlackMessage,
+  type SlackMessenger,
+  type SlackThreadMessage,
+  slackFailureOf,
+} from './slack-messenger.js';
 
 /** Block Kit blocks as the library types them (from @slack/types, not a dependency of ours). */
 type PostedBlocks = NonNullable<Extract<ChatPostMessageArguments, { blocks?: unknown }>['blocks']>;
 
 /** Why Slack will not tell a user's e-mail that is no failure: the asker then reads as the team. */
 const EMAIL_UNKNOWN: ReadonlySet<SourceFailure> = new Set(['not_found', 'permission_denied']);
+/**
+ * Why Slack will not show a thread that is no failure: the question is then answered without
+ * memory (`missing_scope` before the `*:history` scopes, `not_in_channel`, `channel_not_found`,
+ * `thread_not_found`).
+ */
+const THREAD_UNSEEN: ReadonlySet<SourceFailure> = new Set(['not_found', 'permission_denied']);
+/**
+ * `conversations.replies` pages forward from the thread's parent, so the messages before the
+ * question come last: pages of this size reach them in one request for most threads, and at most
+ * this many pages are read. (Since 2025 Slack gives apps outside its Marketplace 15 messages a page
+ * and one request a minute: a longer thread's second page is rate-limited, a retryable failure.)
+ */
+const THREAD_PAGE_SIZE = 200;
+const THREAD_PAGES_LIMIT = 5;
 
-/** `chat.postMessage` and `users.info` through `@slack/web-api`, at a configurable API URL (a fake one in tests). */
+/**
+ * `chat.postMessage`, `users.info` and `conversations.replies` through `@slack/web-api`, at a
+ * configurable API URL (a fake one in tests).
+ */
 export class WebApiSlackMessenger implements SlackMessenger {
   private readonly client: WebClient;
 
@@ -72,6 +97,54 @@ export class WebApiSlackMessenger implements SlackMessenger {
     if (user?.is_email_confirmed === false) return undefined;
     const email = user?.profile?.email?.trim().toLowerCase();
     return email === undefined || email === '' ? undefined : email;
+  }
+
+  async threadMessages(
+    botToken: string,
+    channel: string,
+    threadTs: string,
+    options: { readonly before: string; readonly limit: number },
+  ): Promise<SlackThreadMessage[]> {
+    if (options.limit <= 0) return [];
+    let window: SlackThreadMessage[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < THREAD_PAGES_LIMIT; page += 1) {
+      let response: ConversationsRepliesResponse;
+      try {
+        response = await this.client.conversations.replies({
+          token: botToken,
+          channel,
+          ts: threadTs,
+          latest: options.before,
+          inclusive: false,
+          limit: THREAD_PAGE_SIZE,
+          ...(cursor === undefined ? {} : { cursor }),
+        });
+      } catch (error) {
+        const failure = slackApiError('conversations.replies', error);
+        if (error instanceof WebAPIPlatformError && THREAD_UNSEEN.has(failure.failure)) return [];
+        throw failure;
+      }
+      for (const message of response.messages ?? []) {
+        // Each message once, and only those before the question, whatever a page holds.
+        if (message.ts === undefined || seen.has(message.ts)) continue;
+        if (compareSlackTs(message.ts, options.before) >= 0) continue;
+        seen.add(message.ts);
+        window.push({
+          ts: message.ts,
+          text: message.text ?? '',
+          ...(message.user === undefined ? {} : { user: message.user }),
+          ...(message.bot_id === undefined ? {} : { botId: message.bot_id }),
+        });
+      }
+      window = window.slice(-options.limit);
+      cursor = response.response_metadata?.next_cursor;
+      if (response.has_more !== true || cursor === undefined || cursor === '') return window;
+    }
+    // A thread longer than we page through: its last messages were not reached, and its first
+    // ones are another conversation than the question's; none is better memory than those.
+    return [];
   }
 }
 

@@ -12,12 +12,16 @@ import { decodeEntities } from './markup-tokens.js';
 const ESCAPED = /\\([!-/:-@[-`{-~])/g;
 const PARKED = /[\uE000-\uE07F]/g;
 
+/** What a code span holds literally that the later inline rules would otherwise read as markup. */
+const CODE_LITERAL = /[<&*_~[\]!\\]/g;
+
 const park = (char: string) => String.fromCharCode(0xe000 + char.charCodeAt(0));
 
 /**
  * Inline markup to its text: links to their labels, images to their alt text, emphasis and code
  * marks dropped, raw HTML tags and comments dropped (an element's text kept), entities decoded.
- * Code spans keep their `<` and `&` as written.
+ * Code spans keep what they hold as written: `<`, `&`, and the marks that elsewhere are emphasis,
+ * links or escapes (`DEBUG=*,-connect:*`, `[[name]]`).
  */
 export function inlineMarkdown(text: string): string {
   let result = text.replace(ESCAPED, (_, char: string) => park(char));
@@ -74,7 +78,7 @@ function withoutCodeSpanMarks(text: string): string {
     for (let start = index; start < end; start += 1) {
       const closing = runs.nextOfLength(end - start, end + 1);
       if (closing === undefined) continue;
-      rewrite.replace(start, closing + end - start, text.slice(end, closing).replace(/[<&]/g, park));
+      rewrite.replace(start, closing + end - start, text.slice(end, closing).replace(CODE_LITERAL, park));
       next = text.indexOf('`', closing + end - start);
       break;
     }

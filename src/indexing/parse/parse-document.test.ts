@@ -541,6 +541,16 @@ describe('Markdown read by linear scans (issue 10)', () => {
     );
     expect(outline(parsed)).toEqual(['spaced item', 'a: x; b: y']);
   });
+
+  it('keeps a code span as written: its stars, underscores and brackets are not markup', async () => {
+    const parsed = await parseText(
+      'text/markdown',
+      'For example, `DEBUG=*,-connect:*` includes all but `connect:*`; `__proto__`, `[a](b)` and `~~x~~` too.',
+    );
+    expect(outline(parsed)).toEqual([
+      'For example, DEBUG=*,-connect:* includes all but connect:*; __proto__, [a](b) and ~~x~~ too.',
+    ]);
+  });
 });
 
 /** A DOCX whose core properties (File > Properties) and paragraphs say different things. */

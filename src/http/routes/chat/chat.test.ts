@@ -12,6 +12,8 @@ import {
 } from '../../../../test/helpers/test-app.js';
 import type { CitedSource } from '../../../answering/citations.js';
 import { NOT_FOUND_ANSWER } from '../../../answering/extractive-answerer.js';
+import { SYSTEM_PROMPT } from '../../../answering/llm-answerer.js';
+import { REWRITE_PROMPT } from '../../../answering/standalone-question.js';
 import { appendChatMessages } from '../../../db/repositories/chats.js';
 
 type Registered = Awaited<ReturnType<typeof registerUser>> & { userContext: Record<string, unknown> };
@@ -608,27 +610,136 @@ describe('POST /v1/chat/ with an LLM answerer (OpenAI-compatible server)', () =>
     expect(llm.chatRequests[0]?.completed).toBe(false);
   });
 
+  /** The requests that asked for an answer, not for a follow-up's rewrite. */
+  const answerRequests = () =>
+    llm.chatRequests.filter((request) => request.messages[0]?.content === SYSTEM_PROMPT);
+
   it("remembers the chat's earlier turns, never another chat's or another user's", async () => {
-    llm.chatScript = { reply: (messages) => `Answer ${messages.length} [1].` };
+    llm.chatScript = {
+      reply: (messages) =>
+        messages[0]?.content === REWRITE_PROMPT
+          ? 'Can unused paid holiday days be carried over?'
+          : `Answer ${messages.length} [1].`,
+    };
     const first = await ask(testApp, user, HOLIDAY_QUESTION);
     const chatId = String(first.events.at(-1)?.data.chat_id);
     await ask(testApp, user, 'Can unused holiday be carried over?', { chatId });
-    const sameChat = llm.chatRequests[1]?.messages ?? [];
+    const sameChat = answerRequests()[1]?.messages ?? [];
     expect(sameChat.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
     expect(sameChat[1]?.content).toBe(HOLIDAY_QUESTION);
     // The earlier answer without its citation markers: its numbers named other sources.
     expect(sameChat[2]?.content).toBe(first.answer.replace(' [1]', ''));
 
     await ask(testApp, user, 'Can unused holiday be carried over?', { chatId: 'another-chat' });
-    expect(llm.chatRequests[2]?.messages.map((message) => message.role)).toEqual(['system', 'user']);
+    expect(answerRequests()[2]?.messages.map((message) => message.role)).toEqual(['system', 'user']);
 
     // Another user naming the same chat id has a chat of their own.
     await ask(testApp, rival, 'Can unused holiday be carried over?', { chatId });
-    expect(llm.chatRequests[3]?.messages.map((message) => message.role)).toEqual(['system', 'user']);
+    expect(answerRequests()[3]?.messages.map((message) => message.role)).toEqual(['system', 'user']);
+    // Only the follow-up in a chat with earlier turns was rewritten.
+    expect(llm.chatRequests).toHaveLength(5);
     const rivalChat = (await chatHistory(testApp, rival, chatId)).json() as { messages: unknown[] };
     expect(rivalChat.messages).toHaveLength(2);
     const ownChat = (await chatHistory(testApp, user, chatId)).json() as { messages: unknown[] };
     expect(ownChat.messages).toHaveLength(4);
+  });
+
+  it('rewrites a follow-up into a standalone question before search: the document only the rewrite finds reaches the model', async () => {
+    // The right document shares no word with the follow-up or the question before it: only the
+    // earlier answer names its subject, and only the model's rewrite brings that into the search.
+    const asker = await signUp(testApp);
+    await upload(testApp, asker, [
+      {
+        external_id: 'espresso',
+        title: 'Espresso machine',
+        url: 'https://intranet.example/espresso',
+        text: 'Descale the espresso machine every two months with citric acid, then run two tanks of water through it.',
+      },
+      {
+        external_id: 'kitchen',
+        title: 'Kitchen rota',
+        url: 'https://intranet.example/kitchen',
+        text: 'The facilities team cleans the kitchen on Fridays. Fridges are emptied as often as each floor decides.',
+      },
+    ]);
+    const firstQuestion = 'What does the facilities team do in the kitchen?';
+    const followUp = 'How often should I do that?';
+    const standalone = 'How often should I descale the espresso machine?';
+    llm.chatScript = {
+      reply: (messages) => {
+        if (messages[0]?.content === REWRITE_PROMPT) return `"${standalone}"`;
+        return messages.length === 2
+          ? 'They clean it on Fridays [1]. You descale the espresso machine yourself.'
+          : 'Every two months, with citric acid [1].';
+      },
+    };
+    const first = await ask(testApp, asker, firstQuestion);
+    expect(llm.chatRequests.map((request) => request.messages[0]?.content)).toEqual([SYSTEM_PROMPT]);
+    const chatId = String(first.events.at(-1)?.data.chat_id);
+
+    const second = await ask(testApp, asker, followUp, { chatId });
+    expect(llm.chatRequests.map((request) => request.messages[0]?.content)).toEqual([
+      SYSTEM_PROMPT,
+      REWRITE_PROMPT,
+      SYSTEM_PROMPT,
+    ]);
+    const [, rewrite, answer] = llm.chatRequests;
+    expect(rewrite).toMatchObject({ model: 'small-chat', temperature: 0, completed: true });
+    expect(rewrite?.maxTokens).toBeLessThan(800);
+    expect(rewrite?.messages[1]?.content).toBe(
+      [
+        'Conversation:',
+        `User: ${firstQuestion}`,
+        'Assistant: They clean it on Fridays. You descale the espresso machine yourself.',
+        '',
+        `Last message: ${followUp}`,
+      ].join('\n'),
+    );
+    const prompt = answer?.messages.at(-1)?.content ?? '';
+    expect(prompt).toContain('[1] Espresso machine\nDescale the espresso machine every two months');
+    expect(prompt.endsWith(`Question: ${followUp}\n(As a standalone question: ${standalone})`)).toBe(true);
+    expect(second.answer).toBe('Every two months, with citric acid [1].');
+    expect(second.sources.map((source) => [source.citation, source.title])).toEqual([
+      [1, 'Espresso machine'],
+    ]);
+    // The chat keeps the asker's own words.
+    const saved = (await chatHistory(testApp, asker, chatId)).json() as { messages: { content: string }[] };
+    expect(saved.messages.map((message) => message.content)).toEqual([
+      firstQuestion,
+      first.answer,
+      followUp,
+      second.answer,
+    ]);
+  });
+
+  it('makes no rewrite request for the first turn of a chat', async () => {
+    llm.chatScript = { reply: 'Every employee gets 25 days of paid holiday a year [1].' };
+    const { sources } = await ask(testApp, user, 'And how many can be carried over?', {
+      chatId: 'first-turn',
+    });
+    expect(llm.chatRequests).toHaveLength(1);
+    expect(llm.chatRequests[0]?.messages[0]?.content).toBe(SYSTEM_PROMPT);
+    expect(sources.map((source) => source.title)).toEqual(['Employee handbook']);
+  });
+
+  it('answers a follow-up all the same when its rewrite fails', async () => {
+    const first = await ask(testApp, user, HOLIDAY_QUESTION);
+    const chatId = String(first.events.at(-1)?.data.chat_id);
+    llm.clearRecords();
+    llm.failNext({ status: 503 });
+    llm.chatScript = { reply: 'Up to 5 days [1].' };
+    const { answer, sources } = await ask(testApp, user, 'Can those be carried over?', { chatId });
+    // The rewrite got the 503 (a refused request is not among chatRequests); the answer went on.
+    expect(llm.requests.map((request) => [request.route, request.status])).toEqual([
+      ['POST /v1/chat/completions', 503],
+      ['POST /v1/chat/completions', 200],
+    ]);
+    expect(llm.chatRequests.map((request) => request.messages[0]?.content)).toEqual([SYSTEM_PROMPT]);
+    expect(answer).toBe('Up to 5 days [1].');
+    expect(sources.map((source) => source.title)).toEqual(['Employee handbook']);
+    expect(
+      llm.chatRequests[0]?.messages.at(-1)?.content.endsWith('Question: Can those be carried over?'),
+    ).toBe(true);
   });
 
   it('keeps the memory to the configured number of messages', async () => {

@@ -67,7 +67,8 @@ describe('connecting Google Drive and Slack through the API', () => {
         client_id: SLACK_CLIENT_ID,
         authorize_url: slack.authorizeUrl,
         redirect_uri: null,
-        scope: 'app_mentions:read,chat:write,im:history,users:read,users:read.email',
+        scope:
+          'app_mentions:read,channels:history,chat:write,groups:history,im:history,mpim:history,users:read,users:read.email',
       },
     });
     expect(response.body).not.toContain(GOOGLE_CLIENT_SECRET);
