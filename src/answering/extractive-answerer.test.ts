@@ -472,6 +472,31 @@ describe('ExtractiveAnswerer on documentation (sections under headings)', () => 
     expect(text).not.toContain('[2]');
   });
 
+  it('leads with the sentence holding what the section heading and title do not already say', async () => {
+    // lru-cache's README, "Storage Bounds Safety" (ISC), shortened.
+    const passages = documented(
+      section(
+        'lru-cache',
+        ['lru-cache', 'Storage Bounds Safety'],
+        [
+          'At initial object creation, storage is allocated for max items. Either maxSize or ttl must be set if max is not specified.',
+          '',
+          'If neither max nor maxSize are set, then ttl tracking must be enabled. Note that, even when tracking item ttl, items are not preemptively deleted when they become stale, unless ttlAutopurge is enabled. Instead, they are only purged the next time the key is requested.',
+          '',
+          'If you truly wish to use a cache that is bound only by TTL expiration, consider using a Map object, and calling setTimeout to delete entries when they expire. It will perform much better than an LRU cache.',
+        ].join('\n'),
+      ),
+    );
+    // "lru-cache" is what every sentence of it is about; "stale" and "deleted" tell them apart.
+    const { text } = await answer(
+      'Are stale entries in lru-cache deleted as soon as their TTL passes?',
+      passages,
+    );
+    expect(text.slice(0, 74)).toBe(
+      'Note that, even when tracking item ttl, items are not preemptively deleted',
+    );
+  });
+
   it("lifts a section whose heading names what is asked above search's top passage that only repeats a word", async () => {
     const grammar = section(
       'Grammar',

@@ -300,7 +300,8 @@ export class ExtractiveAnswerer implements Answerer {
         if (evidence.coverage < EVIDENCE_COVERAGE || evidence.strongest < SECTION_EVIDENCE) {
           return { chosen: [], missing: missingWords(evidence.missing, questionTerms, asked, wordTerms) };
         }
-        return { chosen: this.selectSection(scored, section, question), missing: [] };
+        const lead = sectionLead(scored, section, question, headingTerms, titleTerms);
+        return { chosen: this.selectSection(scored, section, lead, question), missing: [] };
       }
     }
     const chosen = this.selectSentences(
@@ -317,14 +318,13 @@ export class ExtractiveAnswerer implements Answerer {
    * and the code that shows it, within the word limit (a code block that would pass it is left
    * out, not cut). Other passages' sentences are never stitched on.
    */
-  private selectSection(scored: readonly Scored[], section: Passage, question: Question): Scored[] {
+  private selectSection(
+    scored: readonly Scored[],
+    section: Passage,
+    lead: Scored | undefined,
+    question: Question,
+  ): Scored[] {
     const own = scored.filter((item) => item.candidate.passage === section);
-    const lead = [...own]
-      .sort((a, b) => b.score - a.score)
-      .find(
-        (item) =>
-          item.candidate.unit.kind !== 'code' || own.every((other) => other.candidate.unit.kind === 'code'),
-      );
     if (lead === undefined) return [];
     const chosen: Scored[] = [this.trimmed(lead)];
     let words = Math.min(lead.candidate.words, this.limits.maxWords);
@@ -388,6 +388,43 @@ export class ExtractiveAnswerer implements Answerer {
       },
     };
   }
+}
+
+/**
+ * The sentence that answers within a section (prose: code shows, it does not answer): scored on the
+ * question's terms its heading and title do not already hold, as those say what every sentence
+ * of it is about ("lru-cache" and "cache" for "Are stale entries in lru-cache deleted…?"); what
+ * tells its sentences apart is the rest ("stale", "deleted"). Ties, or a question the headings
+ * hold whole, keep the sentences' scores over the whole question.
+ */
+function sectionLead(
+  scored: readonly Scored[],
+  section: Passage,
+  question: Question,
+  headingTerms: ReadonlyMap<Passage, ReadonlyMap<string, number>>,
+  titleTerms: ReadonlyMap<Passage, ReadonlyMap<string, number>>,
+): Scored | undefined {
+  const own = scored.filter((item) => item.candidate.passage === section);
+  const prose = own.filter((item) => item.candidate.unit.kind !== 'code');
+  const eligible = prose.length > 0 ? prose : own;
+  const held = [headingTerms.get(section), titleTerms.get(section)].filter((field) => field !== undefined);
+  const rest = new Map(
+    [...question.terms].filter(([term]) => !held.some((field) => matchOf(term, field, question) > 0)),
+  );
+  const within =
+    rest.size === 0 || rest.size === question.terms.size
+      ? undefined
+      : score(
+          eligible.map((item) => item.candidate),
+          { ...question, terms: rest },
+          eligible.map((item) => item.terms),
+          new Map(),
+          titleTerms,
+        );
+  const distinct = new Map(within?.map((item, index) => [eligible[index], item.score]));
+  return [...eligible].sort(
+    (a, b) => (distinct.get(b) ?? 0) - (distinct.get(a) ?? 0) || b.score - a.score,
+  )[0];
 }
 
 /** Each passage's fields: its units' terms (each unit once, as `candidatesOf` kept it), headings and title. */

@@ -49,23 +49,6 @@ describe('carriedTopic', () => {
     expect(topic).toEqual(['child', 'bindings']);
   });
 
-  it("carries the last answer's rarest words when it found one, after the questions'", async () => {
-    const history = [
-      { role: 'user' as const, content: 'How do I tag every line from one module?' },
-      { role: 'assistant' as const, content: 'Give the module its own child logger, with its bindings [1].' },
-    ];
-    // The question's words are in no chunk: only the answer says, in the documents' words, what it is about.
-    expect(await carriedTopic(search, TEAM, 'Can that logger use a different level?', history)).toEqual([
-      'child',
-      'bindings',
-    ]);
-    // An answer that cites nothing found nothing: it names no topic.
-    const notFound = [history[0], { role: 'assistant' as const, content: "I couldn't find child bindings." }];
-    expect(
-      await carriedTopic(search, TEAM, 'Can that logger use a different level?', notFound as typeof history),
-    ).toEqual([]);
-  });
-
   it('carries nothing into a question with a subject of its own, or at the start of a chat', async () => {
     expect(
       await carriedTopic(search, TEAM, 'How do I configure pino redaction?', asked('pino child bindings?')),

@@ -1,6 +1,5 @@
 import type { TeamSearch } from '../retrieval/search-types.js';
 import type { ConversationTurn } from './answerer.js';
-import { withoutCitations } from './citations.js';
 
 /** Words that point back at something said before ("how long does *it* take?"). */
 const REFERS_BACK =
@@ -35,11 +34,6 @@ const TOPIC_WORDS = 3;
 /** How many earlier questions the topic is taken from, the latest first (a chain of follow-ups). */
 const TOPIC_QUESTIONS = 2;
 
-/** How many of the last answer's words a turn carries besides the questions'. */
-const ANSWER_TOPIC_WORDS = 2;
-/** An answer citing a source: one that found something. */
-const CITES = /\[\d+\]/;
-
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'\u2019._-]*/gu;
 
 /**
@@ -47,8 +41,7 @@ const WORD = /[\p{L}\p{N}][\p{L}\p{N}'\u2019._-]*/gu;
  * chunks hold them, and held by at most half of them) of the last questions asked before it, those
  * it does not say itself, at most three, the latest question's first among equals: "child" for
  * "Can that logger use a different level from its parent?" after "How do I tag every pino log
- * line with a child logger?"; then at most two of the last answer's, when it cited a source. None
- * for a turn that stands alone, or at a conversation's start.
+ * line with a child logger?". None for a turn that stands alone, or at a conversation's start.
  */
 export async function carriedTopic(
   search: Pick<TeamSearch, 'analyze' | 'termStatistics'>,
@@ -62,15 +55,7 @@ export async function carriedTopic(
     .slice(-TOPIC_QUESTIONS)
     .reverse()
     .map((turn) => turn.content);
-  const questionWords = [...new Set(earlier.flatMap(wordsOf))];
-  // The last answer, when it found one (it cites a source), says what the conversation is about in
-  // the documents' own words ("logger.child" for "tag every line from one module"); its words count
-  // after the questions'.
-  const answer = history.findLast((turn) => turn.role === 'assistant')?.content ?? '';
-  const answerWords = CITES.test(answer)
-    ? [...new Set(wordsOf(withoutCitations(answer)))].filter((word) => !questionWords.includes(word))
-    : [];
-  const words = [...questionWords, ...answerWords];
+  const words = [...new Set(earlier.flatMap((text) => text.match(WORD) ?? []))];
   if (words.length === 0) return [];
   const [own, ...analysed] = await search.analyze([question, ...words]);
   const lexemes = analysed.map((terms, index) => ({
@@ -85,31 +70,11 @@ export async function carriedTopic(
   const chunksHolding = (entry: { terms: readonly string[] }) =>
     Math.min(...entry.terms.map((term) => statistics.documentFrequencies.get(term) ?? 0));
   // A word no chunk holds cannot lead search anywhere; one most chunks hold names no topic.
-  const rarest = (entries: readonly (typeof candidates)[number][], count: number) =>
-    entries
-      .map((entry) => ({ ...entry, chunks: chunksHolding(entry) }))
-      .filter((entry) => entry.chunks > 0 && entry.chunks * 2 <= statistics.chunks)
-      .sort((a, b) => a.chunks - b.chunks || words.indexOf(a.word) - words.indexOf(b.word))
-      .slice(0, count)
-      .map((entry) => entry.word);
-  const fromQuestions = rarest(
-    candidates.filter((entry) => questionWords.includes(entry.word)),
-    TOPIC_WORDS,
-  );
-  // An answer's word whose terms the questions' words already carry ("logger.child" after "child").
-  const carried = new Set(
-    candidates.filter((entry) => fromQuestions.includes(entry.word)).flatMap((entry) => entry.terms),
-  );
-  const fromAnswer = rarest(
-    candidates.filter(
-      (entry) => !questionWords.includes(entry.word) && entry.terms.some((term) => !carried.has(term)),
-    ),
-    ANSWER_TOPIC_WORDS,
-  );
-  return [...fromQuestions.sort((a, b) => words.indexOf(a) - words.indexOf(b)), ...fromAnswer];
-}
-
-/** A text's words, without the sentence's end mark a word such as "logger.child" may carry ("bindings."). */
-function wordsOf(text: string): string[] {
-  return (text.match(WORD) ?? []).map((word) => word.replace(/[._'\u2019-]+$/u, ''));
+  return candidates
+    .map((entry, index) => ({ ...entry, index, chunks: chunksHolding(entry) }))
+    .filter((entry) => entry.chunks > 0 && entry.chunks * 2 <= statistics.chunks)
+    .sort((a, b) => a.chunks - b.chunks || a.index - b.index)
+    .slice(0, TOPIC_WORDS)
+    .sort((a, b) => a.index - b.index)
+    .map((entry) => entry.word);
 }

