@@ -234,20 +234,6 @@ export class ExtractiveAnswerer implements Answerer {
       const title = analysed[passagesAt + input.passages.length + index];
       if (title !== undefined && title.size > 0) titleTerms.set(passage, title);
     });
-    const passageTerms = new Map<Passage, ReadonlyMap<string, number>[]>();
-    candidates.forEach((candidate, index) => {
-      const terms = sentenceTerms[index];
-      if (terms !== undefined)
-        passageTerms.set(candidate.passage, [...(passageTerms.get(candidate.passage) ?? []), terms]);
-    });
-    const holdsAll = (passage: Passage, terms: readonly string[]) => {
-      const fields = [
-        ...(passageTerms.get(passage) ?? []),
-        headingTerms.get(passage),
-        titleTerms.get(passage),
-      ].filter((field) => field !== undefined);
-      return terms.every((term) => fields.some((field) => strengthOf(term, field, true) > 0));
-    };
     // A name the question asks about that no passage mentions: the documents are about something
     // else, however many of its other words they share.
     const mentioned = (term: string) =>
@@ -263,6 +249,16 @@ export class ExtractiveAnswerer implements Answerer {
     }
     // In documentation a name of several words is one product or API ("AWS Secrets Manager"); prose
     // goes on to call "Frédéric Chopin" Chopin, so there the parts are enough.
+    const holdsAll = (passage: Passage, terms: readonly string[]) => {
+      const fields = [
+        ...candidates.flatMap((candidate, index) =>
+          candidate.passage === passage ? [sentenceTerms[index]] : [],
+        ),
+        headingTerms.get(passage),
+        titleTerms.get(passage),
+      ].filter((field) => field !== undefined);
+      return terms.every((term) => fields.some((field) => strengthOf(term, field, true) > 0));
+    };
     const scattered = (documentation ? longNames : []).filter((_name, index) => {
       const terms = [...(longNameTerms[index]?.keys() ?? [])];
       return terms.length > 1 && !input.passages.some((passage) => holdsAll(passage, terms));
@@ -394,8 +390,9 @@ export class ExtractiveAnswerer implements Answerer {
  * The sentence that answers within a section (prose: code shows, it does not answer): scored on the
  * question's terms its heading and title do not already hold, as those say what every sentence
  * of it is about ("lru-cache" and "cache" for "Are stale entries in lru-cache deleted…?"); what
- * tells its sentences apart is the rest ("stale", "deleted"). Ties, or a question the headings
- * hold whole, keep the sentences' scores over the whole question.
+ * tells its sentences apart is the rest ("stale", "deleted"). Where the heading and title hold all
+ * of the question or none of it, and between sentences that tie, the scores over the whole
+ * question decide.
  */
 function sectionLead(
   scored: readonly Scored[],

@@ -211,6 +211,21 @@ describe('answerChatappEvent', () => {
     }
 
     const mention = (text: string) => `<@${installation.botUserId}> ${text}`;
+    /** A person's message posted in a thread (to Slack), then recorded as a question for the bot. */
+    async function askedInThread(question: {
+      channel: string;
+      threadTs: string;
+      text: string;
+      workspaceId?: string;
+    }) {
+      const { workspaceId, ...message } = question;
+      const posted = slack.addThreadMessage({ ...message, user: 'U0ASKER01' });
+      return recordedQuestion({
+        ...message,
+        ts: posted.ts,
+        ...(workspaceId === undefined ? {} : { workspaceId }),
+      });
+    }
     const blocksOf = (ts: unknown) =>
       JSON.stringify(slack.messages.find((message) => message.ts === ts)?.blocks);
 
@@ -227,18 +242,7 @@ describe('answerChatappEvent', () => {
       expect(blocksOf(firstAnswer.reply_ts)).toContain('https://intranet/espresso');
       const before = slack.callsTo('conversations.replies').length;
 
-      const followUp = slack.addThreadMessage({
-        channel,
-        threadTs: first.ts,
-        user: 'U0ASKER01',
-        text: mention(FOLLOW_UP),
-      });
-      const payload = await recordedQuestion({
-        channel,
-        ts: followUp.ts,
-        threadTs: first.ts,
-        text: mention(FOLLOW_UP),
-      });
+      const payload = await askedInThread({ channel, threadTs: first.ts, text: mention(FOLLOW_UP) });
       const outcome = await answerChatappEvent(deps, payload, attempt());
       expect(outcome).toMatchObject({ status: 'answered' });
       expect(blocksOf(outcome.reply_ts)).toContain('every four weeks');
@@ -249,7 +253,7 @@ describe('answerChatappEvent', () => {
       expect(calls[0]?.body).toMatchObject({
         channel,
         ts: first.ts,
-        latest: followUp.ts,
+        latest: payload.ts,
         inclusive: 'false',
       });
       expect(calls[0]?.headers.authorization).toBe(`Bearer ${installation.botToken}`);
@@ -281,17 +285,10 @@ describe('answerChatappEvent', () => {
       const firstText = `<@${narrow.botUserId}> How do I descale the espresso machine?`;
       const first = slack.addThreadMessage({ channel, user: 'U0ASKER01', text: firstText });
       const followUpText = `<@${narrow.botUserId}> ${FOLLOW_UP}`;
-      const followUp = slack.addThreadMessage({
-        channel,
-        threadTs: first.ts,
-        user: 'U0ASKER01',
-        text: followUpText,
-      });
       const before = slack.callsTo('conversations.replies').length;
-      const payload = await recordedQuestion({
+      const payload = await askedInThread({
         workspaceId: 'T0NOHIST01',
         channel,
-        ts: followUp.ts,
         threadTs: first.ts,
         text: followUpText,
       });
@@ -314,18 +311,7 @@ describe('answerChatappEvent', () => {
         user: 'U0ASKER01',
         text: mention('How do I descale the espresso machine?'),
       });
-      const followUp = slack.addThreadMessage({
-        channel,
-        threadTs: first.ts,
-        user: 'U0ASKER01',
-        text: mention(FOLLOW_UP),
-      });
-      const payload = await recordedQuestion({
-        channel,
-        ts: followUp.ts,
-        threadTs: first.ts,
-        text: mention(FOLLOW_UP),
-      });
+      const payload = await askedInThread({ channel, threadTs: first.ts, text: mention(FOLLOW_UP) });
       slack.rateLimitNext('conversations.replies', 4, 2);
       const failure = await rejectionOf(answerChatappEvent(deps, payload, attempt()));
       expect(failure).toMatchObject({ retryable: true, retryAfterSeconds: 4 });
