@@ -14,8 +14,8 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** Polls `url` until it answers 2xx; fails early if the child exits, or after `timeoutMs`. */
-export async function waitUntilReady(url: string, child: Child, timeoutMs = 60_000): Promise<void> {
+/** Polls `url` until it answers 2xx; fails early if the child exits, or after `timeoutMs` (generous: a busy machine starts slowly). */
+export async function waitUntilReady(url: string, child: Child, timeoutMs = 300_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.process.exitCode !== null || child.process.signalCode !== null) {

@@ -441,6 +441,65 @@ describe('ExtractiveAnswerer on documentation (sections under headings)', () => 
   const documented = (...sections: ReturnType<typeof section>[]) =>
     numberPassages(sections.map((item, index) => hitOf(item, index)));
 
+  it('ranks a section by what its prose says more than by the names its code repeats (a grammar)', async () => {
+    const grammar = section(
+      'semver',
+      ['semver', 'Range Grammar'],
+      [
+        'Here is a grammar for ranges, for the benefit of parser authors:',
+        '',
+        '```bnf',
+        "caret ::= '^' version",
+        "tilde ::= '~' version",
+        'primitive ::= caret | tilde | version',
+        '```',
+      ].join('\n'),
+    );
+    const prose = section(
+      'semver',
+      ['semver', 'Advanced ranges'],
+      'A caret version differs in what it allows: changes that do not modify the left-most non-zero element, where a tilde version allows patch-level changes.',
+    );
+    const install = section(
+      'semver',
+      ['semver', 'Install'],
+      'Install semver with npm to compare version strings.',
+    );
+    const { text } = await answer(
+      'How does a caret version differ from a tilde version?',
+      documented(install, prose, grammar),
+    );
+    expect(text.startsWith('A caret version differs in what it allows')).toBe(true);
+  });
+
+  it('reads a section cut into two chunks as one: the answer may sit in its lower-ranked part', async () => {
+    const compression = (text: string, chunk: number) => ({
+      ...hitOf({ title: 'ws', headingPath: ['ws', 'WebSocket compression'], text, documentId: 7 }, chunk),
+    });
+    const passages = numberPassages([
+      compression(
+        'ws supports the permessage-deflate extension, which enables the client and server to negotiate a compression algorithm and its parameters. See the docs for more options on compression.',
+        0,
+      ),
+      hitOf(
+        {
+          title: 'Server',
+          headingPath: ['Server', 'Options'],
+          text: 'The server options set the port and the host.',
+        },
+        5,
+      ),
+      compression(
+        'The extension is disabled by default on the server and enabled by default on the client. It adds a significant overhead in terms of performance and memory consumption.',
+        1,
+      ),
+    ]);
+    const { text } = await answer('Is compression turned on by default?', passages);
+    expect(text.startsWith('The extension is disabled by default on the server')).toBe(true);
+    // Both parts are one section of one document: one citation number.
+    expect(text).not.toContain('[2]');
+  });
+
   it('answers a how-to question with one section: the sentence that answers, then the section with its code', async () => {
     const passages = documented(
       section(

@@ -11,7 +11,13 @@ import {
   typedWordsIn,
 } from './answer-types.js';
 import type { Answerer, AnswerInput, Passage } from './answerer.js';
-import { collectionWeights, evidenceOf, rankSections, type SectionFields } from './sections.js';
+import {
+  collectionWeights,
+  evidenceOf,
+  joinSectionParts,
+  rankSections,
+  type SectionFields,
+} from './sections.js';
 import { type TextUnit, unitsOf, wordCount } from './sentences.js';
 import { americanSpelling } from './spelling.js';
 import { SYNONYM_WORDS, synonymsFrom } from './synonyms.js';
@@ -62,6 +68,12 @@ const MIN_RELATIVE_SCORE = 0.5;
  * (a paraphrase, a repeat).
  */
 const NEAR_DUPLICATE = 0.8;
+/**
+ * What a code block's terms count in ranking sections, against prose's 1: code repeats the names
+ * it uses (a grammar says "caret" and "tilde" in every rule) more than it says what its section
+ * answers.
+ */
+const CODE_IN_SECTION = 0.5;
 /** How much a lower-ranked passage's sentences are discounted, per rank. */
 const RANK_DISCOUNT = 0.1;
 /** A sentence without a word of the expected type ("when": a date) keeps this share of its score. */
@@ -173,8 +185,9 @@ export class ExtractiveAnswerer implements Answerer {
     yield* render(chosen);
   }
 
-  private async choose(input: AnswerInput): Promise<{ chosen: Scored[]; missing: readonly string[] }> {
+  private async choose(given: AnswerInput): Promise<{ chosen: Scored[]; missing: readonly string[] }> {
     const none = { chosen: [], missing: [] };
+    const input = { ...given, passages: joinSectionParts(given.passages) };
     const candidates = candidatesOf(input.passages);
     if (candidates.length === 0) return none;
     // A turn that continues the conversation ("and for contractors?") is matched with the topic it
@@ -439,7 +452,9 @@ function sectionFieldsOf(
       body = new Map();
       bodies.set(candidate.passage, body);
     }
-    for (const [term, count] of sentenceTerms[index] ?? []) body.set(term, (body.get(term) ?? 0) + count);
+    const share = candidate.unit.kind === 'code' ? CODE_IN_SECTION : 1;
+    for (const [term, count] of sentenceTerms[index] ?? [])
+      body.set(term, (body.get(term) ?? 0) + share * count);
   });
   return passages.map((passage) => ({
     passage,

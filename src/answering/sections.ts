@@ -147,3 +147,41 @@ function sum(terms: ReadonlyMap<string, number> | undefined): number {
   for (const count of terms?.values() ?? []) total += count;
   return total;
 }
+
+/**
+ * The passages with the parts of one section joined: chunks of the same document under the same
+ * headings are one section cut for length ("WebSocket compression" in two chunks), so the answer
+ * reads all of it, in the document's order, where its best part ranked. Passages without headings
+ * (prose) stay as they are: nothing says two of them are one section.
+ */
+export function joinSectionParts(passages: readonly Passage[]): Passage[] {
+  const keyOf = (passage: Passage) =>
+    passage.hit.headingPath.length === 0
+      ? undefined
+      : JSON.stringify([passage.hit.documentId, ...passage.hit.headingPath]);
+  const parts = new Map<string, Passage[]>();
+  for (const passage of passages) {
+    const key = keyOf(passage);
+    if (key === undefined) continue;
+    const group = parts.get(key);
+    if (group === undefined) parts.set(key, [passage]);
+    else group.push(passage);
+  }
+  const joined: Passage[] = [];
+  for (const passage of passages) {
+    const key = keyOf(passage);
+    const group = key === undefined ? undefined : parts.get(key);
+    if (group === undefined || group.length === 1) {
+      joined.push(passage);
+      continue;
+    }
+    if (group[0] !== passage) continue;
+    // Chunk ids follow the document's order.
+    const inOrder = [...group].sort((a, b) => a.hit.chunkId - b.hit.chunkId);
+    joined.push({
+      ...passage,
+      hit: { ...passage.hit, text: inOrder.map((part) => part.hit.text).join('\n\n') },
+    });
+  }
+  return joined;
+}
