@@ -19,8 +19,12 @@ const databaseTests = [
 
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Bounds for a hang, not deadlines: CI runs the PGlite pass beside two busy loops (.ci/run), and a
+    // user's laptop is busy too, so a test waits on events and only a hang should reach these.
+    testTimeout: 120_000,
+    hookTimeout: 300_000,
+    // expect.poll's own default is 1 s: a deadline a busy machine misses.
+    expect: { poll: { timeout: 60_000 } },
     pool: 'forks',
     // Vitest's default is one fork fewer than the cores: one on CI's two. Most files wait on child
     // processes, sockets and timers more than they compute, so two forks share two cores well.

@@ -5,6 +5,8 @@
 // missing from it, compiles everything), and the web app is built only when a fingerprint of
 // web/ (and of the locked dependencies) differs from the last build's, kept in dist/. It runs in
 // this one process, so a signal stops the whole build.
+// A first build takes minutes: each step says what it is doing and how long it took, or that it
+// was up to date, so that a first `npm start` does not look hung.
 import { createHash } from 'node:crypto';
 import {
   closeSync,
@@ -72,22 +74,32 @@ async function buildWebApp() {
     existsSync(path.join(WEB_OUT, 'index.html')) &&
     existsSync(WEB_FINGERPRINT) &&
     readFileSync(WEB_FINGERPRINT, 'utf8').trim() === fingerprint;
-  if (built) return;
+  if (built) {
+    console.log('the web app is up to date');
+    return;
+  }
   // A failed or interrupted build must not pass for the last good one.
   rmSync(WEB_FINGERPRINT, { force: true });
   const began = performance.now();
+  process.stdout.write('building the web app… ');
   try {
     // Imported only when needed: loading Vite costs more than the whole unchanged-build check.
     const { build } = await import('vite');
     await build({ configFile: WEB_CONFIG, logLevel: 'warn' });
   } catch (error) {
-    console.error(`\nThe web app's build failed (vite build --config ${WEB_CONFIG}):`);
+    console.log('failed');
+    console.error(`The web app's build failed (vite build --config ${WEB_CONFIG}):`);
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);
   }
   compressWebFiles(WEB_OUT);
   writeFileSync(WEB_FINGERPRINT, `${fingerprint}\n`);
-  console.log(`Built the web app into ${WEB_OUT} in ${((performance.now() - began) / 1000).toFixed(1)} s.`);
+  console.log(`done in ${secondsSince(began)}`);
+}
+
+/** `41.2 s`: a step's duration as it is printed. */
+function secondsSince(began) {
+  return `${((performance.now() - began) / 1000).toFixed(1)} s`;
 }
 
 /**
@@ -119,6 +131,7 @@ const BUILD_LOCK = 'dist/.build.lock';
 async function takeBuildLock() {
   mkdirSync('dist', { recursive: true });
   const deadline = Date.now() + 10 * 60_000;
+  let toldWaiting = false;
   for (;;) {
     try {
       const fd = openSync(BUILD_LOCK, 'wx');
@@ -135,6 +148,10 @@ async function takeBuildLock() {
       continue;
     }
     if (Date.now() > deadline) throw new Error(`another build (pid ${owner}) holds ${BUILD_LOCK}`);
+    if (!toldWaiting) {
+      console.log(`waiting for another build of this folder (pid ${owner}) to finish…`);
+      toldWaiting = true;
+    }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -154,11 +171,31 @@ await takeBuildLock();
 process.on('SIGINT', () => process.exit(130));
 process.on('SIGTERM', () => process.exit(143));
 
-const reportDiagnostic = ts.createDiagnosticReporter(ts.sys, process.stdout.isTTY === true);
-const host = ts.createSolutionBuilderHost(ts.sys, undefined, reportDiagnostic);
-const builder = ts.createSolutionBuilder(host, ['tsconfig.build.json'], { force: anyOutputMissing() });
-if (builder.build() !== ts.ExitStatus.Success) process.exit(1);
+/**
+ * Compiles src/ into dist/ when anything changed; exits 1 with the compiler's errors. Asking the
+ * builder for its next out-of-date project first tells an up-to-date server (nothing to do, or
+ * only the outputs' time stamps to refresh) from one to compile before any work starts.
+ */
+function buildServer() {
+  // Kept until the step's line is complete, then printed under it.
+  const diagnostics = [];
+  const host = ts.createSolutionBuilderHost(ts.sys, undefined, (diagnostic) => diagnostics.push(diagnostic));
+  const builder = ts.createSolutionBuilder(host, ['tsconfig.build.json'], { force: anyOutputMissing() });
+  let project = builder.getNextInvalidatedProject();
+  const compiles = project !== undefined && project.kind === ts.InvalidatedProjectKind.Build;
+  const began = performance.now();
+  if (compiles) process.stdout.write('building the server… ');
+  let failed = false;
+  for (; project !== undefined; project = builder.getNextInvalidatedProject()) {
+    if (project.done() !== ts.ExitStatus.Success) failed = true;
+  }
+  if (compiles) console.log(failed ? 'failed' : `done in ${secondsSince(began)}`);
+  else console.log(failed ? 'the server failed to build' : 'the server is up to date');
+  const report = ts.createDiagnosticReporter(ts.sys, process.stdout.isTTY === true);
+  for (const diagnostic of diagnostics) report(diagnostic);
+  if (failed) process.exit(1);
+}
 
+buildServer();
 cpSync('src/db/migrations', 'dist/src/db/migrations', { recursive: true });
-
 await buildWebApp();

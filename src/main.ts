@@ -63,10 +63,16 @@ async function serve(config: Config, logger: Logger): Promise<void> {
   process.on('SIGTERM', () => requestStop('SIGTERM'));
   process.on('SIGINT', () => requestStop('SIGINT'));
   watchParent((reason) => requestStop(reason));
+  // Said before and after: a first start, or one waiting for another process's migration, takes a
+  // while. The runtime opens and migrates the database; what else it builds takes milliseconds.
+  logger.info('migrating the database…');
+  const migrationBegan = performance.now();
   const runtime = await createRuntime(config, {
     logger: logger.child({ component: 'jobs' }),
     databaseLogger: logger.child({ component: 'database' }),
   });
+  const migrationMs = Math.round(performance.now() - migrationBegan);
+  logger.info({ durationMs: migrationMs }, `migrating the database… done in ${migrationMs} ms`);
   let app: App | undefined;
   if (config.role !== 'worker') {
     app = await buildApp({

@@ -32,6 +32,7 @@ function hitOf(result: SearchResult): SearchHit {
     documentId: result.document_id,
     externalId: result.external_id,
     title: result.title,
+    fileName: null,
     url: result.url,
     source: result.source,
     connectorId: null,

@@ -76,6 +76,15 @@ describe('numberPassages and citedSources', () => {
     });
   });
 
+  it('names an uploaded file by its file name, with the title it gives itself beside it', () => {
+    const pino = hitOf(
+      { title: 'API', fileName: 'pino-api.md', text: 'Options.', externalId: 'pino-api.md' },
+      3,
+    );
+    const [source] = citedSources('[1]', numberPassages([pino]));
+    expect(source).toMatchObject({ file_name: 'pino-api.md', title: 'API', file_path: 'upload/pino-api.md' });
+  });
+
   it('has no sources for an answer that cites nothing', () => {
     expect(citedSources('Not in your sources.', numberPassages([handbookA]))).toEqual([]);
   });

@@ -10,6 +10,7 @@ import type { Passage } from './answerer.js';
  * and the `citation` number the answer's text uses for it (`[n]`).
  */
 export interface CitedSource {
+  /** The name its file was uploaded under (`pino-api.md`), else its title. */
   readonly file_name: string;
   /** The document's address: its URL, else `<source>/<external_id>`; unique among the sources. */
   readonly file_path: string;
@@ -103,7 +104,7 @@ export function citedSources(answer: string, passages: readonly Passage[]): Cite
 function sourceOf(hit: SearchHit, citation: number): CitedSource {
   const created = isoDate(hit.documentCreatedAt);
   return {
-    file_name: hit.title,
+    file_name: hit.fileName ?? hit.title,
     file_path: filePathOf(hit),
     mimetype: hit.mimeType,
     creation_date: created,

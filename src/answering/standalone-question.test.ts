@@ -146,10 +146,10 @@ describe('LlmQuestionRewriter (through the OpenAI-compatible client)', () => {
     const controller = new AbortController();
     const reason = new Error('the asker left');
     const pending = standalone(FOLLOW_UP, HISTORY, controller.signal);
-    await vi.waitFor(() => expect(server.chatRequests).toHaveLength(1));
+    await vi.waitFor(() => expect(server.chatRequests).toHaveLength(1), { timeout: 60_000 });
     controller.abort(reason);
     await expect(pending).rejects.toBe(reason);
-    await vi.waitFor(() => expect(server.chatRequests[0]?.closedByClient).toBe(true));
+    await vi.waitFor(() => expect(server.chatRequests[0]?.closedByClient).toBe(true), { timeout: 60_000 });
     expect(warnings).toEqual([]);
   });
 

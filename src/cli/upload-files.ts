@@ -18,14 +18,14 @@ export interface FileUpload extends LocalFile {
 }
 
 export interface FileBatchLimits {
-  /** Files per request: the service takes up to 20 (UPLOAD_MAX_FILES). */
+  /** Files per request: the service takes up to 100 (UPLOAD_MAX_FILES). */
   files: number;
   bytes: number;
   /** The smallest file the service refused as too large: no larger one is sent. */
   refusedFileBytes: number;
 }
 
-export const MAX_FILES_PER_REQUEST = 20;
+export const MAX_FILES_PER_REQUEST = 100;
 export const DEFAULT_FILE_BATCH_BYTES = 8 * 1024 * 1024;
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { HANG_BOUND_MS } from '../../test/helpers/hang-bound.js';
 import { ConnectionWatch, DatabaseUnavailableError, isDatabaseUnavailable } from './database-availability.js';
 
 function recordingLogger() {
@@ -13,7 +14,7 @@ function withCode(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
-async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+async function until(condition: () => boolean, timeoutMs = HANG_BOUND_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('condition not reached');

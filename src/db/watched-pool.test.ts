@@ -1,11 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { HANG_BOUND_MS } from '../../test/helpers/hang-bound.js';
 import { startTcpProxy, type TcpProxy } from '../../test/helpers/tcp-proxy.js';
 import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../../test/helpers/test-database.js';
 import { type DatabaseHandle, openDatabase } from './client.js';
 import { DatabaseUnavailableError, isDatabaseUnavailable } from './database-availability.js';
 
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+async function until(condition: () => boolean, timeoutMs = HANG_BOUND_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('condition not reached');

@@ -15,6 +15,7 @@ import { ALSO_MULTIPART } from './schema-types.js';
 import { registerSecurityHeaders } from './security-headers.js';
 import { SESSION_COOKIE } from './session-cookie.js';
 import { unstorableTextIssues } from './storable-text.js';
+import { DEFAULT_UNREAD_BODY_LIMIT_BYTES, registerUnreadBodyDrain } from './unread-body.js';
 import { registerWebApp } from './web-app.js';
 
 export type App = FastifyInstance;
@@ -100,6 +101,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     if (issues.length > 0) throw ServiceError.validation(issues);
   });
   app.setErrorHandler(handleError);
+  registerUnreadBodyDrain(app, options.unreadBodyLimitBytes ?? DEFAULT_UNREAD_BODY_LIMIT_BYTES);
   registerSecurityHeaders(app);
   registerAuthentication(app, deps.callers, { docsPublic: deps.config.docsPublic });
 

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { databaseUnavailableError, isDatabaseUnavailable } from '../db/database-availability.js';
 import { causeChain, ServiceError, type ServiceErrorCode, type ValidationIssue } from '../errors.js';
+import { isAnsweredWhileReceiving } from './unread-body.js';
 import { type RequestPart, requestPartOf, toValidationIssues } from './validation-errors.js';
 
 const STATUS_BY_CODE: Readonly<Record<ServiceErrorCode, number>> = {
@@ -136,19 +137,30 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, [number, string]>> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request timeout'],
 };
 
+/** How long a refused connection may take to read its answer before it is closed anyway. */
+const CLOSE_GRACE_MS = 2000;
+
 /**
- * Answers a request Node's HTTP parser refused (malformed bytes, headers too large) in the same
- * `{"detail": …}` shape, and closes the connection, since its framing can no longer be trusted.
+ * Answers a request Node's HTTP server refused (malformed bytes, headers too large, not arrived
+ * whole within REQUEST_TIMEOUT_MS) in the same `{"detail": …}` shape, and closes the connection,
+ * since its framing can no longer be trusted. Closed, not only ended: Node's HTTP connections are
+ * half-open, so after `end()` alone the server would go on reading (and could still handle) a
+ * trickled request, which Node no longer times out, for as long as its client kept sending.
  */
 export function handleClientError(error: Error & { code?: string }, socket: Socket): void {
-  if (!socket.writable) {
+  // A request answered while its body was still arriving (a 413) gets no second answer.
+  if (!socket.writable || isAnsweredWhileReceiving(socket)) {
     socket.destroy();
     return;
   }
   const [status, detail] = CLIENT_ERROR_STATUS[error.code ?? ''] ?? [400, 'Bad Request'];
   const body = JSON.stringify({ detail });
+  const closeAnyway = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS);
+  closeAnyway.unref();
+  socket.once('close', () => clearTimeout(closeAnyway));
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    () => socket.destroy(),
   );
 }
 

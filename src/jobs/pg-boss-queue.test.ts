@@ -3,6 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { Type } from 'typebox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { HANG_BOUND_MS } from '../../test/helpers/hang-bound.js';
 import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../../test/helpers/test-database.js';
 import { openDatabase } from '../db/client.js';
 import {
@@ -73,7 +74,7 @@ describe(`PgBossJobQueue on ${testDatabaseKind() === 'postgres' ? 'PostgreSQL' :
     name: string,
     id: string,
     states: readonly JobState[],
-    timeoutMs = 15_000,
+    timeoutMs = HANG_BOUND_MS,
   ): Promise<JobSnapshot> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {

@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HANG_BOUND_MS } from '../../test/helpers/hang-bound.js';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/test-database.js';
 import { sqlConnection } from '../db/sql-connection.js';
 import { InMemoryJobQueue } from './in-memory-queue.js';
@@ -72,7 +73,7 @@ describe('JobQueue.sendMany', () => {
       expect(job).toMatchObject({ retryLimit: 3, state: 'created' });
 
       await queue.work('send-many-test');
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + HANG_BOUND_MS;
       while (seen.length < 3 && Date.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, 50));
       // Neither the invalid batch nor the rolled-back one left a job behind.

@@ -27,6 +27,8 @@ export interface SearchHit {
   readonly documentId: number;
   readonly externalId: string;
   readonly title: string;
+  /** The name its file was uploaded under (`pino-api.md`); null when it came otherwise. */
+  readonly fileName: string | null;
   readonly url: string | null;
   readonly source: string;
   readonly connectorId: number | null;

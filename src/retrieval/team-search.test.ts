@@ -37,7 +37,7 @@ describe('hybrid search with embeddings on', () => {
   let large: Registered;
 
   async function upload(as: Registered, items: unknown[]) {
-    await uploadDocuments(testApp.app, as.token, items, 60_000);
+    await uploadDocuments(testApp.app, as.token, items);
   }
 
   beforeAll(async () => {
@@ -49,7 +49,7 @@ describe('hybrid search with embeddings on', () => {
     large = await registerUser(testApp.app);
     await upload(small, documents('small', 24));
     await upload(large, documents('large', 400));
-  }, 120_000);
+  }, 900_000);
   afterAll(async () => {
     await testApp.close();
   });

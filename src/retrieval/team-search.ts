@@ -190,6 +190,7 @@ function toHit(row: ChunkHitRow): SearchHit {
     documentId: Number(row.document_id),
     externalId: String(row.external_id),
     title: String(row.title),
+    fileName: row.file_name === null ? null : String(row.file_name),
     url: row.url === null ? null : String(row.url),
     source: String(row.source),
     connectorId: row.connector_id === null ? null : Number(row.connector_id),

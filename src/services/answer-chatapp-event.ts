@@ -16,6 +16,7 @@ import {
   FAILED_ANSWER_REPLY,
   plainReply,
   type ReplySource,
+  replySourceOf,
 } from './chatapp-reply.js';
 import type { ServiceDependencies } from './dependencies.js';
 
@@ -155,7 +156,10 @@ function isBotMessage(message: SlackThreadMessage, botUserId: string | undefined
   return botUserId === undefined ? message.botId !== undefined : message.user === botUserId;
 }
 
-/** The whole answer (the stream gathered: Slack gets one message) with its cited sources. */
+/**
+ * The whole answer (the stream gathered: Slack gets one message) with its cited sources, each a
+ * link: to its URL, else to its page in the web app.
+ */
 async function composeAnswer(
   deps: ServiceDependencies,
   reader: Reader,
@@ -167,7 +171,9 @@ async function composeAnswer(
   let sources: readonly ReplySource[] = [];
   for await (const event of answerQuestion(deps, { reader, question, history, signal })) {
     if (event.type === 'answer') text += event.text;
-    else if (event.type === 'sources') sources = event.sources;
+    else if (event.type === 'sources') {
+      sources = event.sources.map((source) => replySourceOf(source, deps.config.publicUrl));
+    }
   }
   return answerReply(text, sources);
 }

@@ -1,10 +1,25 @@
 import { escapeMrkdwn, markdownToMrkdwn, mrkdwnLink } from '../adapters/slack/mrkdwn.js';
 import type { SlackBlock } from '../adapters/slack/slack-messenger.js';
+import type { CitedSource } from '../answering/citations.js';
 
 /** A cited source as a reply lists it. */
 export interface ReplySource {
   readonly title: string;
+  /** The name its file was uploaded under: shown beside the title when it differs. */
+  readonly fileName?: string | null;
   readonly url?: string | null;
+}
+
+/**
+ * A cited source as a Slack reply lists it: linked to its own URL, else to its page in the web app
+ * (`publicUrl`, PUBLIC_URL) with the cited passage highlighted, so every source can be opened.
+ */
+export function replySourceOf(source: CitedSource, publicUrl: string): ReplySource {
+  const url =
+    source.url !== null && source.url !== ''
+      ? source.url
+      : `${publicUrl}/documents/${source.document_id}?passage=${source.chunk_id}`;
+  return { title: source.title, fileName: source.file_name, url };
 }
 
 /** What `chat.postMessage` gets: blocks, and their plain fallback. */
@@ -19,6 +34,8 @@ const SECTION_TEXT_LIMIT = 3000;
 const ANSWER_SECTIONS_LIMIT = 40;
 const SOURCES_LIMIT = 20;
 const TITLE_LIMIT = 150;
+/** Of a source line's TITLE_LIMIT, what its file's name may take. */
+const FILE_NAME_LIMIT = 60;
 /** The notification text: a preview, not the whole answer (that is in the blocks). */
 const FALLBACK_LIMIT = 3000;
 
@@ -61,8 +78,14 @@ function fallbackText(text: string): string {
 }
 
 function sourceLine(source: ReplySource): string {
-  const title = truncate(source.title.trim() || source.url || 'Untitled', TITLE_LIMIT);
-  return mrkdwnLink(source.url, title);
+  const title = source.title.trim() || source.url || 'Untitled';
+  const fileName = source.fileName?.trim() ?? '';
+  if (fileName === '' || fileName === title) return mrkdwnLink(source.url, truncate(title, TITLE_LIMIT));
+  // Titles alike (two files both headed "Café menu") are told apart by their files: a long title
+  // is cut rather than the file's name.
+  const shownFileName = truncate(fileName, FILE_NAME_LIMIT);
+  const label = `${truncate(title, TITLE_LIMIT - shownFileName.length - 3)} (${shownFileName})`;
+  return mrkdwnLink(source.url, label);
 }
 
 function section(text: string): SlackBlock {

@@ -23,7 +23,7 @@ export async function getDocument(deps: ServiceDependencies, caller: Caller, id:
   if (document === undefined) throw new ServiceError('not_found', 'Document not found');
   const access = await deps.data.accessLists.findAccessLists(caller.teamId, [document.accessListId]);
   return {
-    document: documentView(document, access),
+    document: documentView(document, access, caller),
     chunks: chunks.map((chunk) => ({
       chunk_id: chunk.id,
       position: chunk.position,

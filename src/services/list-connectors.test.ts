@@ -29,7 +29,7 @@ describe('listConnectors', () => {
   it('lists the team’s connectors oldest first, each as getConnector shows it', async () => {
     const { deps } = testApp.runtime;
     const { caller } = await signedInUser(testApp);
-    expect(await listConnectors(deps, caller)).toEqual({ connectors: [] });
+    expect(await listConnectors(deps, caller)).toEqual({ connectors: [], wiki_base_url_configured: false });
     const installation = slack.issueCode('list-code', CLIENT_ID, { teamId: 'T0LIST0001' });
     const slackConnector = await installSlackApp(deps, caller, 'list-code');
     await indexDriveFiles(
@@ -61,6 +61,9 @@ describe('listConnectors', () => {
     slack.issueCode('owner-code', CLIENT_ID, { teamId: 'T0LIST0002' });
     await installSlackApp(deps, owner.caller, 'owner-code');
     expect((await listConnectors(deps, owner.caller)).connectors).toHaveLength(1);
-    expect(await listConnectors(deps, stranger.caller)).toEqual({ connectors: [] });
+    expect(await listConnectors(deps, stranger.caller)).toEqual({
+      connectors: [],
+      wiki_base_url_configured: false,
+    });
   });
 });

@@ -6,12 +6,14 @@ import { canonicalSlug, type connectorView, findConnectorView } from './get-conn
 /**
  * `GET /v1/connectors`: the caller's team's connectors, oldest first, each as
  * `GET /v1/connectors/{slug}/{id}` shows it (non-secret settings only). A client finds its
- * connectors' ids here. One dropped meanwhile is left out.
+ * connectors' ids here. One dropped meanwhile is left out. `wiki_base_url_configured` says whether
+ * the server has a wiki address of its own, which a wiki connector saved without one uses: a form
+ * asks for the address only when it has none (the address itself stays with the server).
  */
 export async function listConnectors(
   deps: ServiceDependencies,
   caller: Caller,
-): Promise<{ connectors: ReturnType<typeof connectorView>[] }> {
+): Promise<{ connectors: ReturnType<typeof connectorView>[]; wiki_base_url_configured: boolean }> {
   const refs = await deps.data.connectors.listTeamConnectorRefs(caller.teamId);
   const connectors: ReturnType<typeof connectorView>[] = [];
   // One after another: a few connectors, and PGlite's one connection is shared with requests.
@@ -21,5 +23,5 @@ export async function listConnectors(
     const view = await findConnectorView(deps, memberReader(caller), slug, ref.id);
     if (view !== undefined) connectors.push(view);
   }
-  return { connectors };
+  return { connectors, wiki_base_url_configured: deps.config.wikiBaseUrl !== undefined };
 }

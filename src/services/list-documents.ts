@@ -23,6 +23,6 @@ export async function listDocuments(
     total,
     limit: page.limit,
     offset: page.offset,
-    documents: documents.map((document) => documentView(document, access)),
+    documents: documents.map((document) => documentView(document, access, caller)),
   };
 }

@@ -17,6 +17,7 @@ export interface SearchResultView {
   document_id: number;
   external_id: string;
   title: string;
+  file_name: string | null;
   url: string | null;
   source: string;
   chunk_id: number;
@@ -38,6 +39,7 @@ export async function searchDocuments(
       document_id: hit.documentId,
       external_id: hit.externalId,
       title: hit.title,
+      file_name: hit.fileName,
       url: hit.url,
       source: hit.source,
       chunk_id: hit.chunkId,

@@ -106,5 +106,5 @@ describe.skipIf(!browserTestsEnabled())('thumbs up / down on answers, in Chromiu
     ).toEqual([]);
     expect(foreignRequests).toEqual([]);
     expect(pageErrors).toEqual([]);
-  }, 120_000);
+  }, 600_000);
 });

@@ -115,6 +115,6 @@ describe.skipIf(!browserTestsEnabled())('answers and chats in Chromium', () => {
       expect(dialogs).toEqual([]);
       expect(foreignRequests).toEqual([]);
       expect(pageErrors).toEqual([]);
-    }, 120_000);
+    }, 600_000);
   }
 });

@@ -118,7 +118,7 @@ describe.skipIf(!browserTestsEnabled())('connecting Google Drive and Slack in Ch
     expect(severe).toEqual([]);
 
     await page.getByRole('button', { name: 'Index selected', exact: true }).click();
-    await page.getByText('Indexing completed: 2 indexed.').waitFor({ timeout: 30_000 });
+    await page.getByText('Indexing completed: 2 indexed.').waitFor({ timeout: 120_000 });
     expect(await page.getByRole('progressbar', { name: 'Indexing progress' }).getAttribute('value')).toBe(
       '2',
     );

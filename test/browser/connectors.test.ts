@@ -62,6 +62,11 @@ describe.skipIf(!browserTestsEnabled())('the Connectors page in Chromium', () =>
       expect(await page.getByRole('button', { name: /google|drive|slack/i }).count()).toBe(0);
       expect(await page.getByRole('link', { name: /google|drive|slack/i }).count()).toBe(0);
       expect(await page.getByLabel('API token').getAttribute('type')).toBe('password');
+      // This server has a wiki of its own (WIKI_BASE_URL): the site may be left empty.
+      expect(
+        await page.getByText('Leave it empty to use the wiki this service is set up with.').count(),
+      ).toBe(1);
+      expect(await page.getByLabel('Site').getAttribute('required')).toBeNull();
 
       const fill = async (fields: { site: string; email: string; token: string; space: string }) => {
         if (keyboard) {
@@ -105,7 +110,7 @@ describe.skipIf(!browserTestsEnabled())('the Connectors page in Chromium', () =>
       await page
         .getByRole('status')
         .filter({ hasText: /^Sync finished: \d+ pages, \d+ indexed/ })
-        .waitFor({ timeout: 30_000 });
+        .waitFor({ timeout: 120_000 });
       await expect.poll(() => fact(page, 'Last sync').textContent()).not.toBe('never');
       expect(await fact(page, 'Space').textContent()).toBe('ENG');
       expect(await fact(page, 'Status').textContent()).toBe('active');
@@ -122,7 +127,7 @@ describe.skipIf(!browserTestsEnabled())('the Connectors page in Chromium', () =>
       await page
         .getByRole('status')
         .filter({ hasText: /^Sync finished: \d+ pages, 1 indexed, \d+ skipped \(unchanged\), 0 failed\.$/ })
-        .waitFor({ timeout: 30_000 });
+        .waitFor({ timeout: 120_000 });
       expect(await page.getByRole('progressbar', { name: 'Sync progress' }).count()).toBe(1);
       await expect
         .poll(() => fact(page, 'Documents').textContent())
@@ -146,15 +151,15 @@ describe.skipIf(!browserTestsEnabled())('the Connectors page in Chromium', () =>
           .filter({ hasText: title })
           .filter({ hasText: 'indexed' })
           .first()
-          .waitFor({ timeout: 20_000 });
+          .waitFor({ timeout: 120_000 });
       }
 
       expect(foreignRequests).toEqual([]);
       expect(pageErrors).toEqual([]);
-    }, 120_000);
+    }, 600_000);
   }
 
-  it("shows the team's Slack workspace (nothing to press on a server without Slack's client), a saved connector's settings without its token, and passes axe", async () => {
+  it("shows the team's Slack workspace (only Remove to press on a server without Slack's client), a saved connector's settings without its token, and passes axe", async () => {
     const { page, pageErrors } = await open();
     const audit = async (label: string) => {
       const results = await new AxeBuilder({ page }).analyze();
@@ -189,10 +194,11 @@ describe.skipIf(!browserTestsEnabled())('the Connectors page in Chromium', () =>
     await page
       .getByRole('status')
       .filter({ hasText: /^Sync finished:/ })
-      .waitFor({ timeout: 30_000 });
+      .waitFor({ timeout: 120_000 });
     const slack = page.getByRole('region', { name: 'Slack' });
     await slack.getByText('The bot answers in the workspace Acme workspace').waitFor();
-    expect(await slack.getByRole('button').count()).toBe(0);
+    // No Slack client to reinstall with; the owner may still remove the installation.
+    expect(await slack.getByRole('button').allTextContents()).toEqual(['Remove']);
     expect(await page.getByRole('region', { name: 'Google Drive' }).getByRole('button').count()).toBe(0);
     await audit('connectors, connected and synced');
 
@@ -212,5 +218,5 @@ describe.skipIf(!browserTestsEnabled())('the Connectors page in Chromium', () =>
         .getAttribute('aria-current'),
     ).toBe('page');
     expect(pageErrors).toEqual([]);
-  }, 120_000);
+  }, 600_000);
 });

@@ -38,7 +38,7 @@ async function uploadAs(page: Page, choice: string, file: FileToUpload): Promise
     .filter({ hasText: file.title })
     .filter({ hasText: 'indexed' })
     .first()
-    .waitFor({ timeout: 30_000 });
+    .waitFor({ timeout: 120_000 });
 }
 
 describe.skipIf(!browserTestsEnabled())('who can open a document, in Chromium', () => {

@@ -121,5 +121,5 @@ describe.skipIf(!browserTestsEnabled())('team members, in Chromium', () => {
       expect(watched.pageErrors).toEqual([]);
       expect(watched.dialogs).toEqual([]);
     }
-  }, 120_000);
+  }, 600_000);
 });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IngestSummary } from '../../src/cli/ingest.js';
+import { HANG_BOUND_MS } from '../helpers/hang-bound.js';
 import { type CliRun, runCliCaptured } from '../helpers/run-cli.js';
 import { freePort } from '../helpers/service-process.js';
 import { bearer, registerUser, startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -43,7 +44,8 @@ async function jsonlFile(name: string, lines: (object | string)[]): Promise<stri
   return file;
 }
 
-describe('knowledge-answers ingest, against the real service', () => {
+// Indexing runs beside the CLI: on a busy machine that takes minutes, which only a hang should exceed.
+describe('knowledge-answers ingest, against the real service', { timeout: 900_000 }, () => {
   let testApp: TestApp;
   let url: string;
 
@@ -193,8 +195,13 @@ describe('knowledge-answers ingest, against the real service', () => {
     ]);
     expect(result.code, result.stderr).toBe(0);
     expect(summaryOf(result)).toMatchObject({ indexed: 0, failed: 0, queued: 2 });
-    const deadline = Date.now() + 20_000;
-    while ((await documentsOf(token)).some((document) => document.status !== 'indexed')) {
+    // The worker may not have taken the job up yet: an empty list is not "all indexed".
+    const allIndexed = async () => {
+      const documents = await documentsOf(token);
+      return documents.length === 2 && documents.every((document) => document.status === 'indexed');
+    };
+    const deadline = Date.now() + HANG_BOUND_MS;
+    while (!(await allIndexed())) {
       if (Date.now() > deadline) throw new Error('the queued documents were never indexed');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

@@ -79,7 +79,7 @@ describe('a member posting the external_id of what someone else brought in', () 
       { external_id: 'layoffs', text: LAYOFFS, visibility: 'private' },
       { external_id: 'handbook', text: HANDBOOK },
     ]);
-  }, 120_000);
+  }, 900_000);
 
   afterAll(async () => {
     await testApp?.close();
@@ -182,7 +182,7 @@ describe("a member reading the jobs of someone else's uploads", () => {
     testApp = await startTestApp({ worker: true });
     owner = (await registerUser(testApp.app)).token;
     member = await joinedMember(testApp.app, owner);
-  }, 120_000);
+  }, 900_000);
 
   afterAll(async () => {
     await testApp?.close();

@@ -3,6 +3,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HANG_BOUND_MS } from '../helpers/hang-bound.js';
 import {
   registerOverHttp,
   runServiceExpectingFailure,
@@ -12,7 +13,7 @@ import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../help
 
 // Each test starts one or two service processes (tsx compiling, PGlite's start): 30 s is too
 // little on a loaded two-core machine.
-describe('the service process', { timeout: 120_000 }, () => {
+describe('the service process', { timeout: 900_000 }, () => {
   let dataDir: string;
   let database: TestDatabase;
   let env: Record<string, string>;
@@ -116,7 +117,7 @@ describe('the service process', { timeout: 120_000 }, () => {
       );
     try {
       // Ready means one process answers; wait for all three.
-      for (let waited = 0; startedPids().size < 3 && waited < 30_000; waited += 100) {
+      for (let waited = 0; startedPids().size < 3 && waited < HANG_BOUND_MS; waited += 100) {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(startedPids().size).toBe(3);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeConfluenceServer } from '../fakes/fake-confluence-server.js';
 import { type FakeDrivePermission, FakeDriveServer } from '../fakes/fake-drive-server.js';
+import { HANG_BOUND_MS } from '../helpers/hang-bound.js';
 import {
   bearer,
   registerUser,
@@ -242,7 +243,7 @@ describe('a team whose members read only what the sources let them open', () => 
       [annRegistered.teamId],
     );
     driveConnectorId = Number(rows[0]?.id);
-  }, 120_000);
+  }, 900_000);
 
   afterAll(async () => {
     await testApp?.close();
@@ -251,7 +252,7 @@ describe('a team whose members read only what the sources let them open', () => 
   });
 
   async function waitForWikiPages(count: number): Promise<void> {
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + HANG_BOUND_MS;
     for (;;) {
       const { rows } = await testApp.runtime.database.sql.executeSql(
         "SELECT count(*)::int AS n FROM documents WHERE source = 'wiki' AND status = 'indexed'",

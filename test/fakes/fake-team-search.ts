@@ -10,6 +10,8 @@ export interface FakeDocument {
   readonly teamId: number;
   readonly title: string;
   readonly text: string;
+  /** The name its file was uploaded under (none by default). */
+  readonly fileName?: string | null;
   readonly url?: string | null;
   readonly externalId?: string;
   readonly source?: string;
@@ -82,6 +84,7 @@ export function hitOf(document: Omit<FakeDocument, 'teamId'>, index: number, sco
     documentId: document.documentId ?? index + 1,
     externalId: document.externalId ?? `doc-${index + 1}`,
     title: document.title,
+    fileName: document.fileName ?? null,
     url: document.url === undefined ? null : document.url,
     source: document.source ?? 'upload',
     connectorId: null,

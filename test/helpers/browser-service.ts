@@ -84,7 +84,7 @@ export async function uploadAndWait(page: Page, files: readonly FileToUpload[]):
     );
   for (const file of files) {
     const row = page.getByRole('row').filter({ hasText: file.title });
-    await row.filter({ hasText: 'indexed' }).first().waitFor({ timeout: 30_000 });
+    await row.filter({ hasText: 'indexed' }).first().waitFor({ timeout: 120_000 });
   }
 }
 
@@ -93,7 +93,7 @@ export async function ask(page: Page, question: string): Promise<void> {
   await page.getByLabel('Ask a question').fill(question);
   await page.getByRole('button', { name: 'Ask', exact: true }).click();
   // The turn is over once the Ask button is back (Stop while streaming).
-  await page.getByRole('button', { name: 'Ask', exact: true }).waitFor({ timeout: 20_000 });
+  await page.getByRole('button', { name: 'Ask', exact: true }).waitFor({ timeout: 120_000 });
 }
 
 /** A second document, on another topic, for the pages that list or switch between several. */

@@ -6,6 +6,7 @@ import { createRuntime, type Runtime, type RuntimeOverrides } from '../../src/de
 import { type App, buildApp } from '../../src/http/app.js';
 import { loggerOptions } from '../../src/logger.js';
 import { startWorker } from '../../src/worker.js';
+import { HANG_BOUND_MS } from './hang-bound.js';
 import { createTestDatabase } from './test-database.js';
 
 /** The trusted front end's secret in every test app: `bearer(TEST_REGISTRATION_SECRET)` vouches for an e-mail. */
@@ -172,7 +173,7 @@ export async function waitForJob(
   app: App,
   token: string,
   path: string,
-  timeoutMs = 30_000,
+  timeoutMs = HANG_BOUND_MS,
 ): Promise<Record<string, unknown> & { status: string; files: Record<string, unknown>[] }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -196,7 +197,7 @@ export async function uploadDocuments(
   app: App,
   token: string,
   documents: readonly unknown[],
-  timeoutMs = 30_000,
+  timeoutMs = HANG_BOUND_MS,
 ): Promise<Awaited<ReturnType<typeof waitForJob>>> {
   const response = await app.inject({
     method: 'POST',

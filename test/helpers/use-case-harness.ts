@@ -8,6 +8,7 @@ import { getIndexJob } from '../../src/services/get-index-job.js';
 import { inviteMember } from '../../src/services/invite-member.js';
 import { type UploadedTextDocument, uploadTextDocuments } from '../../src/services/upload-documents.js';
 import { FakeSmtpServer } from '../fakes/fake-smtp-server.js';
+import { HANG_BOUND_MS } from './hang-bound.js';
 import { registerUser, startTestApp, type TestApp, uniqueSuffix } from './test-app.js';
 
 /**
@@ -77,7 +78,7 @@ export async function waitForIndexJob(
   testApp: TestApp,
   caller: Caller,
   jobId: string,
-  timeoutMs = 30_000,
+  timeoutMs = HANG_BOUND_MS,
 ): Promise<Awaited<ReturnType<typeof getIndexJob>>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -102,7 +103,7 @@ export async function indexTexts(
 export async function eventually(
   what: string,
   check: () => Promise<boolean> | boolean,
-  timeoutMs = 20_000,
+  timeoutMs = HANG_BOUND_MS,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {

@@ -165,7 +165,7 @@ function SignedInApp({
   if (route.page === 'connectors') {
     return (
       <AppShell user={user} section={undefined} onSignOut={onSignOut}>
-        <ConnectorsPage callback={route.callback} query={location.searchParams} />
+        <ConnectorsPage callback={route.callback} query={location.searchParams} viewerRole={user.role} />
       </AppShell>
     );
   }

@@ -663,6 +663,8 @@ export interface ListedDocument {
   readonly id: number;
   readonly externalId: string;
   readonly title: string;
+  /** The file's name as it was uploaded (`pino-api.md`); null when it came as JSON or from a connector. */
+  readonly fileName: string | null;
   readonly source: string;
   readonly status: string;
   readonly reason: string | null;
@@ -686,15 +688,16 @@ export interface ListedDocument {
 }
 
 /** The columns of a listed document (`d`). */
-const LISTED_DOCUMENT_COLUMNS = `d.id, d.external_id, d.title, d.source, d.status, d.reason, d.chunk_count, d.url,
-  d.connector_id, d.mime_type, d.created_at, d.updated_at, d.indexed_at, d.last_job_id, d.last_job_status,
-  d.last_job_reason, d.last_job_message, d.last_job_at, d.access_list_id, d.indexed_by`;
+const LISTED_DOCUMENT_COLUMNS = `d.id, d.external_id, d.title, d.file_name, d.source, d.status, d.reason,
+  d.chunk_count, d.url, d.connector_id, d.mime_type, d.created_at, d.updated_at, d.indexed_at, d.last_job_id,
+  d.last_job_status, d.last_job_reason, d.last_job_message, d.last_job_at, d.access_list_id, d.indexed_by`;
 
 /** A `documents` row as selected with LISTED_DOCUMENT_COLUMNS. */
 interface ListedDocumentRow {
   id: Integer;
   external_id: string;
   title: string;
+  file_name: string | null;
   source: string;
   status: string;
   reason: string | null;
@@ -719,6 +722,7 @@ function listedDocumentFromRow(row: ListedDocumentRow): ListedDocument {
     id: Number(row.id),
     externalId: String(row.external_id),
     title: String(row.title),
+    fileName: row.file_name ?? null,
     source: String(row.source),
     status: String(row.status),
     reason: row.reason ?? null,

@@ -73,6 +73,7 @@ export interface ChunkHitRow {
   readonly document_id: string | number;
   readonly external_id: string;
   readonly title: string;
+  readonly file_name: string | null;
   readonly url: string | null;
   readonly mime_type: string | null;
   readonly created_at: string | Date;
@@ -303,7 +304,8 @@ async function runVectors<Row>(
 
 /** What a hit shows of its chunk (`c`) and document (`d`). */
 const HIT_COLUMNS = `c.id, c.text, c.heading_path, c.page_labels, c.source, c.connector_id,
-  d.id AS document_id, d.external_id, d.title, d.url, d.mime_type, d.created_at, d.source_modified_at`;
+  d.id AS document_id, d.external_id, d.title, d.file_name, d.url, d.mime_type, d.created_at,
+  d.source_modified_at`;
 
 /**
  * Wraps a ranking statement (`chunk_id` and a score column, `$1` the team) so that the same

@@ -50,6 +50,12 @@ async function failureOf(promise: Promise<unknown>): Promise<FileFailure> {
   throw new Error('expected a FileFailure');
 }
 
+/** This process's CPU time so far, in ms: unlike the wall clock, other processes' load does not stretch it. */
+function cpuMilliseconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 describe('parseDocument on the generated fixture of every format', async () => {
   const fixtures = await loadFixtureFiles();
   it.each(fixtures.map((fixture) => [fixture.name, fixture] as const))(
@@ -456,7 +462,7 @@ describe('DOCX archives that are not what they claim', () => {
     const declared = generateDocxBomb({ inflatedMiB: 1024, declare: 'actual' });
     const hidden = generateDocxBomb({ inflatedMiB: 1024, declare: 'small' });
     expect(declared.length).toBeLessThan(2 * 1024 * 1024);
-    const started = performance.now();
+    const started = cpuMilliseconds();
     expect(await failureOf(parseDocument({ mimeType: DOCX, bytes: declared }))).toMatchObject({
       reason: 'too_large',
       status: 'skipped',
@@ -468,7 +474,7 @@ describe('DOCX archives that are not what they claim', () => {
       message: /^the DOCX file is unsafe to open: word\/document\.xml inflates to more than the 65536 bytes/,
     });
     // Refused on what the archive says, and at what it declared: nothing near a gigabyte inflated.
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(cpuMilliseconds() - started).toBeLessThan(1_000);
   });
 
   it('inflates to at most the cap it is given', async () => {
@@ -508,9 +514,9 @@ describe('Markdown read by linear scans (issue 10)', () => {
   });
 
   it('reads a heading line of 40,000 spaces, and no heading where a line separator breaks it', async () => {
-    const started = performance.now();
+    const started = cpuMilliseconds();
     const parsed = await parseText('text/markdown', `# a${' '.repeat(40_000)}b\n\n# c\u2028d`);
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(cpuMilliseconds() - started).toBeLessThan(500);
     expect(outline(parsed)).toEqual(['h1 a b', '# c d']);
   });
 

@@ -40,6 +40,12 @@ function peakResidentBytes(): number {
   return Number(match?.[1] ?? Number.NaN) * 1024;
 }
 
+/** This process's CPU time so far, in ms: unlike the wall clock, other processes' load does not stretch it. */
+function cpuMilliseconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 describe('readZipDirectory and inflateZipEntry on honest archives', () => {
   it('read a DOCX written by the docx package, every part intact', async () => {
     const bytes = await generateDocx({ blocks: HANDBOOK_BLOCKS });
@@ -206,13 +212,13 @@ describe('inflateZipEntry', () => {
     const entry = readZipDirectory(bomb, LIMITS).find((candidate) => candidate.name === 'word/document.xml');
     if (entry === undefined) throw new Error('no document part');
     const peakBefore = peakResidentBytes();
-    const started = performance.now();
+    const started = cpuMilliseconds();
     expect(failureOf(() => inflateZipEntry(bomb, entry))).toMatchObject({
       reason: 'unsafe_archive',
       message: /word\/document\.xml inflates to more than the 65536 bytes it declares/,
     });
-    // Inflating it all takes seconds and a gigabyte.
-    expect(performance.now() - started).toBeLessThan(500);
+    // Inflating it all takes seconds of CPU and a gigabyte.
+    expect(cpuMilliseconds() - started).toBeLessThan(500);
     expect(peakResidentBytes() - peakBefore).toBeLessThan(64 * MIB);
   });
 

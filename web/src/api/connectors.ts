@@ -1,4 +1,4 @@
-import { ApiError, requestJson } from './http';
+import { ApiError, requestJson, requestNothing } from './http';
 import type { IndexJob, QueuedJob } from './types';
 
 /** A file or page of a connector with its latest indexing outcome. */
@@ -47,12 +47,24 @@ export function wikiSettings(connector: Connector): WikiSettings {
   };
 }
 
-/** GET /v1/connectors: the team's connectors, oldest first. */
-export async function listConnectors(signal?: AbortSignal): Promise<Connector[]> {
-  const body = await requestJson<{ connectors: Connector[] }>('GET', '/v1/connectors', {
+/** GET /v1/connectors: the team's connectors, and what the server offers for connecting one. */
+export interface ConnectorList {
+  /** Oldest first. */
+  connectors: Connector[];
+  /** Whether the server has a wiki address of its own: a Confluence form may then leave its site empty. */
+  wiki_base_url_configured: boolean;
+}
+
+/** GET /v1/connectors: the team's connectors, oldest first, and whether the server has its own wiki. */
+export function listConnectors(signal?: AbortSignal): Promise<ConnectorList> {
+  return requestJson<ConnectorList>('GET', '/v1/connectors', {
     ...(signal === undefined ? {} : { signal }),
   });
-  return body.connectors;
+}
+
+/** DELETE /v1/connectors/{slug}/{id}: the connector goes, with its documents (owners and admins only). */
+export function deleteConnector(slug: string, connectorId: number): Promise<void> {
+  return requestNothing('DELETE', `/v1/connectors/${encodeURIComponent(slug)}/${connectorId}`);
 }
 
 /** POST /v1/connectors/wiki/{id}/sync: queues a sync (or answers the one already queued or running). */

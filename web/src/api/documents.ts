@@ -39,13 +39,15 @@ export function getUploadJob(resultId: string, signal?: AbortSignal): Promise<In
 }
 
 /**
- * POST /v1/documents, multipart: the `visibility` field (who may open the file), then the file in
- * its `file` part. Through XMLHttpRequest rather than
- * fetch: only XHR reports upload progress. Same origin, so the session cookie goes with it and the
- * browser adds the Origin header the service checks. Resolves to the queued indexing job.
+ * POST /v1/documents, multipart: the `visibility` field (who may open the files), then each file in
+ * a `file` part, named by its file name (its `external_id`). One request is one indexing job with
+ * all its files. Through XMLHttpRequest rather than fetch: only XHR reports upload progress, which
+ * is the request's (all its files together). Same origin, so the session cookie goes with it and the
+ * browser adds the Origin header the service checks. Resolves to the queued job; a refusal (413 over
+ * the service's limits, 415 for a type it does not read) rejects with its ApiError.
  */
-export function uploadFile(
-  file: File,
+export function uploadFiles(
+  files: readonly File[],
   visibility: UploadVisibility,
   onProgress: (sentBytes: number, totalBytes: number) => void,
   signal?: AbortSignal,
@@ -72,9 +74,9 @@ export function uploadFile(
     xhr.addEventListener('abort', () => reject(new DOMException('The upload was cancelled', 'AbortError')));
     signal?.addEventListener('abort', () => xhr.abort(), { once: true });
     const form = new FormData();
-    // The field ahead of the file part, so a reader of the parts in order knows it before the file.
+    // The field ahead of the files, so a reader of the parts in order knows it before the files.
     form.append('visibility', visibility);
-    form.append('file', file, file.name);
+    for (const file of files) form.append('file', file, file.name);
     xhr.send(form);
   });
 }

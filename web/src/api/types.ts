@@ -52,6 +52,7 @@ export interface CitedSource {
   snippet: string;
   /** The n of `[n]` in the answer. */
   citation: number;
+  /** The document's file name when it has one (else its title, as answers saved before have it). */
   file_name: string;
   file_path: string;
   /** The document in this service, when the server sends it (upload without a URL: the in-app page). */
@@ -138,6 +139,10 @@ export interface DocumentSummary {
   indexed_at: string | null;
   /** Who may open it (absent from a service older than per-document access). */
   access?: DocumentAccess;
+  /** The name of the file it came from (an upload's, a Drive file's); null when it has none. */
+  file_name: string | null;
+  /** Whether the caller may delete it: the web app offers Delete only then. */
+  can_delete: boolean;
 }
 
 export interface DocumentPage {
@@ -191,6 +196,8 @@ export interface SearchResult {
   document_id: number;
   external_id: string;
   title: string;
+  /** The name its file was uploaded under (shown beside the title); null when it came as no file. */
+  file_name: string | null;
   url: string | null;
   source: string;
   chunk_id: number;

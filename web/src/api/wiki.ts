@@ -4,7 +4,7 @@ import type { QueuedJob } from './types';
 
 /** What a person types into the Confluence form. */
 export interface WikiForm {
-  /** The site's address; empty: the wiki the service is set up with (WIKI_BASE_URL). */
+  /** The site's address; empty: the wiki the service is set up with (WIKI_BASE_URL), when it has one. */
   site: string;
   /** The Atlassian account's e-mail (Cloud); empty: the token is a Data Center personal access token. */
   email: string;

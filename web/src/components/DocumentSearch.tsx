@@ -2,12 +2,14 @@ import { type FormEvent, useRef, useState } from 'react';
 import { describeError, isAbort } from '../api/http';
 import { searchPassages } from '../api/search';
 import type { SearchResult } from '../api/types';
+import { fileNameBesideTitle } from '../format/file-name';
 import { queryTerms } from '../format/highlight';
 import { sourceName } from '../format/status-words';
 import { Link } from '../router/Link';
 import { documentPath } from '../router/routes';
+import { BreakableName } from './BreakableName';
 import { ErrorAlert, Loading } from './ErrorAlert';
-import { Highlighted } from './Highlighted';
+import { PassageText } from './PassageText';
 
 type SearchState =
   | { state: 'idle' }
@@ -15,7 +17,10 @@ type SearchState =
   | { state: 'failed'; message: string }
   | { state: 'found'; query: string; results: SearchResult[] };
 
-/** Ranked passages of the team's documents for a query, its words marked; each opens its document there. */
+/**
+ * Ranked passages of the team's documents for a query, its words marked (in code too); each opens its
+ * document there. A passage's code blocks show as code, a long one by its first lines.
+ */
 export function DocumentSearch() {
   const [query, setQuery] = useState('');
   const [search, setSearch] = useState<SearchState>({ state: 'idle' });
@@ -77,17 +82,29 @@ function SearchResults({ query, results }: { query: string; results: SearchResul
         {results.length === 1 ? '1 passage' : `${results.length} passages`} for “{query}”, best first.
       </p>
       <ol className="search-results" aria-label="Search results">
-        {results.map((result) => (
-          <li key={result.chunk_id} className="search-result">
-            <div className="search-result-heading">
-              <Link to={documentPath(result.document_id, result.chunk_id)}>{result.title}</Link>
-              <span className="muted"> · {sourceName(result.source)}</span>
-            </div>
-            <p className="passage-text">
-              <Highlighted text={result.text} terms={terms} />
-            </p>
-          </li>
-        ))}
+        {results.map((result) => {
+          const fileName = fileNameBesideTitle(result.title, result.file_name);
+          return (
+            <li key={result.chunk_id} className="search-result">
+              <div className="search-result-heading">
+                <Link to={documentPath(result.document_id, result.chunk_id)}>{result.title}</Link>
+                <span className="muted">
+                  {fileName === undefined ? null : (
+                    <>
+                      {' · '}
+                      <span className="title-file-name">
+                        <BreakableName text={fileName} />
+                      </span>
+                    </>
+                  )}
+                  {' · '}
+                  {sourceName(result.source)}
+                </span>
+              </div>
+              <PassageText text={result.text} terms={terms} shortenCode />
+            </li>
+          );
+        })}
       </ol>
     </>
   );

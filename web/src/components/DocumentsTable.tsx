@@ -2,10 +2,12 @@ import { useState } from 'react';
 import type { DocumentSummary } from '../api/types';
 import { accessWords } from '../format/access-words';
 import { formatDateTime } from '../format/dates';
+import { fileNameBesideTitle } from '../format/file-name';
 import { outcomeWords, sourceName, statusWord } from '../format/status-words';
 import { focusPageHeading } from '../hooks/focus';
 import { Link } from '../router/Link';
 import { documentPath } from '../router/routes';
+import { BreakableName } from './BreakableName';
 import { ConfirmDialog } from './ConfirmDialog';
 
 interface DocumentsTableProps {
@@ -16,15 +18,32 @@ interface DocumentsTableProps {
   onDelete: (document: DocumentSummary) => Promise<void>;
 }
 
+function titleOf(document: DocumentSummary): string {
+  return document.title || document.external_id;
+}
+
+/** The file name, when it says more than the title (two files both titled "Café menu", "API" from pino-api.md). */
+function distinctFileName(document: DocumentSummary): string | undefined {
+  return fileNameBesideTitle(titleOf(document), document.file_name);
+}
+
+/** ` (pino-api.md)` after a title that does not say which file it is. */
+function fileNameAside(document: DocumentSummary): string {
+  const fileName = distinctFileName(document);
+  return fileName === undefined ? '' : ` (${fileName})`;
+}
+
 /**
- * The team's documents: title, source, status word, chunks, last outcome in words, who can open it,
- * and delete.
+ * The team's documents: title (and file name), source, status word, chunks, last outcome in words,
+ * who can open it, and Delete where the caller may delete it. A table; on a narrow screen the
+ * styles lay each row out as a card, its cells labelled by `data-label` (the table's semantics stay).
  */
 export function DocumentsTable({ documents, caption, viewerEmail, onDelete }: DocumentsTableProps) {
   const [deleting, setDeleting] = useState<DocumentSummary | undefined>(undefined);
+  const anyDeletable = documents.some((document) => document.can_delete);
   return (
     <>
-      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a wide table scrolls on a phone; a keyboard must reach it to scroll it */}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a wide table scrolls on a narrow desktop window; a keyboard must reach it to scroll it */}
       <section className="table-scroll" aria-labelledby="documents-caption" tabIndex={0}>
         <table className="documents-table">
           <caption id="documents-caption">{caption}</caption>
@@ -36,25 +55,37 @@ export function DocumentsTable({ documents, caption, viewerEmail, onDelete }: Do
               <th scope="col">Chunks</th>
               <th scope="col">Last outcome</th>
               <th scope="col">Who can open</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
+              {anyDeletable ? (
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              ) : null}
             </tr>
           </thead>
           <tbody>
             {documents.map((document) => {
               const word = statusWord(document.status);
+              const fileName = distinctFileName(document);
               return (
                 <tr key={document.id}>
                   <th scope="row" className="document-title">
-                    <Link to={documentPath(document.id)}>{document.title || document.external_id}</Link>
+                    <Link to={documentPath(document.id)}>
+                      <BreakableName text={titleOf(document)} />
+                    </Link>
+                    {fileName === undefined ? null : (
+                      <span className="document-file-name">
+                        <BreakableName text={fileName} />
+                      </span>
+                    )}
                   </th>
-                  <td>{sourceName(document.source)}</td>
-                  <td>
+                  <td data-label="Source">{sourceName(document.source)}</td>
+                  <td data-label="Status">
                     <span className={`status status-${word}`}>{word}</span>
                   </td>
-                  <td className="number">{document.chunks}</td>
-                  <td>
+                  <td data-label="Chunks" className="number">
+                    {document.chunks}
+                  </td>
+                  <td data-label="Last outcome">
                     {document.last_job === null ? (
                       <span className="muted">none yet</span>
                     ) : (
@@ -75,18 +106,22 @@ export function DocumentsTable({ documents, caption, viewerEmail, onDelete }: Do
                       </>
                     )}
                   </td>
-                  <td className="document-access">
+                  <td data-label="Who can open" className="document-access">
                     {document.access === undefined ? (
                       <span className="muted">not known</span>
                     ) : (
                       accessWords(document.access, viewerEmail)
                     )}
                   </td>
-                  <td>
-                    <button type="button" className="button-quiet" onClick={() => setDeleting(document)}>
-                      Delete<span className="visually-hidden"> {document.title || document.external_id}</span>
-                    </button>
-                  </td>
+                  {anyDeletable ? (
+                    <td className="document-actions">
+                      {document.can_delete ? (
+                        <button type="button" className="button-quiet" onClick={() => setDeleting(document)}>
+                          Delete<span className="visually-hidden"> {titleOf(document)}</span>
+                        </button>
+                      ) : null}
+                    </td>
+                  ) : null}
                 </tr>
               );
             })}
@@ -96,7 +131,7 @@ export function DocumentsTable({ documents, caption, viewerEmail, onDelete }: Do
       {deleting === undefined ? null : (
         <ConfirmDialog
           title="Delete this document?"
-          message={`“${deleting.title || deleting.external_id}” and its passages will be deleted: answers will no longer cite it.`}
+          message={`“${titleOf(deleting)}”${fileNameAside(deleting)} and its passages will be deleted: answers will no longer cite it.`}
           confirmLabel="Delete"
           onConfirm={() => onDelete(deleting)}
           onClose={(confirmed) => {

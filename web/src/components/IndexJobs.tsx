@@ -8,6 +8,7 @@ import {
   moreFailuresWords,
   progressWords,
 } from '../pages/index-status';
+import { BreakableName } from './BreakableName';
 
 /** A job's failed files, each by name with why in words; the count of those not listed. */
 function JobFailures({ job, description }: { job: ListedJob; description: string }) {
@@ -18,8 +19,10 @@ function JobFailures({ job, description }: { job: ListedJob; description: string
       <ul className="job-failures" aria-label={`Failed files of ${description}`}>
         {job.failures.map((failure) => (
           <li key={failure.id}>
-            <span className="job-failure-name">{failure.name}</span>:{' '}
-            <span className="status-failed">{failureWords(failure)}</span>
+            <span className="job-failure-name">
+              <BreakableName text={failure.name} />
+            </span>
+            : <span className="status-failed">{failureWords(failure)}</span>
             {failure.reason !== null && failure.message !== null && failure.message !== '' ? (
               <span className="muted"> ({failure.message})</span>
             ) : null}
@@ -40,7 +43,7 @@ export function RunningJob({ job }: { job: ListedJob }) {
   return (
     <li className="job">
       <span id={nameId} className="job-name">
-        {description}
+        <BreakableName text={description} />
       </span>
       {/* Without files yet (a folder being listed) the bar is indeterminate: no value. */}
       <progress
@@ -61,7 +64,9 @@ export function FinishedJob({ job }: { job: ListedJob }) {
   const description = jobDescription(job);
   return (
     <li className="job">
-      <h3 className="job-name">{description}</h3>
+      <h3 className="job-name">
+        <BreakableName text={description} />
+      </h3>
       <p className="job-words">
         <span className={`status ${job.status === 'failed' ? 'status-failed' : 'status-indexed'}`}>
           {job.status}

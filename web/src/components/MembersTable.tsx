@@ -4,6 +4,7 @@ import type { TeamMember } from '../api/types';
 import { formatDate } from '../format/dates';
 import { canManageMember, roleWord } from '../format/members';
 import { focusPageHeading } from '../hooks/focus';
+import { BreakableName } from './BreakableName';
 import { ConfirmDialog } from './ConfirmDialog';
 
 interface MembersTableProps {
@@ -22,7 +23,10 @@ function displayName(member: TeamMember): string {
   return member.name.trim() === '' ? member.email : member.name;
 }
 
-/** The team's members: name, e-mail, role (a select for managers), joined, and remove. */
+/**
+ * The team's members: name, e-mail, role (a select for managers), joined, and remove. A table; on a
+ * narrow screen the styles lay each row out as a card, its cells labelled by `data-label`.
+ */
 export function MembersTable({
   members,
   callerId,
@@ -35,7 +39,7 @@ export function MembersTable({
   const anyManaged = members.some((member) => canManageMember(callerId, callerRole, member));
   return (
     <>
-      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a wide table scrolls on a phone; a keyboard must reach it to scroll it */}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a wide table scrolls on a narrow desktop window; a keyboard must reach it to scroll it */}
       <section className="table-scroll" aria-labelledby="members-caption" tabIndex={0}>
         <table className="members-table">
           <caption id="members-caption">Team members ({members.length})</caption>
@@ -59,11 +63,13 @@ export function MembersTable({
               return (
                 <tr key={member.user_id}>
                   <th scope="row" className="member-name">
-                    {displayName(member)}
+                    <BreakableName text={displayName(member)} />
                     {member.user_id === callerId ? <span className="muted"> (you)</span> : null}
                   </th>
-                  <td className="member-email">{member.email}</td>
-                  <td>
+                  <td data-label="Email" className="member-email">
+                    <BreakableName text={member.email} />
+                  </td>
+                  <td data-label="Role">
                     {managed ? (
                       <>
                         <label htmlFor={selectId} className="visually-hidden">
@@ -82,11 +88,11 @@ export function MembersTable({
                       roleWord(member.role)
                     )}
                   </td>
-                  <td>
+                  <td data-label="Joined">
                     <time dateTime={member.joined_at}>{formatDate(member.joined_at)}</time>
                   </td>
                   {anyManaged ? (
-                    <td>
+                    <td className="member-actions">
                       {managed ? (
                         <button type="button" className="button-quiet" onClick={() => setRemoving(member)}>
                           Remove<span className="visually-hidden"> {member.email}</span>

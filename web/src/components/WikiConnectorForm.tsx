@@ -19,15 +19,18 @@ function initialForm(connector: Connector | undefined): WikiForm {
 interface WikiConnectorFormProps {
   /** The team's Confluence connector, when there is one: its settings fill the form (never its token). */
   connector: Connector | undefined;
+  /** The server has no wiki of its own (no WIKI_BASE_URL): the site must be given. */
+  siteRequired: boolean;
   onSaved: (saved: SavedWikiConnector) => void;
 }
 
 /**
- * Site, e-mail, API token and space key. The service checks them against Confluence before it saves
+ * Site, e-mail, API token and space key; the site may be left empty only on a server with a wiki of
+ * its own, and is marked required otherwise. The service checks them against Confluence before it saves
  * anything; its refusal is shown in its own words above the form, a 422's problems under their
  * fields. The token is sent once and forgotten: the form never shows a saved one.
  */
-export function WikiConnectorForm({ connector, onSaved }: WikiConnectorFormProps) {
+export function WikiConnectorForm({ connector, siteRequired, onSaved }: WikiConnectorFormProps) {
   const [form, setForm] = useState<WikiForm>(() => initialForm(connector));
   const [errors, setErrors] = useState<WikiFormErrors>({});
   const [saving, setSaving] = useState(false);
@@ -56,7 +59,10 @@ export function WikiConnectorForm({ connector, onSaved }: WikiConnectorFormProps
     // The button stays enabled (a disabled one would drop keyboard focus); a second press waits.
     if (busy.current) return;
     setSavedMessage(undefined);
-    const missing = missingWikiFields(form, connected);
+    const missing: WikiFormErrors = {
+      ...missingWikiFields(form, connected),
+      ...(siteRequired && form.site.trim() === '' ? { site: 'Enter your Confluence site’s address.' } : {}),
+    };
     if (firstInvalidField(missing) !== undefined) {
       show(missing);
       return;
@@ -92,7 +98,12 @@ export function WikiConnectorForm({ connector, onSaved }: WikiConnectorFormProps
         inputMode="url"
         autoComplete="url"
         placeholder="https://your-team.atlassian.net"
-        hint="Your Confluence address. Leave it empty to use the wiki this service is set up with."
+        hint={
+          siteRequired
+            ? 'Required: your Confluence address.'
+            : 'Your Confluence address. Leave it empty to use the wiki this service is set up with.'
+        }
+        required={siteRequired}
         value={form.site}
         onChange={(event) => change('site', event.target.value)}
         error={errors.site}
@@ -122,6 +133,7 @@ export function WikiConnectorForm({ connector, onSaved }: WikiConnectorFormProps
             ? 'Stored encrypted and never shown: enter it again to change the settings.'
             : 'Stored encrypted and never shown again.'
         }
+        required
         value={form.apiToken}
         onChange={(event) => change('apiToken', event.target.value)}
         error={errors.apiToken}
@@ -136,6 +148,7 @@ export function WikiConnectorForm({ connector, onSaved }: WikiConnectorFormProps
         autoCapitalize="characters"
         spellCheck={false}
         hint="The short key in the space's address, such as ENG in …/wiki/spaces/ENG."
+        required
         value={form.spaceKey}
         onChange={(event) => change('spaceKey', event.target.value)}
         error={errors.spaceKey}

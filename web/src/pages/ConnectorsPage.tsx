@@ -1,12 +1,14 @@
 import { useCallback, useState } from 'react';
 import { type Connector, listConnectors } from '../api/connectors';
 import { getOAuthProviders } from '../api/oauth';
+import type { TeamRole } from '../api/types';
 import type { SavedWikiConnector } from '../api/wiki';
 import { ErrorAlert, Loading } from '../components/ErrorAlert';
 import { GoogleDriveSection } from '../components/GoogleDriveSection';
 import { SlackSection } from '../components/SlackSection';
 import { WikiConnectorForm } from '../components/WikiConnectorForm';
 import { WikiSyncPanel } from '../components/WikiSyncPanel';
+import { managesTeam } from '../format/members';
 import { useDocumentTitle } from '../hooks/useDocumentTitle';
 import { shownValue, useLoader } from '../hooks/useLoader';
 
@@ -14,6 +16,8 @@ interface ConnectorsPageProps {
   /** The provider whose OAuth redirect brought the browser back here, with its query. */
   callback: 'google-drive' | 'slack' | undefined;
   query: URLSearchParams;
+  /** The signed-in member's role: owners and admins add and remove the Slack bot. */
+  viewerRole: TeamRole | undefined;
 }
 
 /**
@@ -21,13 +25,13 @@ interface ConnectorsPageProps {
  * and "Sync now"), Google Drive (connect, choose, index) and Slack (add the bot), each offered
  * only when the server is set up for it.
  */
-export function ConnectorsPage({ callback, query }: ConnectorsPageProps) {
+export function ConnectorsPage({ callback, query, viewerRole }: ConnectorsPageProps) {
   useDocumentTitle('Connectors');
   const [version, setVersion] = useState(0);
   const reload = useCallback(() => setVersion((current) => current + 1), []);
   const loaded = useLoader(String(version), async (signal) => {
-    const [connectors, providers] = await Promise.all([listConnectors(signal), getOAuthProviders(signal)]);
-    return { connectors, providers };
+    const [list, providers] = await Promise.all([listConnectors(signal), getOAuthProviders(signal)]);
+    return { ...list, providers };
   });
   const value = shownValue(loaded);
   const connectors = value?.connectors;
@@ -76,7 +80,11 @@ export function ConnectorsPage({ callback, query }: ConnectorsPageProps) {
               <WikiSyncPanel connector={wiki} startedSync={saved?.result_id} onSynced={reload} />
             )}
             <h3>{wiki === undefined ? 'Connect a space' : 'Settings'}</h3>
-            <WikiConnectorForm connector={wiki} onSaved={onSaved} />
+            <WikiConnectorForm
+              connector={wiki}
+              siteRequired={!value.wiki_base_url_configured}
+              onSaved={onSaved}
+            />
           </section>
           <GoogleDriveSection
             google={value.providers.google_drive}
@@ -87,8 +95,10 @@ export function ConnectorsPage({ callback, query }: ConnectorsPageProps) {
           <SlackSection
             slack={value.providers.slack}
             installations={slackInstallations}
+            mayManage={managesTeam(viewerRole)}
             callbackQuery={callbackQuery?.callback === 'slack' ? callbackQuery.query : undefined}
             onInstalled={reload}
+            onRemoved={reload}
           />
         </>
       )}

@@ -1,16 +1,20 @@
 import { useEffect } from 'react';
 import { getDocument } from '../api/documents';
 import { ApiError } from '../api/http';
+import { BreakableName } from '../components/BreakableName';
 import { ErrorAlert, Loading } from '../components/ErrorAlert';
+import { PassageText } from '../components/PassageText';
 import { accessWords } from '../format/access-words';
 import { formatDateTime } from '../format/dates';
+import { fileNameBesideTitle } from '../format/file-name';
 import { outcomeWords, sourceName, statusWord } from '../format/status-words';
 import { useDocumentTitle } from '../hooks/useDocumentTitle';
 import { useLoader } from '../hooks/useLoader';
 import { isWebUrl } from '../markdown/safe-url';
 
 /**
- * One document, who can open it, and its stored passages: where a citation without a web URL leads.
+ * One document (its title, and the file it came from when that says more), who can open it, and its
+ * stored passages, their code blocks as code: where a citation without a web URL leads.
  * The passage in `?passage=<chunk_id>` is highlighted and scrolled into view. `viewerEmail`, the
  * signed-in member's, is "you" in who can open it.
  */
@@ -28,6 +32,8 @@ export function DocumentPage({
   const chunks = loaded.state === 'loaded' ? loaded.value.chunks : [];
   useDocumentTitle(document?.title ?? 'Document');
   const passageFound = chunks.some((chunk) => chunk.chunk_id === passage);
+  const fileName =
+    document === undefined ? undefined : fileNameBesideTitle(document.title, document.file_name);
 
   // Once the passages are there, the cited one is brought into view and focused (a screen reader reads it).
   useEffect(() => {
@@ -42,6 +48,14 @@ export function DocumentPage({
   return (
     <>
       <h1>{document?.title ?? 'Document'}</h1>
+      {fileName === undefined ? null : (
+        <p className="document-page-file-name">
+          <span className="visually-hidden">File: </span>
+          <span className="title-file-name">
+            <BreakableName text={fileName} />
+          </span>
+        </p>
+      )}
       {loaded.state === 'loading' ? <Loading label="Loading the document…" /> : null}
       {loaded.state === 'failed' ? (
         <ErrorAlert message={notFound ? 'This document does not exist (any more).' : loaded.message} />
@@ -116,14 +130,8 @@ export function DocumentPage({
                     {chunk.heading_path.length === 0 ? null : (
                       <p className="heading-path">{chunk.heading_path.join(' › ')}</p>
                     )}
-                    {cited ? (
-                      <p className="passage-text">
-                        <span className="visually-hidden">Cited passage: </span>
-                        <mark>{chunk.text}</mark>
-                      </p>
-                    ) : (
-                      <p className="passage-text">{chunk.text}</p>
-                    )}
+                    {cited ? <p className="visually-hidden">Cited passage:</p> : null}
+                    <PassageText text={chunk.text} cited={cited} />
                   </li>
                 );
               })}

@@ -32,13 +32,17 @@ export function webChatBody(maxQuestionChars: number) {
 
 /** A document an answer cites (the `sources` line; also kept on answers in the chat history). */
 export const CitedSourceView = Type.Object({
-  file_name: Type.String(),
+  file_name: Type.String({
+    description:
+      'the name its file was uploaded under, else (JSON documents, Drive files, wiki pages; answers stored before) its title',
+    examples: ['pino-api.md'],
+  }),
   file_path: Type.String({ description: "the document's URL, else `<source>/<external_id>`" }),
   mimetype: Type.Union([Type.String(), Type.Null()]),
   creation_date: Type.String({ format: 'date' }),
   last_modified_date: Type.String({ format: 'date' }),
   page_labels: Type.Array(Type.String()),
-  title: Type.String(),
+  title: Type.String({ description: "the document's title, shown beside `file_name`", examples: ['API'] }),
   url: Type.Union([Type.String(), Type.Null()]),
   snippet: Type.String(),
   citation: Type.Integer({ description: 'the number the answer cites it by: `[n]`' }),

@@ -48,6 +48,10 @@ const ConnectorList = Type.Object({
   connectors: Type.Array(ConnectorView, {
     description: 'oldest first; each as GET /v1/connectors/{connector_slug}/{connector_id} shows it',
   }),
+  wiki_base_url_configured: Type.Boolean({
+    description:
+      'whether this server has a wiki address of its own (WIKI_BASE_URL): POST /v1/wiki/config may then leave out `wikiBaseUrl`, and must give it otherwise',
+  }),
 });
 
 export const connectorRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { deps }) => {

@@ -170,11 +170,30 @@ describe('GET /v1/connectors', () => {
       connectors: [
         expect.objectContaining({ id: neighbourSlack, slug: 'chatapp', team_id: neighbour.teamId }),
       ],
+      wiki_base_url_configured: true,
     });
     const newcomer = await registerUser(testApp.app);
     const empty = await testApp.app.inject({ url: '/v1/connectors', headers: bearer(newcomer.token) });
     expect(empty.statusCode).toBe(200);
-    expect(empty.json()).toEqual({ connectors: [] });
+    expect(empty.json()).toEqual({ connectors: [], wiki_base_url_configured: true });
+  });
+
+  it('says whether the server has a wiki address of its own (WIKI_BASE_URL), never the address', async () => {
+    const response = await testApp.app.inject({ url: '/v1/connectors', headers: bearer(neighbour.token) });
+    expect(response.json().wiki_base_url_configured).toBe(true);
+    const withoutWiki = await startTestApp();
+    try {
+      const user = await registerUser(withoutWiki.app);
+      const listed = await withoutWiki.app.inject({ url: '/v1/connectors', headers: bearer(user.token) });
+      expect(listed.statusCode).toBe(200);
+      expect(listed.json()).toEqual({ connectors: [], wiki_base_url_configured: false });
+    } finally {
+      await withoutWiki.close();
+    }
+    // A team without a wiki connector learns that there is one, not where.
+    const newcomer = await registerUser(testApp.app);
+    const fresh = await testApp.app.inject({ url: '/v1/connectors', headers: bearer(newcomer.token) });
+    expect(fresh.body).not.toContain('acme.atlassian.net');
   });
 
   it('needs a bearer token or a session', async () => {
@@ -186,6 +205,8 @@ describe('GET /v1/connectors', () => {
     const document = (await testApp.app.inject({ url: '/openapi.json' })).json();
     const operation = document.paths['/v1/connectors'].get;
     expect(operation.responses['200']).toBeDefined();
+    const listSchema = operation.responses['200'].content['application/json'].schema;
+    expect(listSchema.properties.wiki_base_url_configured.type).toBe('boolean');
     expect(operation.security).toEqual(expect.arrayContaining([{ bearerAuth: [] }]));
   });
 });

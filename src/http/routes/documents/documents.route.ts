@@ -24,7 +24,7 @@ import { IndexJobView, JobParams, QueuedJobView } from '../shared-schemas.js';
 import { canonicalSource, SourceName } from '../source-filter.js';
 
 /** Most files one multipart upload may carry. */
-export const UPLOAD_MAX_FILES = 20;
+export const UPLOAD_MAX_FILES = 100;
 /** Most form fields beside them (four are read; a few spare for clients that send more). */
 const UPLOAD_MAX_FORM_FIELDS = 10;
 
@@ -80,7 +80,16 @@ const DocumentParams = Type.Object({ document_id: Type.String({ maxLength: 20 })
 const DocumentView = Type.Object({
   id: Type.Integer(),
   external_id: Type.String(),
-  title: Type.String(),
+  title: Type.String({
+    description:
+      "the client's title, else the one the document gives itself (its title or first heading), else its file name",
+    examples: ['API'],
+  }),
+  file_name: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'the name the file was uploaded under, to tell apart documents whose titles are alike; null for JSON documents and for Drive files and wiki pages, whose title is their name',
+    examples: ['pino-api.md'],
+  }),
   source: Type.String({ description: 'googledrive, wiki or upload' }),
   status: Type.String({
     description:
@@ -123,18 +132,23 @@ const DocumentView = Type.Object({
         "who may open the document, as its source says (Drive permissions, Confluence restrictions, an upload's visibility)",
     },
   ),
+  can_delete: Type.Boolean({
+    description:
+      "whether DELETE /v1/documents/{id} would succeed for the caller: their own documents always, others' only for the team's owner and admins",
+    examples: [true],
+  }),
 });
 
 export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { deps }) => {
   const { uploadMaxBytes, uploadMaxDocuments } = deps.config.indexing;
   await app.register(multipart, {
     // One byte over the request's limit, so a file that alone passes it is counted, not cut short.
-    // `metadata` describes up to UPLOAD_MAX_FILES files: 64 KiB of form field.
+    // `metadata` describes up to UPLOAD_MAX_FILES files: 256 KiB of form field.
     limits: {
       fileSize: uploadMaxBytes + 1,
       files: UPLOAD_MAX_FILES,
       fields: UPLOAD_MAX_FORM_FIELDS,
-      fieldSize: 64 * 1024,
+      fieldSize: 256 * 1024,
     },
   });
 
@@ -182,8 +196,8 @@ export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app,
           received = await readMultipartUpload(deps, request.parts(), uploadMaxBytes);
         } catch (error) {
           // The refusal goes out at once. What the client still sends is read and dropped, never
-          // kept (REQUEST_TIMEOUT_MS bounds how long), so it can read the answer instead of
-          // meeting a broken pipe mid-upload.
+          // kept (bounded as unread-body.ts says), so it can read the answer instead of meeting a
+          // broken pipe mid-upload.
           request.raw.unpipe();
           request.raw.resume();
           throw error;
@@ -214,7 +228,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app,
         tags: ['documents'],
         summary: "The team's documents from every source, newest first",
         description:
-          'Paginated with `limit` (1–500, default 50) and `offset`; the total is in `total` and `X-Total-Count`.',
+          'Paginated with `limit` (1–500, default 50) and `offset`; the total is in `total` and `X-Total-Count`. Each document has its `title` and, when it came as a file, the `file_name` it was uploaded under, and says whether the caller may delete it (`can_delete`).',
         security: bearerSecurity,
         querystring: DocumentsQuery,
         response: withErrors({
@@ -273,9 +287,11 @@ export const documentRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app,
       schema: {
         tags: ['documents'],
         summary: "Delete one of the team's documents with its chunks",
+        description:
+          "A member deletes the documents they brought in; the team's owner and admins any they may open. The listing's `can_delete` says which, by the same rule. Another's document a member may open is a 403; one the caller may not open, a 404.",
         security: bearerSecurity,
         params: DocumentParams,
-        response: withErrors({ 204: Type.Null(), 404: ErrorDetail }),
+        response: withErrors({ 204: Type.Null(), 403: ErrorDetail, 404: ErrorDetail }),
       },
     },
     async (request, reply) => {

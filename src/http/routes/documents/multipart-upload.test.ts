@@ -197,7 +197,7 @@ describe('POST /v1/documents: multipart uploads', () => {
       /^The files are larger than the 256 KiB limit \(UPLOAD_MAX_BYTES\) together/,
     );
     const many = await post(
-      Array.from({ length: 21 }, (_, index) => ({
+      Array.from({ length: 101 }, (_, index) => ({
         name: 'file',
         fileName: `note-${index}.md`,
         type: 'text/markdown',
@@ -205,7 +205,7 @@ describe('POST /v1/documents: multipart uploads', () => {
       })),
     );
     expect(many.statusCode).toBe(413);
-    expect(many.json()).toEqual({ detail: 'At most 20 files per request' });
+    expect(many.json()).toEqual({ detail: 'At most 100 files per request' });
     const json = await testApp.app.inject({
       method: 'POST',
       url: '/v1/documents',

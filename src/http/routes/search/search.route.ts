@@ -62,7 +62,12 @@ function requestedFilters(body: FilterFields & { filters?: FilterFields | undefi
 const SearchResult = Type.Object({
   document_id: Type.Integer(),
   external_id: Type.String(),
-  title: Type.String(),
+  title: Type.String({ description: "the document's title", examples: ['API'] }),
+  file_name: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'the name its file was uploaded under, shown beside the title; null for JSON documents, Drive files and wiki pages',
+    examples: ['pino-api.md'],
+  }),
   url: Type.Union([Type.String(), Type.Null()]),
   source: Type.String(),
   chunk_id: Type.Integer(),
