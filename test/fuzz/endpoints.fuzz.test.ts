@@ -3,9 +3,12 @@
  * bytes. Whatever arrives, the service answers below 500 in FastAPI's error shapes and stays up.
  * To fuzz a new endpoint, add one descriptor to `ENDPOINTS`.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GuardedHttpsClient } from '../../src/adapters/token-endpoint/guarded-https-client.js';
@@ -669,11 +672,30 @@ function fuzzWiki(): InMemoryWiki {
   return wiki;
 }
 
+/**
+ * A web build of one page and one asset, so that `/` and the app's routes are served whether or not
+ * this checkout has built the web app (`npm test -- --project pglite` alone builds nothing).
+ */
+function minimalWebBuild(): string {
+  const folder = mkdtempSync(path.join(tmpdir(), 'fuzz-web-build-'));
+  mkdirSync(path.join(folder, 'assets'));
+  writeFileSync(
+    path.join(folder, 'index.html'),
+    '<!doctype html><html lang="en"><head><title>Knowledge answers</title><script type="module" src="/assets/app.js"></script></head><body></body></html>',
+  );
+  writeFileSync(path.join(folder, 'assets', 'app.js'), 'console.log("app");');
+  return folder;
+}
+
+let webDir: string;
+
 beforeAll(async () => {
   const resolveToLocalProvider = async () => [{ address: '127.0.0.1', family: 4 }];
+  webDir = minimalWebBuild();
   testApp = await startTestApp({
     env: {
       LOG_LEVEL: 'warn',
+      WEB_DIR: webDir,
       WIKI_BASE_URL: 'https://acme.atlassian.net/wiki',
       OAUTH_PROXY_ALLOWLIST: TOKEN_URLS.join(','),
       OAUTH_PROXY_CLIENT_CREDENTIALS: JSON.stringify({
@@ -703,6 +725,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await testApp?.close();
   await tokenProvider.close();
+  rmSync(webDir, { recursive: true, force: true });
 });
 
 describe('fuzzing every endpoint over HTTP', () => {

@@ -499,7 +499,7 @@ describe('GET /v1/documents?source and the upload in /docs', () => {
     expect(form.properties.file).toMatchObject({
       type: 'array',
       items: { type: 'string', format: 'binary' },
-      maxItems: 20,
+      maxItems: 100,
     });
     for (const field of ['external_id', 'title', 'url', 'metadata']) {
       expect(form.properties[field], field).toMatchObject({ type: 'string' });
