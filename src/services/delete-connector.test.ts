@@ -64,7 +64,7 @@ describe('deleteConnector', () => {
 
     await deleteConnector(deps, owner.caller, 'confluence', String(id));
     await refusal(getConnector(deps, owner.caller, 'wiki', String(id)), 'not_found');
-    expect(await listConnectors(deps, owner.caller)).toEqual({ connectors: [] });
+    expect((await listConnectors(deps, owner.caller)).connectors).toEqual([]);
     expect((await listDocuments(deps, owner.caller, { limit: 10, offset: 0 })).total).toBe(0);
     expect((await search()).results).toEqual([]);
     await refusal(deleteConnector(deps, owner.caller, 'wiki', String(id)), 'not_found');

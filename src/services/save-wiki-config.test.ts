@@ -79,7 +79,7 @@ describe('saveWikiConfig', () => {
       'bad_request',
     );
     expect(missing.message).toContain('Wiki space not found');
-    expect(await listConnectors(deps, caller)).toEqual({ connectors: [] });
+    expect((await listConnectors(deps, caller)).connectors).toEqual([]);
   });
 
   it('needs the wiki’s address when the service has no WIKI_BASE_URL', async () => {
@@ -97,7 +97,7 @@ describe('saveWikiConfig', () => {
     const { caller } = await signedInUser(testApp);
     const refused = await refusal(saveWikiConfig(deps, { ...caller, role: 'member' }, input()), 'forbidden');
     expect(refused.message).toContain('Confluence');
-    expect(await listConnectors(deps, caller)).toEqual({ connectors: [] });
+    expect((await listConnectors(deps, caller)).connectors).toEqual([]);
     const saved = await saveWikiConfig(deps, { ...caller, role: 'admin' }, input());
     await waitForIndexJob(testApp, caller, saved.sync.result_id);
   });
