@@ -7,6 +7,7 @@ import { type App, buildApp } from '../../src/http/app.js';
 import { loggerOptions } from '../../src/logger.js';
 import { startWorker } from '../../src/worker.js';
 import { HANG_BOUND_MS } from './hang-bound.js';
+import { multipart } from './multipart-body.js';
 import { createTestDatabase } from './test-database.js';
 
 /** The trusted front end's secret in every test app: `bearer(TEST_REGISTRATION_SECRET)` vouches for an e-mail. */
@@ -204,6 +205,29 @@ export async function uploadDocuments(
     url: '/v1/documents',
     headers: bearer(token),
     payload: { documents },
+  });
+  if (response.statusCode !== 202) throw new Error(`upload refused: ${response.statusCode} ${response.body}`);
+  const { result_id: id } = response.json() as { result_id: string };
+  return waitForJob(app, token, `/v1/documents/jobs/${id}`, timeoutMs);
+}
+
+/**
+ * Uploads files into the token's team as one multipart `POST /v1/documents` (`file` parts, as a
+ * browser sends them) and waits until their job is ready; answers the job's view. Throws when the
+ * upload is refused.
+ */
+export async function uploadFiles(
+  app: App,
+  token: string,
+  files: readonly { fileName: string; type: string; content: Uint8Array | string }[],
+  timeoutMs = HANG_BOUND_MS,
+): Promise<Awaited<ReturnType<typeof waitForJob>>> {
+  const { body, contentType } = multipart(files.map((file) => ({ name: 'file', ...file })));
+  const response = await app.inject({
+    method: 'POST',
+    url: '/v1/documents',
+    headers: { ...bearer(token), 'content-type': contentType },
+    payload: body,
   });
   if (response.statusCode !== 202) throw new Error(`upload refused: ${response.statusCode} ${response.body}`);
   const { result_id: id } = response.json() as { result_id: string };

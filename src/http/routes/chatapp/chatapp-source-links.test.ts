@@ -3,14 +3,13 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeSlackServer, type PostedSlackMessage } from '../../../../test/fakes/fake-slack-server.js';
-import { multipart } from '../../../../test/helpers/multipart-body.js';
 import {
   bearer,
   registerUser,
   startTestApp,
   type TestApp,
   uploadDocuments,
-  waitForJob,
+  uploadFiles,
 } from '../../../../test/helpers/test-app.js';
 
 const SIGNING_SECRET = 'source-links-signing-secret-5d1f0e8a';
@@ -110,17 +109,9 @@ describe('Slack sources link to the web app', () => {
   }
 
   it("links an upload without a URL to its cited passage on the web app's page, its title escaped", async () => {
-    const { body, contentType } = multipart([
-      { name: 'file', fileName: 'commander.md', type: 'text/markdown', content: COMMANDER },
+    const job = await uploadFiles(testApp.app, token, [
+      { fileName: 'commander.md', type: 'text/markdown', content: COMMANDER },
     ]);
-    const upload = await testApp.app.inject({
-      method: 'POST',
-      url: '/v1/documents',
-      headers: { ...bearer(token), 'content-type': contentType },
-      payload: body,
-    });
-    expect(upload.statusCode, upload.body).toBe(202);
-    const job = await waitForJob(testApp.app, token, `/v1/documents/jobs/${upload.json().result_id}`);
     const documentId = job.files[0]?.document_id;
     const page = await testApp.app.inject({ url: `/v1/documents/${documentId}`, headers: bearer(token) });
     expect(page.json().document).toMatchObject({

@@ -1,14 +1,13 @@
 // Documents named by a title taken from their text keep the name of the file they came as: the
 // listing, a document's page, search results and an answer's sources carry `file_name` beside it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { multipart } from '../../../../test/helpers/multipart-body.js';
 import {
   bearer,
   registerUser,
   startTestApp,
   type TestApp,
   uploadDocuments,
-  waitForJob,
+  uploadFiles,
 } from '../../../../test/helpers/test-app.js';
 
 interface ListedDocument {
@@ -38,19 +37,11 @@ describe('file names beside titles', () => {
   beforeAll(async () => {
     testApp = await startTestApp({ worker: true });
     ({ token } = await registerUser(testApp.app));
-    const { body, contentType } = multipart([
-      { name: 'file', fileName: 'cafe-menu-monday.md', type: 'text/markdown', content: MONDAY_MENU },
-      { name: 'file', fileName: 'cafe-menu-friday.md', type: 'text/markdown', content: FRIDAY_MENU },
-      { name: 'file', fileName: 'pino-api.md', type: 'text/markdown', content: PINO_API },
+    const job = await uploadFiles(testApp.app, token, [
+      { fileName: 'cafe-menu-monday.md', type: 'text/markdown', content: MONDAY_MENU },
+      { fileName: 'cafe-menu-friday.md', type: 'text/markdown', content: FRIDAY_MENU },
+      { fileName: 'pino-api.md', type: 'text/markdown', content: PINO_API },
     ]);
-    const response = await testApp.app.inject({
-      method: 'POST',
-      url: '/v1/documents',
-      headers: { ...bearer(token), 'content-type': contentType },
-      payload: body,
-    });
-    expect(response.statusCode, response.body).toBe(202);
-    const job = await waitForJob(testApp.app, token, `/v1/documents/jobs/${response.json().result_id}`);
     expect(job.files.map((file) => file.status)).toEqual(['indexed', 'indexed', 'indexed']);
     const json = await uploadDocuments(testApp.app, token, [
       { external_id: 'canteen-hours', title: '', text: '# Canteen hours\n\nThe canteen opens at noon.' },
