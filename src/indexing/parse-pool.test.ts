@@ -275,12 +275,13 @@ describe('ParsePool limits', () => {
   });
 
   it('starts the clock when a thread takes the request up, not while it waits in line', async () => {
-    const pool = createPool({ threads: 1, enableTestRequests: true, parseTimeoutMs: 600 });
+    const pool = createPool({ threads: 1, enableTestRequests: true, parseTimeoutMs: 3_000 });
     await pool.parse(command('thread-id'));
-    // The second waits 400 ms behind the first, then parses for 400 ms: 800 ms after it was asked
-    // for, but 400 ms of its own.
-    const first = pool.parse(command('spin 400'));
-    const second = pool.parse(command('spin 400'));
+    // The second waits 2 s behind the first, then parses for 1.5 s: 3.5 s after it was asked for,
+    // but 1.5 s of its own. Each is a second or more inside the deadline: a busy machine's
+    // message delays fit.
+    const first = pool.parse(command('spin 2000'));
+    const second = pool.parse(command('spin 1500'));
     await expect(Promise.all([first, second])).resolves.toHaveLength(2);
   });
 
