@@ -42,12 +42,14 @@ export function memberReader(member: {
   readonly email: string;
   readonly emailVerified: boolean;
   readonly userId?: number | undefined;
+  readonly groups?: readonly string[] | undefined;
 }): Reader {
   return {
     teamId: member.teamId,
     userId: member.userId ?? null,
     email: member.emailVerified ? member.email.toLowerCase() : null,
-    groups: [],
+    // A directory's groups count like the address: only for a member whose address is proven.
+    groups: member.emailVerified ? (member.groups ?? []) : [],
   };
 }
 

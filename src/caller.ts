@@ -19,6 +19,11 @@ export interface Caller {
   readonly emailVerified: boolean;
   readonly role: TeamRole;
   readonly tokenHash: string;
+  /**
+   * The group addresses the team's directory (SCIM groups) puts the caller in: they match
+   * documents shared with those groups. Absent or empty: none.
+   */
+  readonly groups?: readonly string[];
 }
 
 /** Owners and admins manage the team: members, invitations, connections, others' documents. */

@@ -177,12 +177,127 @@ export const accessTokens = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     tokenHash: text('token_hash').notNull(),
+    /**
+     * `session`: a sign-in's (password, browser, single sign-on); `personal`: a personal access
+     * token the user made by name for a script or the CLI (POST /v1/users/me/tokens).
+     */
+    kind: text('kind').notNull().default('session'),
+    /** A personal token's name, as its maker gave it; null for a session. */
+    name: text('name'),
+    /** A personal token's public id (its listing and revocation); null for a session. */
+    publicId: uuid('public_id'),
     createdAt: createdAt(),
-    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    /** Null: a personal token made without an expiry. */
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    /** When a request last used it (written at most about once a minute). */
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
   },
   (table) => [
     uniqueIndex('access_tokens_hash_unique').on(table.tokenHash),
     index('access_tokens_user_idx').on(table.userId),
+    uniqueIndex('access_tokens_public_id_unique').on(table.publicId),
+  ],
+);
+
+/**
+ * E-mail domains a team claims for single sign-on: a person whose proven address is in one, signing
+ * in for the first time without an invitation, joins that team as a member. One team a domain.
+ */
+export const teamSignInDomains = pgTable(
+  'team_sign_in_domains',
+  {
+    /** Lower-cased, without a trailing dot. */
+    domain: text('domain').primaryKey(),
+    teamId: integer('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (table) => [index('team_sign_in_domains_team_idx').on(table.teamId)],
+);
+
+/** A team's SCIM bearer tokens (its identity provider's provisioning), stored only as SHA-256. */
+export const scimTokens = pgTable(
+  'scim_tokens',
+  {
+    id: uuid('id').primaryKey(),
+    teamId: integer('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    createdBy: integer('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex('scim_tokens_hash_unique').on(table.tokenHash),
+    index('scim_tokens_team_idx').on(table.teamId),
+  ],
+);
+
+/**
+ * A person as a team's identity provider provisions them over SCIM: a member-to-be until their
+ * first single sign-on (then `userId` links the account), turned off by `active = false`. A
+ * deleted one stays as a tombstone (`deletedAt`) that keeps the address out of single sign-on
+ * until it is provisioned again. `userName` (the e-mail, lower-cased) is one person service-wide.
+ */
+export const scimUsers = pgTable(
+  'scim_users',
+  {
+    id: uuid('id').primaryKey(),
+    teamId: integer('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    userName: text('user_name').notNull(),
+    externalId: text('external_id'),
+    active: boolean('active').notNull().default(true),
+    displayName: text('display_name'),
+    givenName: text('given_name'),
+    familyName: text('family_name'),
+    userId: integer('user_id').references(() => users.id, { onDelete: 'set null' }),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    uniqueIndex('scim_users_user_name_unique').on(table.userName),
+    index('scim_users_team_idx').on(table.teamId, table.createdAt),
+    index('scim_users_user_idx').on(table.userId),
+  ],
+);
+
+/**
+ * A team's SCIM group. One whose `displayName` or `externalId` is an e-mail address stands for
+ * that group address: its members match documents shared with it (`group:` grants).
+ */
+export const scimGroups = pgTable(
+  'scim_groups',
+  {
+    id: uuid('id').primaryKey(),
+    teamId: integer('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    displayName: text('display_name').notNull(),
+    externalId: text('external_id'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [index('scim_groups_team_idx').on(table.teamId, table.createdAt)],
+);
+
+export const scimGroupMembers = pgTable(
+  'scim_group_members',
+  {
+    groupId: uuid('group_id')
+      .notNull()
+      .references(() => scimGroups.id, { onDelete: 'cascade' }),
+    scimUserId: uuid('scim_user_id')
+      .notNull()
+      .references(() => scimUsers.id, { onDelete: 'cascade' }),
+  },
+  (table) => [
+    primaryKey({ columns: [table.groupId, table.scimUserId] }),
+    index('scim_group_members_user_idx').on(table.scimUserId),
   ],
 );
 

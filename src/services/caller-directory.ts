@@ -20,7 +20,7 @@ const MAX_CACHED = 10_000;
  */
 export class CallerDirectory {
   private readonly cache = new Map<string, CachedCaller>();
-  private readonly lookups: Batcher<string, (Caller & { expiresAt: Date }) | undefined>;
+  private readonly lookups: Batcher<string, (Caller & { expiresAt: Date | null }) | undefined>;
 
   constructor(
     data: Pick<Repositories, 'accessTokens'>,
@@ -49,7 +49,11 @@ export class CallerDirectory {
     }
     const { expiresAt, ...caller } = found;
     if (this.ttlMs > 0)
-      this.remember(tokenHash, { caller, expiresAt: expiresAt.getTime(), freshUntil: now + this.ttlMs });
+      this.remember(tokenHash, {
+        caller,
+        expiresAt: expiresAt?.getTime() ?? Number.POSITIVE_INFINITY,
+        freshUntil: now + this.ttlMs,
+      });
     return caller;
   }
 

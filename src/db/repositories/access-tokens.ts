@@ -1,13 +1,17 @@
-import { and, eq, gt, inArray, ne, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, ne, or, sql } from 'drizzle-orm';
 import { type Caller, teamRoleOf } from '../../caller.js';
 import type { Database } from '../client.js';
 import { accessTokens, users } from '../schema.js';
 
-/** The callers behind bearer-token hashes that are known, unexpired and of active users. */
+/**
+ * The callers behind bearer-token hashes that are known, unexpired and of active users, each with
+ * the group addresses their team's directory (SCIM) puts them in: a group whose display name or
+ * external id is an e-mail address, while the person is active in it.
+ */
 export async function findCallersByTokenHashes(
   db: Database,
   tokenHashes: readonly string[],
-): Promise<(Caller & { expiresAt: Date })[]> {
+): Promise<(Caller & { expiresAt: Date | null })[]> {
   const rows = await db
     .select({
       userId: users.id,
@@ -17,20 +21,37 @@ export async function findCallersByTokenHashes(
       role: users.role,
       tokenHash: accessTokens.tokenHash,
       expiresAt: accessTokens.expiresAt,
+      groups: sql<string[] | null>`(
+        SELECT array_agg(DISTINCT lower(named.group_address))
+          FROM scim_group_members m
+          JOIN scim_users su ON su.id = m.scim_user_id
+          JOIN scim_groups g ON g.id = m.group_id
+          CROSS JOIN LATERAL (VALUES (g.display_name), (g.external_id)) AS named(group_address)
+         WHERE su.user_id = ${users.id} AND su.active AND su.deleted_at IS NULL
+           AND g.team_id = ${users.teamId} AND named.group_address LIKE '%_@_%'
+      )`,
     })
     .from(accessTokens)
     .innerJoin(users, eq(users.id, accessTokens.userId))
     .where(
       and(
         inArray(accessTokens.tokenHash, [...tokenHashes]),
-        gt(accessTokens.expiresAt, sql`now()`),
+        or(isNull(accessTokens.expiresAt), gt(accessTokens.expiresAt, sql`now()`)),
         eq(users.isActive, true),
       ),
     );
-  return rows.flatMap(({ emailVerifiedAt, ...row }) =>
+  return rows.flatMap(({ emailVerifiedAt, groups, ...row }) =>
     row.teamId === null
       ? []
-      : [{ ...row, teamId: row.teamId, emailVerified: emailVerifiedAt !== null, role: teamRoleOf(row.role) }],
+      : [
+          {
+            ...row,
+            teamId: row.teamId,
+            emailVerified: emailVerifiedAt !== null,
+            role: teamRoleOf(row.role),
+            groups: groups ?? [],
+          },
+        ],
   );
 }
 
