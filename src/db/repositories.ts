@@ -12,8 +12,11 @@ import * as documents from './repositories/documents.js';
 import * as driveSync from './repositories/drive-sync.js';
 import * as emailCodes from './repositories/email-codes.js';
 import * as indexJobs from './repositories/index-jobs.js';
+import * as scim from './repositories/scim.js';
 import * as search from './repositories/search.js';
+import * as signInPlacement from './repositories/sign-in-placement.js';
 import * as storage from './repositories/storage.js';
+import * as teamSignInDomains from './repositories/team-sign-in-domains.js';
 import * as teams from './repositories/teams.js';
 import * as uploadBlobs from './repositories/upload-blobs.js';
 import * as users from './repositories/users.js';
@@ -33,8 +36,11 @@ const modules = {
   driveSync,
   emailCodes,
   indexJobs,
+  scim,
   search,
+  signInPlacement,
   storage,
+  teamSignInDomains,
   teams,
   uploadBlobs,
   users,

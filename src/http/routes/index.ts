@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppOptions } from '../app-options.js';
 import { authRoutes } from './auth/auth.route.js';
+import { oidcRoutes } from './auth/oidc.route.js';
 import { sessionRoutes } from './auth/session.route.js';
 import { verifyEmailRoutes } from './auth/verify-email.route.js';
 import { webChatRoutes } from './chat/chat.route.js';
@@ -13,6 +14,7 @@ import { driveRoutes } from './drive/drive.route.js';
 import { healthRoutes } from './health/health.route.js';
 import { jobRoutes } from './jobs/jobs.route.js';
 import { oauthProxyRoutes } from './oauth-proxy/oauth-proxy.route.js';
+import { scimRoutes } from './scim/scim.route.js';
 import { searchRoutes } from './search/search.route.js';
 import { teamRoutes } from './teams/teams.route.js';
 import { userRoutes } from './users/users.route.js';
@@ -36,4 +38,6 @@ export async function registerRoutes(app: FastifyInstance, options: AppOptions):
   await app.register(searchRoutes, options);
   await app.register(webChatRoutes, options);
   await app.register(teamRoutes, options);
+  await app.register(oidcRoutes, options);
+  await app.register(scimRoutes, options);
 }

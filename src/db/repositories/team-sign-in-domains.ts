@@ -1,0 +1,2 @@
+// Filled in by the single sign-on work (issue 35).
+export {};
