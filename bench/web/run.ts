@@ -52,7 +52,7 @@ function option(name: string, fallback: string): string {
 /**
  * The gzipped size of the JavaScript the signed-in first page (the ask page) loads until the
  * network is idle: index.html's scripts and preloads, and any chunk the page fetches as it starts
- * (such as the answer renderer it preloads), each read from the build.
+ * (the answer renderer comes only once a question is typed), each read from the build.
  */
 async function firstPageScriptBytes(
   context: BrowserContext,

@@ -5,6 +5,8 @@ interface QuestionFormProps {
   streaming: boolean;
   onAsk: (question: string) => void;
   onStop: () => void;
+  /** Someone is typing a question: the moment to fetch what its answer will need. */
+  onTyping?: () => void;
 }
 
 /** Said beside the box when Ask is pressed with nothing (or only spaces) in it. */
@@ -15,7 +17,7 @@ const EMPTY_QUESTION_MESSAGE = 'Type a question to ask.';
  * is Stop (the same button, so focus stays on it). Asking with an empty box marks it invalid with a
  * message, focus back in it, until something is typed.
  */
-export function QuestionForm({ streaming, onAsk, onStop }: QuestionFormProps) {
+export function QuestionForm({ streaming, onAsk, onStop, onTyping }: QuestionFormProps) {
   const [question, setQuestion] = useState('');
   const [empty, setEmpty] = useState(false);
   const fieldRef = useRef<HTMLTextAreaElement>(null);
@@ -55,6 +57,7 @@ export function QuestionForm({ streaming, onAsk, onStop }: QuestionFormProps) {
           onChange={(event) => {
             setQuestion(event.target.value);
             setEmpty(false);
+            onTyping?.();
           }}
           onKeyDown={onKeyDown}
           aria-invalid={empty ? true : undefined}

@@ -6,7 +6,8 @@ const loadRenderer = () => import('./SafeMarkdown');
 /**
  * The Markdown renderer (react-markdown, remark-gfm, micromark: a third of the app's JavaScript)
  * is a chunk of its own, so the first page loads without it; the ask page calls `preloadAnswerRenderer`
- * to fetch it before the first answer needs it (the documents pages never load it).
+ * to fetch it before the first answer needs it (as a question is typed, or a chat's history opens;
+ * the documents pages never load it).
  */
 const SafeMarkdown = lazy(() => loadRenderer().then((module) => ({ default: module.SafeMarkdown })));
 

@@ -21,8 +21,11 @@ type ChatLoad = { state: 'idle' } | { state: 'loading' } | { state: 'failed'; me
  * without reloading anything.
  */
 export function AskPage({ chatId }: { chatId: string | undefined }) {
-  // Only the pages with answers fetch the Markdown renderer (the other pages never need it).
-  useEffect(preloadAnswerRenderer, []);
+  // Only the pages with answers fetch the Markdown renderer (the other pages never need it): a
+  // chat's history at once, a new question once typing starts, so the first page loads without it.
+  useEffect(() => {
+    if (chatId !== undefined) preloadAnswerRenderer();
+  }, [chatId]);
   const { chats, refresh: refreshChats } = useChatList();
   const [turns, setTurns] = useState<Turn[]>([]);
   const [loadedTitle, setLoadedTitle] = useState<string | undefined>(undefined);
@@ -199,7 +202,9 @@ export function AskPage({ chatId }: { chatId: string | undefined }) {
         </div>
       ) : null}
       <LatestAnswer turn={latest} startRef={latestStart} onFeedback={rate} />
-      {chatLoad.state === 'idle' ? <QuestionForm streaming={streaming} onAsk={ask} onStop={stop} /> : null}
+      {chatLoad.state === 'idle' ? (
+        <QuestionForm streaming={streaming} onAsk={ask} onStop={stop} onTyping={preloadAnswerRenderer} />
+      ) : null}
     </div>
   );
 }
