@@ -171,4 +171,103 @@ describe('parseConfig', () => {
       expect(problems).toContain(name);
     }
   });
+
+  it('signs in with passwords only by default, and with OpenID Connect once issuer and client id are set', () => {
+    const plain = parseConfig({});
+    expect(plain.signIn).toEqual({ password: true, providerName: 'SSO', oidc: undefined });
+
+    const config = parseConfig({
+      PUBLIC_URL: 'https://answers.example.com/',
+      OIDC_ISSUER: 'https://accounts.google.com',
+      OIDC_CLIENT_ID: 'client-1',
+      OIDC_CLIENT_SECRET: 'secret-1',
+      OIDC_DISPLAY_NAME: 'Google',
+      PASSWORD_SIGN_IN: 'false',
+    });
+    expect(config.signIn).toEqual({
+      password: false,
+      providerName: 'Google',
+      oidc: {
+        issuer: 'https://accounts.google.com',
+        clientId: 'client-1',
+        clientSecret: 'secret-1',
+        scopes: 'openid email profile',
+        redirectUri: 'https://answers.example.com/v1/auth/oidc/callback',
+      },
+    });
+    // A public client (no secret), its own scopes and redirect URI; plain http on a loopback address.
+    const local = parseConfig({
+      OIDC_ISSUER: 'http://127.0.0.1:8080/realms/acme',
+      OIDC_CLIENT_ID: 'knowledge',
+      OIDC_SCOPES: 'openid  email',
+      OIDC_REDIRECT_URI: 'http://localhost:5173/v1/auth/oidc/callback',
+    }).signIn.oidc;
+    expect(local).toEqual({
+      issuer: 'http://127.0.0.1:8080/realms/acme',
+      clientId: 'knowledge',
+      clientSecret: undefined,
+      scopes: 'openid email',
+      redirectUri: 'http://localhost:5173/v1/auth/oidc/callback',
+    });
+    for (const issuer of ['http://localhost:8080', 'http://[::1]:8080', 'http://127.1.2.3']) {
+      expect(parseConfig({ OIDC_ISSUER: issuer, OIDC_CLIENT_ID: 'c' }).signIn.oidc?.issuer).toBe(issuer);
+    }
+  });
+
+  it('refuses a plain http issuer off the loopback address, half a client, and other OIDC mistakes, all at once', () => {
+    const problemsOf = (env: Record<string, string>): string => {
+      try {
+        parseConfig(env);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        return (error as ConfigError).problems.join('\n');
+      }
+      throw new Error('expected a ConfigError');
+    };
+    const problems = problemsOf({
+      OIDC_ISSUER: 'http://sso.internal.example',
+      OIDC_CLIENT_ID: 'client',
+      PASSWORD_SIGN_IN: 'maybe',
+      PORT: '99999',
+    });
+    expect(problems).toContain('OIDC_ISSUER must be https');
+    expect(problems).toContain('PASSWORD_SIGN_IN');
+    // Reported with the other settings' problems, not one at a time.
+    expect(problems).toContain('PORT');
+    for (const issuer of [
+      'http://10.0.0.5',
+      'http://192.168.1.10:8080',
+      'http://sso.localhost.example.com',
+    ]) {
+      expect(problemsOf({ OIDC_ISSUER: issuer, OIDC_CLIENT_ID: 'c' })).toContain('OIDC_ISSUER must be https');
+    }
+    expect(problemsOf({ OIDC_ISSUER: 'https://sso.example.com' })).toContain(
+      'OIDC_ISSUER and OIDC_CLIENT_ID must be set together',
+    );
+    expect(problemsOf({ OIDC_CLIENT_ID: 'client' })).toContain(
+      'OIDC_ISSUER and OIDC_CLIENT_ID must be set together',
+    );
+    expect(problemsOf({ OIDC_CLIENT_SECRET: 'lonely' })).toContain('OIDC_CLIENT_SECRET needs OIDC_ISSUER');
+    expect(problemsOf({ OIDC_ISSUER: 'ftp://sso.example.com', OIDC_CLIENT_ID: 'c' })).toContain(
+      'OIDC_ISSUER must be an https URL',
+    );
+    expect(problemsOf({ OIDC_ISSUER: 'https://sso.example.com/?tenant=1', OIDC_CLIENT_ID: 'c' })).toContain(
+      'no query or fragment',
+    );
+    expect(
+      problemsOf({
+        OIDC_ISSUER: 'https://sso.example.com',
+        OIDC_CLIENT_ID: 'c',
+        OIDC_SCOPES: 'email profile',
+      }),
+    ).toContain('OIDC_SCOPES must include openid');
+    expect(
+      problemsOf({ OIDC_ISSUER: 'https://sso.example.com', OIDC_CLIENT_ID: 'c', OIDC_REDIRECT_URI: 'nope' }),
+    ).toContain('OIDC_REDIRECT_URI');
+    // Turning passwords off with no other way in locks everyone out.
+    expect(problemsOf({ PASSWORD_SIGN_IN: 'false' })).toContain('PASSWORD_SIGN_IN=false needs OIDC_ISSUER');
+    expect(
+      parseConfig({ PASSWORD_SIGN_IN: 'false', REGISTRATION_SECRET: 'x'.repeat(32) }).signIn.password,
+    ).toBe(false);
+  });
 });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +60,15 @@ export interface Config {
     readonly passwordHashQueue: number;
   };
   readonly shutdownTimeoutMs: number;
+  /** How people sign in: passwords, a company's OpenID Connect provider, or both. */
+  readonly signIn: {
+    /** PASSWORD_SIGN_IN: false refuses password sign-in, sign-up and resets (the front end's registration still works). */
+    readonly password: boolean;
+    /** OIDC_DISPLAY_NAME: what the sign-in page and messages call the provider ("Sign in with <name>"). */
+    readonly providerName: string;
+    /** Single sign-on with OpenID Connect; undefined without OIDC_ISSUER. */
+    readonly oidc: OidcSettings | undefined;
+  };
   readonly slack: {
     readonly clientId: string | undefined;
     readonly clientSecret: string | undefined;
@@ -167,6 +177,19 @@ export interface Config {
       readonly temperature: number;
     };
   };
+}
+
+/** The company's OpenID Connect provider, as the operator configured it. */
+export interface OidcSettings {
+  /** The issuer identifier, exactly as the provider's ID tokens name it (discovery under it). */
+  readonly issuer: string;
+  readonly clientId: string;
+  /** Undefined for a public client, which proves itself by PKCE alone. */
+  readonly clientSecret: string | undefined;
+  /** Space-separated, `openid` among them. */
+  readonly scopes: string;
+  /** Where the provider sends the browser back: `<PUBLIC_URL>/v1/auth/oidc/callback` unless set. */
+  readonly redirectUri: string;
 }
 
 export interface OAuthClientCredentials {
@@ -306,6 +329,13 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
     problems.push('SMTP_URL must be smtp://[user:password@]host[:port] or smtps://… (TLS from the start)');
   }
   const defaultFrom = `knowledge-answers <no-reply@${new URL(publicUrl).hostname || 'localhost'}>`;
+  const passwordSignIn = read.boolean('PASSWORD_SIGN_IN', true);
+  const oidc = readOidcSettings(read, problems, publicUrl);
+  if (!passwordSignIn && oidc === undefined && registrationSecret === undefined) {
+    problems.push(
+      'PASSWORD_SIGN_IN=false needs OIDC_ISSUER and OIDC_CLIENT_ID (or a front end with REGISTRATION_SECRET): nobody could sign in',
+    );
+  }
 
   const config: Config = {
     role,
@@ -338,6 +368,11 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
       passwordHashQueue: read.integer('PASSWORD_HASH_QUEUE', 64, 0, 100_000),
     },
     shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    signIn: {
+      password: passwordSignIn,
+      providerName: read.string('OIDC_DISPLAY_NAME', 'SSO'),
+      oidc,
+    },
     slack: {
       clientId: slackClientId,
       clientSecret: slackClientSecret,
@@ -437,6 +472,68 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * OIDC_ISSUER with OIDC_CLIENT_ID (both or neither). The issuer is the operator's choice, so it may
+ * be private or loopback; plain http only on a loopback address (a provider on this machine, as in
+ * development), since ID tokens and client secrets must not cross a network in clear text.
+ */
+function readOidcSettings(
+  read: SettingReader,
+  problems: string[],
+  publicUrl: string,
+): OidcSettings | undefined {
+  const issuer = read.optionalString('OIDC_ISSUER');
+  const clientId = read.optionalString('OIDC_CLIENT_ID');
+  const clientSecret = read.optionalString('OIDC_CLIENT_SECRET');
+  const scopes = read.string('OIDC_SCOPES', 'openid email profile').split(/\s+/).filter(Boolean);
+  const redirectUri = read.url('OIDC_REDIRECT_URI', `${publicUrl}/v1/auth/oidc/callback`);
+  if (issuer === undefined && clientId === undefined) {
+    if (clientSecret !== undefined) problems.push('OIDC_CLIENT_SECRET needs OIDC_ISSUER and OIDC_CLIENT_ID');
+    return undefined;
+  }
+  if (issuer === undefined || clientId === undefined) {
+    problems.push('OIDC_ISSUER and OIDC_CLIENT_ID must be set together');
+    return undefined;
+  }
+  const issuerProblem = oidcIssuerProblem(issuer);
+  if (issuerProblem !== undefined) {
+    problems.push(`OIDC_ISSUER ${issuerProblem} (got "${issuer}")`);
+    return undefined;
+  }
+  if (!scopes.includes('openid')) {
+    problems.push(`OIDC_SCOPES must include openid (got "${scopes.join(' ')}")`);
+  }
+  return { issuer, clientId, clientSecret, scopes: scopes.join(' '), redirectUri };
+}
+
+/** Why an issuer identifier cannot be used, or undefined. */
+function oidcIssuerProblem(issuer: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    return 'must be an https URL';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an https URL';
+  // OpenID Connect Discovery: an issuer identifier has no query or fragment.
+  if (url.search !== '' || url.hash !== '' || issuer.includes('?') || issuer.includes('#')) {
+    return 'must have no query or fragment';
+  }
+  if (url.username !== '' || url.password !== '') return 'must not carry a user name or password';
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    return 'must be https: plain http is accepted only on a loopback address (127.0.0.1, [::1], localhost)';
+  }
+  return undefined;
+}
+
+/** localhost, 127.0.0.0/8 or ::1. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  if (host === 'localhost') return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return isIP(host) === 6 && (host === '::1' || host === '0:0:0:0:0:0:0:1');
 }
 
 function withoutTrailingSlash(url: string): string {

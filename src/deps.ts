@@ -11,6 +11,8 @@ import type { ChatModel } from './adapters/llm/chat-model.js';
 import { OpenAiChatModel } from './adapters/llm/openai-chat-model.js';
 import type { Mailer } from './adapters/mail/mailer.js';
 import { SmtpMailer } from './adapters/mail/smtp-mailer.js';
+import type { OidcProvider } from './adapters/oidc/oidc-provider.js';
+import { OpenIdClientProvider } from './adapters/oidc/openid-client-provider.js';
 import type { SlackMessenger } from './adapters/slack/slack-messenger.js';
 import type { SlackOAuth } from './adapters/slack/slack-oauth.js';
 import { WebApiSlackMessenger } from './adapters/slack/web-api-slack-messenger.js';
@@ -85,6 +87,8 @@ export interface RuntimeOverrides {
   readonly embeddingModel?: EmbeddingModel;
   /** The LLM answerer's model (used when ANSWERER=llm). */
   readonly chatModel?: ChatModel;
+  /** Replaces the OpenID Connect provider (single sign-on) the config names. */
+  readonly oidc?: OidcProvider;
   /** Replaces the SMTP mailer (and turns mail on without SMTP_URL). */
   readonly mailer?: Mailer;
   readonly now?: () => Date;
@@ -182,6 +186,8 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     (config.smtp === undefined
       ? undefined
       : new SmtpMailer({ url: config.smtp.url, from: config.smtp.from }));
+  const oidc = overrides.oidc ?? oidcProviderFrom(config);
+  if (oidc !== undefined && config.role !== 'worker') checkOidcDiscovery(oidc, logger);
   const search = new PostgresTeamSearch(database.sql, embeddingModel, {
     ...config.search,
     sessionEfSearch: config.search.efSearch,
@@ -201,6 +207,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     slackOAuth,
     slackMessenger: overrides.slackMessenger ?? new WebApiSlackMessenger(slack.apiUrl),
     tokenEndpoint,
+    oidc,
     mailer,
     passwords: new PasswordHasher({
       logN: config.passwordScryptLogN,
@@ -272,6 +279,32 @@ function dataAccess(repositories: RepositoryAccess, queue: JobQueue): DataAccess
         ),
       ),
   };
+}
+
+/** The configured OpenID Connect provider; undefined without OIDC_ISSUER. */
+function oidcProviderFrom(config: Config): OidcProvider | undefined {
+  const settings = config.signIn.oidc;
+  if (settings === undefined) return undefined;
+  return new OpenIdClientProvider(settings);
+}
+
+/**
+ * Fetches and checks the provider's discovery document at start, without holding the start up: a
+ * provider that is down or misconfigured is said in the log (its address, never the secret), the
+ * service serves password users meanwhile, and each single sign-on start tries discovery again.
+ */
+function checkOidcDiscovery(oidc: OidcProvider, logger: IndexingLogger): void {
+  oidc.discover().then(
+    () =>
+      logger.info({ issuer: oidc.issuer }, "single sign-on: the provider's discovery document is in order"),
+    (error: unknown) =>
+      logger.error(
+        { issuer: oidc.issuer },
+        `single sign-on is unavailable until the provider answers (tried again at each sign-in): ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      ),
+  );
 }
 
 const silentLogger: IndexingLogger = { info: () => {}, warn: () => {}, error: () => {} };

@@ -12,6 +12,8 @@ interface CachedCaller {
 }
 
 const MAX_CACHED = 10_000;
+/** How often this process writes a token's use (`last_used_at`), at most. */
+const USE_MARK_INTERVAL_MS = 60_000;
 
 /**
  * Who is behind a bearer token. Every authenticated request asks, so answers are kept for a few
@@ -21,6 +23,9 @@ const MAX_CACHED = 10_000;
 export class CallerDirectory {
   private readonly cache = new Map<string, CachedCaller>();
   private readonly lookups: Batcher<string, (Caller & { expiresAt: Date | null }) | undefined>;
+  /** When this process last marked each token used (tokens the database knows only). */
+  private readonly markedUseAt = new Map<string, number>();
+  private readonly useMarks: Batcher<string, undefined>;
 
   constructor(
     data: Pick<Repositories, 'accessTokens'>,
@@ -35,6 +40,17 @@ export class CallerDirectory {
       },
       { maxBatchSize: 200, maxConcurrentRuns: 2 },
     );
+    this.useMarks = new Batcher(
+      async (hashes) => {
+        try {
+          await data.accessTokens.markPersonalTokensUsed([...new Set(hashes)]);
+        } catch {
+          // Never fails a request: a lost mark is written by the token's next use a minute on.
+        }
+        return hashes.map(() => undefined);
+      },
+      { maxBatchSize: 500, maxConcurrentRuns: 1 },
+    );
   }
 
   async find(token: string): Promise<Caller | undefined> {
@@ -47,6 +63,7 @@ export class CallerDirectory {
       this.cache.delete(tokenHash);
       return undefined;
     }
+    this.markUsed(tokenHash, now);
     const { expiresAt, ...caller } = found;
     if (this.ttlMs > 0)
       this.remember(tokenHash, {
@@ -60,6 +77,7 @@ export class CallerDirectory {
   /** Drops a revoked token at once (other processes drop it when their entry goes stale). */
   forget(tokenHash: string): void {
     this.cache.delete(tokenHash);
+    this.markedUseAt.delete(tokenHash);
   }
 
   /** Drops every cached token of a user but `keepTokenHash` (sign-out everywhere, a password change). */
@@ -67,6 +85,24 @@ export class CallerDirectory {
     for (const [tokenHash, entry] of this.cache) {
       if (entry.caller.userId === userId && tokenHash !== keepTokenHash) this.cache.delete(tokenHash);
     }
+  }
+
+  /**
+   * Records a personal token's use (`last_used_at`) in the background, at most once a minute per
+   * token from this process; the statement itself skips sessions and marks under a minute old, so
+   * several processes together still write about once a minute. Only tokens the database just
+   * found come here: read from the cache they were found within the last few seconds.
+   */
+  private markUsed(tokenHash: string, now: number): void {
+    const markedAt = this.markedUseAt.get(tokenHash);
+    if (markedAt !== undefined && markedAt > now - USE_MARK_INTERVAL_MS) return;
+    this.markedUseAt.delete(tokenHash);
+    if (this.markedUseAt.size >= MAX_CACHED) {
+      const oldest = this.markedUseAt.keys().next().value;
+      if (oldest !== undefined) this.markedUseAt.delete(oldest);
+    }
+    this.markedUseAt.set(tokenHash, now);
+    void this.useMarks.submit(tokenHash);
   }
 
   private remember(tokenHash: string, entry: CachedCaller): void {

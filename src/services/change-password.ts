@@ -3,6 +3,7 @@ import { ServiceError } from '../errors.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { assertNewPasswordLength } from './new-password.js';
 import { accountKey, checkPassword, hashNewPassword } from './password-attempts.js';
+import { refuseWhilePasswordsOff } from './sign-in.js';
 
 export interface ChangePasswordInput {
   /** Required when the account has a password: a stolen token alone must not lock its owner out. */
@@ -20,6 +21,7 @@ export async function changePassword(
   input: ChangePasswordInput,
   clientAddress: string,
 ): Promise<void> {
+  refuseWhilePasswordsOff(deps.config);
   assertNewPasswordLength(input.new_password, 'new_password');
   const user = await deps.data.users.findUserById(caller.userId);
   if (user === undefined) throw new ServiceError('unauthenticated', 'Not authenticated');

@@ -1,5 +1,6 @@
 import type { GoogleDrive } from '../adapters/google-drive/google-drive.js';
 import type { Mailer } from '../adapters/mail/mailer.js';
+import type { OidcProvider } from '../adapters/oidc/oidc-provider.js';
 import type { SlackMessenger } from '../adapters/slack/slack-messenger.js';
 import type { SlackOAuth } from '../adapters/slack/slack-oauth.js';
 import type { TokenEndpointClient } from '../adapters/token-endpoint/token-endpoint-client.js';
@@ -68,6 +69,8 @@ export interface ServiceDependencies {
   /** Posts the bot's replies (`chat.postMessage` at SLACK_API_URL, with each installation's bot token). */
   readonly slackMessenger: SlackMessenger;
   readonly tokenEndpoint: TokenEndpointClient;
+  /** The company's OpenID Connect provider (single sign-on); undefined without OIDC_ISSUER. */
+  readonly oidc: OidcProvider | undefined;
   /** Sends verification and password-reset mails; undefined without SMTP_URL. */
   readonly mailer: Mailer | undefined;
   /** scrypt with bounded concurrency (PASSWORD_HASH_CONCURRENCY): memory stays bounded under floods. */

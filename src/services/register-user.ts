@@ -20,6 +20,7 @@ import { assertNewPasswordLength } from './new-password.js';
 import { createOwnTeam } from './own-team.js';
 import { accountKey, checkPassword, countRegistration, hashNewPassword } from './password-attempts.js';
 import { queueAccountEmail } from './queue-account-email.js';
+import { refuseWhilePasswordsOff } from './sign-in.js';
 import { teamView, userView, vectorStoreView } from './views.js';
 
 /**
@@ -134,12 +135,14 @@ export async function registerUser(
   input: RegistrationInput,
   context: RegistrationContext,
 ): Promise<RegistrationResult> {
-  const { registration, newPassword } = resolveRegistration(input);
-  const { email } = registration;
-  const username = input.username?.trim() || null;
   const secret = deps.config.registrationSecret;
   const trusted =
     context.bearerToken !== undefined && secret !== undefined && secretsEqual(context.bearerToken, secret);
+  // With passwords off, only the trusted front end (which proved who signs up) registers anyone.
+  if (!trusted) refuseWhilePasswordsOff(deps.config);
+  const { registration, newPassword } = resolveRegistration(input);
+  const { email } = registration;
+  const username = input.username?.trim() || null;
   const invitation = await openInvitation(deps, input.invitation, email);
   const existing = await findExistingUser(
     deps.data,
@@ -478,7 +481,7 @@ async function openInvitation(
  * an owner or admin of it now. Removing or demoting an admin withdraws their invitations; this
  * holds for any that were not, whoever's code it is.
  */
-async function inviterStillManages(data: Repositories, invitation: InvitationRow): Promise<boolean> {
+export async function inviterStillManages(data: Repositories, invitation: InvitationRow): Promise<boolean> {
   if (invitation.invitedBy === null) return false;
   const inviter = await data.teams.findTeamMember(invitation.teamId, invitation.invitedBy);
   return inviter !== undefined && managesTeam(inviter);

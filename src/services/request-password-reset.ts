@@ -3,6 +3,7 @@ import { normalizeEmail } from '../security/email-address.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { countHourlyAction } from './password-attempts.js';
 import { queueAccountEmail } from './queue-account-email.js';
+import { refuseWhilePasswordsOff } from './sign-in.js';
 
 /** Reset requests one address may make per hour, and reset mails one account may receive. */
 const RESETS_PER_HOUR_PER_ADDRESS = 10;
@@ -20,6 +21,7 @@ export async function requestPasswordReset(
   input: { readonly email: string },
   clientAddress: string,
 ): Promise<{ detail: string }> {
+  refuseWhilePasswordsOff(deps.config);
   if (deps.mailer === undefined) {
     throw new ServiceError(
       'unavailable',

@@ -4,6 +4,7 @@ import type { ServiceDependencies } from './dependencies.js';
 import { issueAccessToken } from './issue-access-token.js';
 import { assertNewPasswordLength } from './new-password.js';
 import { hashNewPassword } from './password-attempts.js';
+import { refuseWhilePasswordsOff } from './sign-in.js';
 
 const INVALID_CODE = 'This reset code is not valid: it was used, replaced by a newer one, or it expired';
 
@@ -16,6 +17,7 @@ export async function resetPassword(
   deps: ServiceDependencies,
   input: { readonly code: string; readonly new_password: string },
 ): Promise<{ access_token: string; token_type: 'bearer' }> {
+  refuseWhilePasswordsOff(deps.config);
   assertNewPasswordLength(input.new_password, 'new_password');
   const codeHash = hashAccessToken(input.code);
   // Checked before hashing, so made-up codes cost no scrypt; used up in the transaction below.

@@ -1,3 +1,4 @@
+import type { Config } from '../config.js';
 import type { UserRow } from '../db/repositories/users.js';
 import { ServiceError } from '../errors.js';
 import { normalizeEmail } from '../security/email-address.js';
@@ -14,6 +15,18 @@ export interface SignInInput {
 }
 
 const INCORRECT = 'Incorrect e-mail, username or password';
+
+/**
+ * 403 while PASSWORD_SIGN_IN=false: people sign in with the company's provider, so no password
+ * signs in, signs up or is reset here (the trusted front end's registration is not refused).
+ */
+export function refuseWhilePasswordsOff(config: Pick<Config, 'signIn'>): void {
+  if (config.signIn.password) return;
+  throw new ServiceError(
+    'forbidden',
+    `Password sign-in is turned off: sign in with ${config.signIn.providerName}`,
+  );
+}
 
 /**
  * Exchanges an e-mail or username and password for a bearer token; throttled (see password-attempts.ts).
@@ -33,6 +46,7 @@ export async function signInUser(
   deps: ServiceDependencies,
   input: SignInInput,
 ): Promise<{ token: string; user: UserRow }> {
+  refuseWhilePasswordsOff(deps.config);
   const rawEmail = input.email?.trim();
   const username = input.username?.trim();
   if (!rawEmail && !username) {

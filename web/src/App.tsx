@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, describeError } from './api/http';
 import { getCurrentUser, signOut } from './api/session';
 import { onSessionExpired } from './api/session-events';
@@ -6,7 +6,7 @@ import type { CurrentUser } from './api/types';
 import { AppShell } from './components/AppShell';
 import { ChatsSidebar } from './components/ChatsSidebar';
 import { ChatListProvider } from './components/chat-list';
-import { ErrorAlert } from './components/ErrorAlert';
+import { ErrorAlert, Loading } from './components/ErrorAlert';
 import { focusPageHeading } from './hooks/focus';
 import { AskPage } from './pages/AskPage';
 import { ConnectorsPage } from './pages/ConnectorsPage';
@@ -19,6 +19,11 @@ import { NotFoundPage } from './pages/NotFoundPage';
 import { SignInPage } from './pages/SignInPage';
 import { type AppLocation, navigate, takeKeptFocus, useLocation } from './router/history';
 import { matchRoute } from './router/routes';
+
+/** Loaded when first opened: few visits need it, so the first page's JavaScript stays small. */
+const TokensPage = lazy(() =>
+  import('./pages/TokensPage').then((module) => ({ default: module.TokensPage })),
+);
 
 type Session =
   | { state: 'checking' }
@@ -173,6 +178,22 @@ function SignedInApp({
     return (
       <AppShell user={user} section={undefined} onSignOut={onSignOut}>
         <MembersPage user={user} />
+      </AppShell>
+    );
+  }
+  if (route.page === 'tokens') {
+    return (
+      <AppShell user={user} section={undefined} onSignOut={onSignOut}>
+        <Suspense
+          fallback={
+            <>
+              <h1>Access tokens</h1>
+              <Loading label="Loading…" />
+            </>
+          }
+        >
+          <TokensPage />
+        </Suspense>
       </AppShell>
     );
   }

@@ -1,6 +1,6 @@
-import { and, eq, gt, inArray, isNull, ne, or, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gt, inArray, isNull, ne, or, sql } from 'drizzle-orm';
 import { type Caller, teamRoleOf } from '../../caller.js';
-import type { Database } from '../client.js';
+import { type Database, queryRows } from '../client.js';
 import { accessTokens, users } from '../schema.js';
 
 /**
@@ -80,5 +80,112 @@ export async function deleteUserAccessTokens(
       keepTokenHash === undefined
         ? eq(accessTokens.userId, userId)
         : and(eq(accessTokens.userId, userId), ne(accessTokens.tokenHash, keepTokenHash)),
+    );
+}
+
+/** A personal access token as its owner sees it listed: never its secret nor its hash. */
+export interface PersonalTokenRow {
+  readonly publicId: string;
+  readonly name: string;
+  readonly createdAt: Date;
+  readonly expiresAt: Date | null;
+  readonly lastUsedAt: Date | null;
+}
+
+const personalTokenColumns = {
+  publicId: sql<string>`${accessTokens.publicId}`,
+  name: sql<string>`${accessTokens.name}`,
+  createdAt: accessTokens.createdAt,
+  expiresAt: accessTokens.expiresAt,
+  lastUsedAt: accessTokens.lastUsedAt,
+};
+
+/** Unexpired by the database's clock, as `findCallersByTokenHashes` judges a token. */
+const unexpired = or(isNull(accessTokens.expiresAt), gt(accessTokens.expiresAt, sql`now()`));
+
+/**
+ * Locks the user's row until the transaction ends, so their token creations happen one at a time
+ * (the count of live tokens holds). `NO KEY UPDATE`: sign-ins inserting sessions for the user (a
+ * foreign key check) do not wait. False when there is no such user.
+ */
+export async function lockUserTokens(db: Database, userId: number): Promise<boolean> {
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`SELECT id FROM ${users} WHERE id = ${userId} FOR NO KEY UPDATE`,
+  );
+  return rows.length > 0;
+}
+
+/** The user's personal tokens that still work. */
+export async function countLivePersonalTokens(db: Database, userId: number): Promise<number> {
+  const [row] = await db
+    .select({ live: count() })
+    .from(accessTokens)
+    .where(and(eq(accessTokens.userId, userId), eq(accessTokens.kind, 'personal'), unexpired));
+  return Number(row?.live ?? 0);
+}
+
+export async function insertPersonalToken(
+  db: Database,
+  token: {
+    readonly userId: number;
+    readonly tokenHash: string;
+    readonly publicId: string;
+    readonly name: string;
+    readonly createdAt: Date;
+    readonly expiresAt: Date | null;
+  },
+): Promise<PersonalTokenRow> {
+  const [row] = await db
+    .insert(accessTokens)
+    .values({ ...token, kind: 'personal' })
+    .returning(personalTokenColumns);
+  if (row === undefined) throw new Error('the inserted token was not returned');
+  return row;
+}
+
+/** The user's personal tokens that still work, newest first. */
+export async function listLivePersonalTokens(db: Database, userId: number): Promise<PersonalTokenRow[]> {
+  return db
+    .select(personalTokenColumns)
+    .from(accessTokens)
+    .where(and(eq(accessTokens.userId, userId), eq(accessTokens.kind, 'personal'), unexpired))
+    .orderBy(desc(accessTokens.createdAt), desc(accessTokens.id));
+}
+
+/** Deletes one of the user's personal tokens; answers its hash (to forget it), undefined when none. */
+export async function deletePersonalToken(
+  db: Database,
+  userId: number,
+  publicId: string,
+): Promise<string | undefined> {
+  const [row] = await db
+    .delete(accessTokens)
+    .where(
+      and(
+        eq(accessTokens.publicId, publicId),
+        eq(accessTokens.userId, userId),
+        eq(accessTokens.kind, 'personal'),
+      ),
+    )
+    .returning({ tokenHash: accessTokens.tokenHash });
+  return row?.tokenHash;
+}
+
+/**
+ * Notes that requests used these tokens: only personal ones, and only where the mark is a minute
+ * old or more, so a busy token costs a row write a minute, not one a request.
+ */
+export async function markPersonalTokensUsed(db: Database, tokenHashes: readonly string[]): Promise<void> {
+  if (tokenHashes.length === 0) return;
+  await db
+    .update(accessTokens)
+    .set({ lastUsedAt: sql`now()` })
+    .where(
+      and(
+        inArray(accessTokens.tokenHash, [...tokenHashes]),
+        eq(accessTokens.kind, 'personal'),
+        or(isNull(accessTokens.lastUsedAt), sql`${accessTokens.lastUsedAt} < now() - interval '1 minute'`),
+      ),
     );
 }

@@ -212,3 +212,36 @@ export interface ValidationIssue {
   type: string;
   ctx?: Record<string, unknown>;
 }
+
+/** GET /v1/auth/methods: how people sign in to this service. */
+export interface SignInMethods {
+  /** Whether e-mail and password sign-in (and sign-up) is on. */
+  password: boolean;
+  /** The company's identity provider, when single sign-on is set up. */
+  oidc: { name: string; start_url: string } | null;
+}
+
+/** GET /v1/teams/settings: the team's settings its owner and admins change. */
+export interface TeamSettings {
+  /** People signing in with single sign-on from these domains join the team. */
+  sign_in_domains: string[];
+}
+
+/** GET /v1/users/me/tokens: one of the caller's personal access tokens (never its secret). */
+export interface AccessToken {
+  id: number | string;
+  name: string;
+  created_at: string;
+  /** Null: it never expires. */
+  expires_at: string | null;
+  last_used_at: string | null;
+}
+
+/** POST /v1/users/me/tokens: the new token, with its secret (shown only now). */
+export interface NewAccessToken {
+  id: number | string;
+  name: string;
+  token: string;
+  created_at: string;
+  expires_at: string | null;
+}

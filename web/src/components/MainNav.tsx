@@ -8,11 +8,12 @@ interface MainNavProps {
 
 /** The app's sections. Only pages that exist are linked. */
 export function MainNav({ current }: MainNavProps) {
-  // Index status, Connectors and Members mark their links by path (AppShell's `section` names only ask and documents).
+  // Index status, Connectors, Members and Access tokens mark their links by path (AppShell's `section` names only ask and documents).
   const path = useLocation().pathname.replace(/\/+$/, '');
   const onJobs = path === '/jobs';
   const onConnectors = path === '/connectors';
   const onMembers = path === '/members';
+  const onTokens = path === '/tokens';
   return (
     <nav aria-label="Main" className="main-nav">
       <ul>
@@ -39,6 +40,11 @@ export function MainNav({ current }: MainNavProps) {
         <li>
           <Link to="/members" aria-current={onMembers ? 'page' : undefined}>
             Members
+          </Link>
+        </li>
+        <li>
+          <Link to="/tokens" aria-current={onTokens ? 'page' : undefined}>
+            Access tokens
           </Link>
         </li>
       </ul>

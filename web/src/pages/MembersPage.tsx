@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { ApiError, describeError } from '../api/http';
 import {
   type AssignableRole,
@@ -18,6 +18,11 @@ import { callerRole, managesTeam } from '../format/members';
 import { useDocumentTitle } from '../hooks/useDocumentTitle';
 import { shownValue, useLoader } from '../hooks/useLoader';
 
+/** Loaded only for the team's owner and admins, the ones who see it. */
+const SignInDomainsSection = lazy(() =>
+  import('../components/SignInDomainsSection').then((module) => ({ default: module.SignInDomainsSection })),
+);
+
 /** A counter to load again with (useLoader's key), bumped by hand and when the tab is shown again. */
 function useReloadKey(): [number, () => void] {
   const [version, setVersion] = useState(0);
@@ -35,7 +40,8 @@ function useReloadKey(): [number, () => void] {
 
 /**
  * The team's members. Owners and admins invite by e-mail (the invitation's link shown to copy),
- * see and withdraw open invitations, change roles and remove members; everyone else sees the list.
+ * see and withdraw open invitations, change roles and remove members, and choose the team's
+ * sign-in domains; everyone else sees the list.
  */
 export function MembersPage({ user }: { user: CurrentUser }) {
   useDocumentTitle('Members');
@@ -161,6 +167,11 @@ export function MembersPage({ user }: { user: CurrentUser }) {
           />
         )}
       </section>
+      {manager ? (
+        <Suspense fallback={<Loading label="Loading the sign-in domains…" />}>
+          <SignInDomainsSection />
+        </Suspense>
+      ) : null}
     </>
   );
 }

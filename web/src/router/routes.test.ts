@@ -11,6 +11,7 @@ describe('matchRoute', () => {
     expect(matchRoute('/connectors')).toEqual({ page: 'connectors' });
     expect(matchRoute('/connectors/')).toEqual({ page: 'connectors' });
     expect(matchRoute('/members')).toEqual({ page: 'members' });
+    expect(matchRoute('/tokens')).toEqual({ page: 'tokens' });
     expect(matchRoute('/join')).toEqual({ page: 'join' });
   });
 
@@ -23,6 +24,7 @@ describe('matchRoute', () => {
     expect(matchRoute('/documents/1/2')).toEqual({ page: 'not-found' });
     expect(matchRoute('/connectors/wiki')).toEqual({ page: 'not-found' });
     expect(matchRoute('/members/7')).toEqual({ page: 'not-found' });
+    expect(matchRoute('/tokens/7')).toEqual({ page: 'not-found' });
     expect(matchRoute('/join/abc')).toEqual({ page: 'not-found' });
     expect(matchRoute('/connectors/google-drive/callback')).toEqual({
       page: 'connectors',

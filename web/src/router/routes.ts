@@ -6,6 +6,8 @@ export type Route =
   | { page: 'document'; documentId: string }
   | { page: 'jobs' }
   | { page: 'members' }
+  /** The caller's personal access tokens (for scripts and the CLI). */
+  | { page: 'tokens' }
   /** An invitation's link (`/join?invitation=<code>`): open signed out too. */
   | { page: 'join' }
   /** With `callback`: a provider's OAuth redirect back (`/connectors/{provider}/callback`). */
@@ -42,6 +44,7 @@ export function matchRoute(pathname: string): Route {
   if (first === 'connectors') return second === undefined ? { page: 'connectors' } : { page: 'not-found' };
   if (first === 'jobs') return second === undefined ? { page: 'jobs' } : { page: 'not-found' };
   if (first === 'members') return second === undefined ? { page: 'members' } : { page: 'not-found' };
+  if (first === 'tokens') return second === undefined ? { page: 'tokens' } : { page: 'not-found' };
   if (first === 'join') return second === undefined ? { page: 'join' } : { page: 'not-found' };
   if (first === 'documents') {
     if (second === undefined) return { page: 'documents' };

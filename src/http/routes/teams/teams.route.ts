@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { changeMemberRole } from '../../../services/change-member-role.js';
+import { getTeamSettings } from '../../../services/get-team-settings.js';
 import { inviteMember } from '../../../services/invite-member.js';
 import { listInvitations } from '../../../services/list-invitations.js';
 import { listMembers } from '../../../services/list-members.js';
 import { removeMember } from '../../../services/remove-member.js';
+import { updateTeamSettings } from '../../../services/update-team-settings.js';
 import { withdrawInvitation } from '../../../services/withdraw-invitation.js';
 import type { AppOptions } from '../../app-options.js';
 import { callerOf } from '../../auth.js';
@@ -18,9 +20,11 @@ import {
   MemberView,
   NewInvitationView,
   RoleChangeBody,
+  TeamSettingsBody,
+  TeamSettingsView,
 } from './teams.schema.js';
 
-/** The caller's team: its members and roles, and invitations to join it. */
+/** The caller's team: its members and roles, invitations to join it, and its settings. */
 export const teamRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { deps }) => {
   app.post(
     '/v1/teams/invitations',
@@ -118,5 +122,36 @@ export const teamRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { d
       await removeMember(deps, callerOf(request), request.params.user_id);
       return reply.code(204).send(null);
     },
+  );
+
+  app.get(
+    '/v1/teams/settings',
+    {
+      schema: {
+        tags: ['team'],
+        summary: "The team's settings: its sign-in domains (owners and admins)",
+        description:
+          'A person whose proven address is in one of `sign_in_domains`, signing in with single sign-on for the first time without an invitation, joins this team as a member. 403 for a member.',
+        security: bearerSecurity,
+        response: withErrors({ 200: TeamSettingsView, 403: ErrorDetail }),
+      },
+    },
+    async (request) => getTeamSettings(deps, callerOf(request)),
+  );
+
+  app.patch(
+    '/v1/teams/settings',
+    {
+      schema: {
+        tags: ['team'],
+        summary: "Change the team's settings: replace its sign-in domains (owners and admins)",
+        description:
+          "`sign_in_domains` replaces the team's list (at most 50; lower-cased, internationalised names in their `xn--` form). Domains the team already claims may stay whoever asks; a new one must be the domain of the caller's own proven address (403 otherwise, and for a caller whose address is not proven yet), since it admits everyone with an address there. A domain another team claims is a 409 (one team a domain). 422 for what is not a domain name (a scheme, `@`, spaces, an IP address, no dot) and for public mail services such as gmail.com, where anyone can have an address. Answers the settings as now stored; 403 for a member.",
+        security: bearerSecurity,
+        body: TeamSettingsBody,
+        response: withErrors({ 200: TeamSettingsView, 403: ErrorDetail, 409: ErrorDetail }),
+      },
+    },
+    async (request) => updateTeamSettings(deps, callerOf(request), request.body),
   );
 };

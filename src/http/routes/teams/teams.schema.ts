@@ -65,3 +65,22 @@ export const RoleChangeBody = Type.Object(
   },
   { examples: [{ role: 'admin' }] },
 );
+
+const SIGN_IN_DOMAINS_DESCRIPTION =
+  'e-mail domains (such as `example.com`) whose people, signing in with single sign-on for the first time without an invitation, join the team as members: lower-cased, sorted';
+
+export const TeamSettingsView = Type.Object({
+  sign_in_domains: Type.Array(Type.String(), { description: SIGN_IN_DOMAINS_DESCRIPTION }),
+});
+
+/** PATCH /v1/teams/settings */
+export const TeamSettingsBody = Type.Object(
+  {
+    sign_in_domains: Type.Array(Type.String({ maxLength: 253 }), {
+      maxItems: 50,
+      description:
+        "the team's whole list (it replaces the stored one): domains the team already claims may stay; a new one must be the domain of your own proven address",
+    }),
+  },
+  { examples: [{ sign_in_domains: ['example.com'] }] },
+);

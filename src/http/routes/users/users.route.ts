@@ -1,11 +1,23 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { createPersonalToken } from '../../../services/create-personal-token.js';
 import { getUserContext } from '../../../services/get-user-context.js';
+import { listPersonalTokens } from '../../../services/list-personal-tokens.js';
 import { registerUser } from '../../../services/register-user.js';
 import { requestEmailVerification } from '../../../services/request-email-verification.js';
+import { revokePersonalToken } from '../../../services/revoke-personal-token.js';
 import type { AppOptions } from '../../app-options.js';
 import { bearerTokenOf, callerOf } from '../../auth.js';
 import { bearerSecurity, ErrorDetail, ValidationErrorBody, withErrors } from '../../schema-types.js';
-import { RegistrationBody, RegistrationResponse, UserContextView } from './users.schema.js';
+import {
+  NewPersonalTokenView,
+  PersonalTokenBody,
+  PersonalTokenList,
+  PersonalTokenParams,
+  RegistrationBody,
+  RegistrationResponse,
+  UserContextView,
+} from './users.schema.js';
 
 export const userRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { deps }) => {
   app.post(
@@ -66,5 +78,56 @@ export const userRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { d
       },
     },
     async (request, reply) => reply.code(202).send(await requestEmailVerification(deps, callerOf(request))),
+  );
+
+  app.post(
+    '/v1/users/me/tokens',
+    {
+      schema: {
+        tags: ['user'],
+        summary: 'Make a personal access token for scripts, the CLI and API clients',
+        description:
+          "For people who sign in with single sign-on and have no password, and anyone who wants a token apart from their sessions: it is sent as `Authorization: Bearer <token>` (the CLI's KNOWLEDGE_TOKEN) and acts as the user, exactly as a sign-in's token does. The `token` is in this answer only and stored only hashed. `expires_in_days` (1 to 3650) sets when it stops working; without it (or null) it never expires, until revoked (DELETE /v1/users/me/tokens/{id}), or until the user signs out everywhere, changes or resets their password, or leaves the team. At most 100 unexpired tokens a user (409).",
+        security: bearerSecurity,
+        body: PersonalTokenBody,
+        response: withErrors({ 201: NewPersonalTokenView, 409: ErrorDetail }),
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await createPersonalToken(deps, callerOf(request), request.body)),
+  );
+
+  app.get(
+    '/v1/users/me/tokens',
+    {
+      schema: {
+        tags: ['user'],
+        summary: "The caller's personal access tokens, newest first",
+        description:
+          'Only tokens that still work (expired ones are left out), never their secrets, never sign-in sessions. `last_used_at` is written at most about once a minute a token.',
+        security: bearerSecurity,
+        response: withErrors({ 200: PersonalTokenList }),
+      },
+    },
+    async (request) => listPersonalTokens(deps, callerOf(request)),
+  );
+
+  app.delete(
+    '/v1/users/me/tokens/:id',
+    {
+      schema: {
+        tags: ['user'],
+        summary: 'Revoke one of your personal access tokens',
+        description:
+          "The token stops working at once (in other API processes within AUTH_CACHE_TTL_SECONDS, as after a sign-out). 404 for an id that names none of your personal tokens (another user's included).",
+        security: bearerSecurity,
+        params: PersonalTokenParams,
+        response: withErrors({ 204: Type.Null(), 404: ErrorDetail }),
+      },
+    },
+    async (request, reply) => {
+      await revokePersonalToken(deps, callerOf(request), request.params.id);
+      return reply.code(204).send(null);
+    },
   );
 };

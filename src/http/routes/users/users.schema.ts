@@ -127,3 +127,48 @@ export const UserContextView = Type.Object({
       'whether the address is proven (a mailed link, the trusted front end): until it is, documents shared with the address or its domain stay closed to the caller',
   }),
 });
+
+/** POST /v1/users/me/tokens */
+export const PersonalTokenBody = Type.Object(
+  {
+    name: Type.String({
+      maxLength: 1000,
+      description: 'what the token is for, 1 to 100 characters once trimmed (shown in the list)',
+    }),
+    expires_in_days: Nullable.Integer({
+      minimum: 1,
+      maximum: 3650,
+      description: 'the token stops working this many days from now; absent or null: it never expires',
+    }),
+  },
+  { examples: [{ name: 'laptop CLI', expires_in_days: 90 }] },
+);
+
+const PersonalTokenFields = {
+  id: Type.String({ format: 'uuid', description: 'the id to revoke it by (not the secret)' }),
+  name: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'null: it never expires',
+  }),
+};
+
+export const NewPersonalTokenView = Type.Object({
+  ...PersonalTokenFields,
+  token: Type.String({
+    description: 'the secret, sent as `Authorization: Bearer <token>`: shown only here, stored only hashed',
+  }),
+});
+
+export const PersonalTokenList = Type.Object({
+  tokens: Type.Array(
+    Type.Object({
+      ...PersonalTokenFields,
+      last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: 'when a request last used it, to about a minute; null: never used',
+      }),
+    }),
+  ),
+});
+
+export const PersonalTokenParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
