@@ -77,7 +77,7 @@ describe.skipIf(!browserTestsEnabled())('sign-in domains on the Members page, in
     await add.click();
     const remove = page.getByRole('button', { name: `Remove ${DOMAIN}`, exact: true });
     await remove.waitFor();
-    const listed = page.getByRole('list', { name: 'Sign-in domains' }).getByRole('listitem');
+    const listed = page.getByRole('list', { name: 'Claimed domains' }).getByRole('listitem');
     expect(await listed.count()).toBe(1);
     expect(await listed.textContent()).toContain(DOMAIN);
     expect(await page.getByRole('alert').count()).toBe(0);

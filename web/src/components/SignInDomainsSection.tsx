@@ -74,7 +74,8 @@ export function SignInDomainsSection() {
   }
 
   return (
-    <section className="panel" aria-labelledby="sign-in-domains-heading">
+    // Named by nothing but its heading: `getByLabel('Sign-in domain')` must find the field alone.
+    <section className="panel">
       <h2 id="sign-in-domains-heading">Sign-in domains</h2>
       <p className="intro">
         People who sign in with single sign-on from these domains for the first time join this team as
@@ -93,7 +94,7 @@ export function SignInDomainsSection() {
           {domains.length === 0 ? (
             <p className="muted">No sign-in domains yet.</p>
           ) : (
-            <ul className="sign-in-domains" aria-label="Sign-in domains">
+            <ul className="sign-in-domains" aria-label="Claimed domains">
               {domains.map((listed) => (
                 <li key={listed} className="sign-in-domain">
                   <span className="sign-in-domain-name">{listed}</span>
@@ -104,7 +105,7 @@ export function SignInDomainsSection() {
               ))}
             </ul>
           )}
-          <form className="sign-in-domain-form" onSubmit={add} noValidate aria-label="Add a sign-in domain">
+          <form className="sign-in-domain-form" onSubmit={add} noValidate>
             <TextField
               id="sign-in-domain"
               label="Sign-in domain"
