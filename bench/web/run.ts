@@ -284,7 +284,7 @@ async function main(): Promise<void> {
     },
     {
       what: 'JavaScript the first page loads (gzip)',
-      value: `${formatNumber(kb, 1)} KB (${script.files.length} files)`,
+      value: `${formatNumber(kb, 1)} KB (${script.files.length} ${script.files.length === 1 ? 'file' : 'files'})`,
       target: `≤ ${TARGETS.firstPageKb} KB`,
       met: kb <= TARGETS.firstPageKb,
     },

@@ -6,7 +6,8 @@ import { causeChain, ServiceError, type ServiceErrorCode, type ValidationIssue }
 import { isAnsweredWhileReceiving } from './unread-body.js';
 import { type RequestPart, requestPartOf, toValidationIssues } from './validation-errors.js';
 
-const STATUS_BY_CODE: Readonly<Record<ServiceErrorCode, number>> = {
+/** Each error code's HTTP status (SCIM's answers, scim-errors.ts, differ only for validation). */
+export const STATUS_BY_CODE: Readonly<Record<ServiceErrorCode, number>> = {
   validation: 422,
   bad_request: 400,
   unauthenticated: 401,

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { databaseUnavailableError, isDatabaseUnavailable } from '../../../db/database-availability.js';
 import { ServiceError, type ServiceErrorCode } from '../../../errors.js';
 import { ScimError, type ScimType } from '../../../services/scim-error.js';
-import { describeByteLimit, describeForLog } from '../../errors.js';
+import { describeByteLimit, describeForLog, STATUS_BY_CODE } from '../../errors.js';
 
 export const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 export const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
@@ -12,20 +12,10 @@ export const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
  * `detail`, and `scimType` where the RFC names one) for every refusal, as directories parse it.
  * The rest of the API keeps its FastAPI shapes (http/errors.ts).
  */
-const STATUS_BY_CODE: Readonly<Record<ServiceErrorCode, number>> = {
+const SCIM_STATUS_BY_CODE: Readonly<Record<ServiceErrorCode, number>> = {
+  ...STATUS_BY_CODE,
   // A request SCIM cannot read is a 400 (fastify's checks, a body that is not JSON).
   validation: 400,
-  bad_request: 400,
-  unauthenticated: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  payload_too_large: 413,
-  too_many_requests: 429,
-  unsupported_media_type: 415,
-  bad_gateway: 502,
-  gateway_timeout: 504,
-  unavailable: 503,
 };
 
 /** An RFC 7644 error body. */
@@ -73,7 +63,7 @@ export function handleScimError(error: FastifyError | Error, request: FastifyReq
 }
 
 function sendServiceError(error: ServiceError, reply: FastifyReply) {
-  const status = STATUS_BY_CODE[error.code];
+  const status = SCIM_STATUS_BY_CODE[error.code];
   if (status >= 500) reply.log.warn({ code: error.code, detail: error.message }, 'upstream failure');
   const { retryAfterSeconds } = error.options;
   if (retryAfterSeconds !== undefined)
