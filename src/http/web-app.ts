@@ -8,7 +8,19 @@ import { ServiceError } from '../errors.js';
 const ASSET_MAX_AGE_MS = 365 * 24 * 3600 * 1000;
 
 /** First path segments that are the API's (or its docs'): never answered with the app. */
-const SERVICE_SEGMENTS = new Set(['v1', 'v2', 'scim', 'docs', 'openapi.json', 'healthz', 'readyz', 'assets']);
+const SERVICE_SEGMENTS = new Set([
+  'v1',
+  'v2',
+  'scim',
+  'openai',
+  'mcp',
+  '.well-known',
+  'docs',
+  'openapi.json',
+  'healthz',
+  'readyz',
+  'assets',
+]);
 
 /** A file Vite copies beside index.html (favicon.ico, robots.txt): a name with an extension, no dot first. */
 const TOP_LEVEL_FILE = /^[\w-][\w.-]*\.[A-Za-z0-9]+$/;

@@ -13,7 +13,9 @@ import { documentRoutes } from './documents/documents.route.js';
 import { driveRoutes } from './drive/drive.route.js';
 import { healthRoutes } from './health/health.route.js';
 import { jobRoutes } from './jobs/jobs.route.js';
+import { mcpRoutes } from './mcp/mcp.route.js';
 import { oauthProxyRoutes } from './oauth-proxy/oauth-proxy.route.js';
+import { openAiRoutes } from './openai/openai.route.js';
 import { scimRoutes } from './scim/scim.route.js';
 import { searchRoutes } from './search/search.route.js';
 import { teamRoutes } from './teams/teams.route.js';
@@ -40,4 +42,6 @@ export async function registerRoutes(app: FastifyInstance, options: AppOptions):
   await app.register(teamRoutes, options);
   await app.register(oidcRoutes, options);
   await app.register(scimRoutes, options);
+  await app.register(openAiRoutes, options);
+  await app.register(mcpRoutes, options);
 }

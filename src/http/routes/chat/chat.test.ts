@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeOpenAiServer } from '../../../../test/fakes/fake-openai-server.js';
+import { HANDBOOK_DOCUMENTS, RIVAL_HANDBOOK } from '../../../../test/helpers/handbook-documents.js';
 import {
   bearer,
   registerUser,
@@ -38,33 +39,6 @@ const SOURCE_FIELDS = [
   'title',
   'url',
 ];
-
-const OUR_DOCUMENTS = [
-  {
-    external_id: 'handbook',
-    title: 'Employee handbook',
-    url: 'https://intranet.example/handbook',
-    text: [
-      '# Holidays',
-      'Every employee gets 25 days of paid holiday each year. Unused holiday days can be carried over, up to 5 days.',
-      '# Office',
-      'The office opens at 8am on weekdays. Parking permits are issued by facilities.',
-    ].join('\n\n'),
-  },
-  {
-    external_id: 'expenses',
-    title: 'Expenses policy',
-    text: 'Submit expense receipts within 30 days of purchase. Travel is booked through the travel desk.',
-  },
-];
-
-// Matches the holiday question better than the caller's own handbook does.
-const OTHER_TEAM_DOCUMENT = {
-  external_id: 'rival-handbook',
-  title: 'Rival handbook',
-  url: 'https://rival.example/handbook',
-  text: 'Paid holiday days: every employee gets 40 days of paid holiday each year. Paid holiday days per employee each year: 40 days of paid holiday.',
-};
 
 const HOLIDAY_QUESTION = 'How many days of paid holiday does every employee get each year?';
 
@@ -190,8 +164,8 @@ describe('POST /v1/chat/ with the extractive answerer', () => {
     testApp = await startTestApp({ worker: true });
     user = await signUp(testApp);
     rival = await signUp(testApp);
-    await upload(testApp, user, OUR_DOCUMENTS);
-    await upload(testApp, rival, [OTHER_TEAM_DOCUMENT]);
+    await upload(testApp, user, HANDBOOK_DOCUMENTS);
+    await upload(testApp, rival, [RIVAL_HANDBOOK]);
   });
   afterAll(async () => {
     await testApp.close();
@@ -516,8 +490,8 @@ describe('POST /v1/chat/ with an LLM answerer (OpenAI-compatible server)', () =>
     });
     user = await signUp(testApp);
     rival = await signUp(testApp);
-    await upload(testApp, user, OUR_DOCUMENTS);
-    await upload(testApp, rival, [OTHER_TEAM_DOCUMENT]);
+    await upload(testApp, user, HANDBOOK_DOCUMENTS);
+    await upload(testApp, rival, [RIVAL_HANDBOOK]);
     baseUrl = await listen(testApp);
   });
   afterAll(async () => {
