@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scimClient } from '../../../../test/helpers/scim-client.js';
 import {
   bearer,
   registerUser,
@@ -29,36 +30,7 @@ describe('SCIM 2.0 groups, and documents: shared with a group, left by a deactiv
   });
   afterAll(() => testApp.close());
 
-  type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-  const scim = (method: Method, path: string, token: string, payload?: unknown) =>
-    testApp.app.inject({
-      method,
-      url: `/scim/v2${path}`,
-      headers: {
-        ...bearer(token),
-        ...(payload === undefined ? {} : { 'content-type': 'application/scim+json' }),
-      },
-      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-    });
-
-  const api = (method: Method, url: string, token: string, payload?: Record<string, unknown>) =>
-    testApp.app.inject({
-      method,
-      url,
-      headers: bearer(token),
-      ...(payload === undefined ? {} : { payload }),
-    });
-
-  async function team() {
-    const owner = await registerUser(
-      testApp.app,
-      { email: `owner-${uniqueSuffix()}@acme.com` },
-      bearer(TEST_REGISTRATION_SECRET),
-    );
-    const scimToken = (await api('POST', '/v1/teams/scim-tokens', owner.token)).json().token as string;
-    return { owner, scimToken };
-  }
+  const { scim, api, team } = scimClient(() => testApp);
 
   /** A member with a proven address, provisioned over SCIM too (linked); answers their token and SCIM id. */
   async function provisionedMember(ownerToken: string, scimToken: string) {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scimClient } from '../../../../test/helpers/scim-client.js';
 import {
   bearer,
   registerUser,
@@ -32,43 +33,7 @@ describe('SCIM 2.0 provisioning: tokens, users, deactivation', () => {
   });
   afterAll(() => testApp.close());
 
-  type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-  /** A request to /scim/v2 as a directory sends it (`application/scim+json` bodies). */
-  const scim = (method: Method, path: string, token: string | undefined, payload?: unknown) =>
-    testApp.app.inject({
-      method,
-      url: `/scim/v2${path}`,
-      headers: {
-        ...(token === undefined ? {} : bearer(token)),
-        ...(payload === undefined ? {} : { 'content-type': 'application/scim+json' }),
-      },
-      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-    });
-
-  const api = (method: Method, url: string, token: string, payload?: Record<string, unknown>) =>
-    testApp.app.inject({
-      method,
-      url,
-      headers: bearer(token),
-      ...(payload === undefined ? {} : { payload }),
-    });
-
-  /** A team: its owner (a proven address) and a SCIM token the owner made. */
-  async function team() {
-    const owner = await registerUser(
-      testApp.app,
-      { email: `owner-${uniqueSuffix()}@acme.com` },
-      bearer(TEST_REGISTRATION_SECRET),
-    );
-    const created = await api('POST', '/v1/teams/scim-tokens', owner.token);
-    expect(created.statusCode, created.body).toBe(201);
-    return {
-      owner,
-      scimToken: created.json().token as string,
-      ownerEmail: String((owner.body.user as { email: string }).email),
-    };
-  }
+  const { scim, api, team } = scimClient(() => testApp);
 
   /** A member who joined the owner's team by invitation; answers their token and address. */
   async function member(ownerToken: string, role: 'member' | 'admin' = 'member') {
