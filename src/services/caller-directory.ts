@@ -22,7 +22,10 @@ const USE_MARK_INTERVAL_MS = 60_000;
  */
 export class CallerDirectory {
   private readonly cache = new Map<string, CachedCaller>();
-  private readonly lookups: Batcher<string, (Caller & { expiresAt: Date | null }) | undefined>;
+  private readonly lookups: Batcher<
+    string,
+    (Caller & { expiresAt: Date | null; personal: boolean }) | undefined
+  >;
   /** When this process last marked each token used (tokens the database knows only). */
   private readonly markedUseAt = new Map<string, number>();
   private readonly useMarks: Batcher<string, undefined>;
@@ -63,8 +66,9 @@ export class CallerDirectory {
       this.cache.delete(tokenHash);
       return undefined;
     }
-    this.markUsed(tokenHash, now);
-    const { expiresAt, ...caller } = found;
+    const { expiresAt, personal, ...caller } = found;
+    // Sessions keep no `last_used_at`: only a personal token's use is written.
+    if (personal) this.markUsed(tokenHash, now);
     if (this.ttlMs > 0)
       this.remember(tokenHash, {
         caller,
@@ -89,8 +93,8 @@ export class CallerDirectory {
 
   /**
    * Records a personal token's use (`last_used_at`) in the background, at most once a minute per
-   * token from this process; the statement itself skips sessions and marks under a minute old, so
-   * several processes together still write about once a minute. Only tokens the database just
+   * token from this process; the statement itself skips marks under a minute old, so several
+   * processes together still write about once a minute. Only tokens the database just
    * found come here: read from the cache they were found within the last few seconds.
    */
   private markUsed(tokenHash: string, now: number): void {

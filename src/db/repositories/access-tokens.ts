@@ -11,7 +11,7 @@ import { accessTokens, users } from '../schema.js';
 export async function findCallersByTokenHashes(
   db: Database,
   tokenHashes: readonly string[],
-): Promise<(Caller & { expiresAt: Date | null })[]> {
+): Promise<(Caller & { expiresAt: Date | null; personal: boolean })[]> {
   const rows = await db
     .select({
       userId: users.id,
@@ -21,6 +21,7 @@ export async function findCallersByTokenHashes(
       role: users.role,
       tokenHash: accessTokens.tokenHash,
       expiresAt: accessTokens.expiresAt,
+      kind: accessTokens.kind,
       groups: sql<string[] | null>`(
         SELECT array_agg(DISTINCT lower(named.group_address))
           FROM scim_group_members m
@@ -40,7 +41,7 @@ export async function findCallersByTokenHashes(
         eq(users.isActive, true),
       ),
     );
-  return rows.flatMap(({ emailVerifiedAt, groups, ...row }) =>
+  return rows.flatMap(({ emailVerifiedAt, groups, kind, ...row }) =>
     row.teamId === null
       ? []
       : [
@@ -50,6 +51,7 @@ export async function findCallersByTokenHashes(
             emailVerified: emailVerifiedAt !== null,
             role: teamRoleOf(row.role),
             groups: groups ?? [],
+            personal: kind === 'personal',
           },
         ],
   );
