@@ -67,6 +67,7 @@ describe('parseConfig', () => {
       failuresPerAddress: 20,
       maxBlockSeconds: 900,
       registrationsPerHourPerAddress: 20,
+      oauthClientRegistrationsPerHourPerAddress: 20,
       passwordHashConcurrency: 2,
       passwordHashQueue: 64,
     });

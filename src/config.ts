@@ -54,6 +54,8 @@ export interface Config {
     readonly maxBlockSeconds: number;
     /** Registrations (without the front end's secret) one client address may make per hour; 0: no limit. */
     readonly registrationsPerHourPerAddress: number;
+    /** OAuth clients (MCP clients' dynamic registration) one client address may register per hour; 0: no limit. */
+    readonly oauthClientRegistrationsPerHourPerAddress: number;
     /** Password hashes (scrypt, 128 MiB each at the default cost) computed at once. */
     readonly passwordHashConcurrency: number;
     /** Password checks waiting for a turn; more are refused with 503 and Retry-After. */
@@ -364,6 +366,12 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
       failuresPerAddress: read.integer('AUTH_FAILURES_PER_ADDRESS', 20, 1, 100_000),
       maxBlockSeconds: read.integer('AUTH_MAX_BLOCK_SECONDS', 900, 1, 86_400),
       registrationsPerHourPerAddress: read.integer('REGISTRATIONS_PER_HOUR_PER_ADDRESS', 20, 0, 1_000_000),
+      oauthClientRegistrationsPerHourPerAddress: read.integer(
+        'OAUTH_CLIENT_REGISTRATIONS_PER_HOUR_PER_ADDRESS',
+        20,
+        0,
+        1_000_000,
+      ),
       passwordHashConcurrency: read.integer('PASSWORD_HASH_CONCURRENCY', 2, 1, 64),
       passwordHashQueue: read.integer('PASSWORD_HASH_QUEUE', 64, 0, 100_000),
     },

@@ -12,6 +12,7 @@ import * as documents from './repositories/documents.js';
 import * as driveSync from './repositories/drive-sync.js';
 import * as emailCodes from './repositories/email-codes.js';
 import * as indexJobs from './repositories/index-jobs.js';
+import * as oauth from './repositories/oauth.js';
 import * as scim from './repositories/scim.js';
 import * as search from './repositories/search.js';
 import * as signInPlacement from './repositories/sign-in-placement.js';
@@ -36,6 +37,7 @@ const modules = {
   driveSync,
   emailCodes,
   indexJobs,
+  oauth,
   scim,
   search,
   signInPlacement,

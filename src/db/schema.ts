@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   bigint,
   bigserial,
   boolean,
@@ -179,7 +180,8 @@ export const accessTokens = pgTable(
     tokenHash: text('token_hash').notNull(),
     /**
      * `session`: a sign-in's (password, browser, single sign-on); `personal`: a personal access
-     * token the user made by name for a script or the CLI (POST /v1/users/me/tokens).
+     * token the user made by name for a script or the CLI (POST /v1/users/me/tokens); `oauth`: an
+     * OAuth access token of an MCP client (`grantId`), good for /mcp only.
      */
     kind: text('kind').notNull().default('session'),
     /** A personal token's name, as its maker gave it; null for a session. */
@@ -191,11 +193,96 @@ export const accessTokens = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true }),
     /** When a request last used it (written at most about once a minute). */
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+    /** An OAuth access token's grant (kind `oauth`): revoking the grant revokes the token. */
+    grantId: uuid('grant_id').references((): AnyPgColumn => oauthGrants.id, { onDelete: 'cascade' }),
   },
   (table) => [
     uniqueIndex('access_tokens_hash_unique').on(table.tokenHash),
     index('access_tokens_user_idx').on(table.userId),
     uniqueIndex('access_tokens_public_id_unique').on(table.publicId),
+    index('access_tokens_grant_idx').on(table.grantId),
+  ],
+);
+
+/**
+ * An OAuth client that registered itself (RFC 7591 dynamic client registration): an MCP client
+ * such as Claude or Cursor. Public clients only: no secret, PKCE proves each exchange.
+ */
+export const oauthClients = pgTable('oauth_clients', {
+  /** The `client_id`. */
+  id: uuid('id').primaryKey(),
+  /** `client_name` as the client gave it: shown on the consent page as the client's claim. */
+  name: text('name').notNull(),
+  /** Exact `https://` or loopback `http://` URIs (a loopback one matches on any port). */
+  redirectUris: jsonb('redirect_uris').$type<string[]>().notNull(),
+  clientUri: text('client_uri'),
+  createdAt: createdAt(),
+});
+
+/**
+ * A person's Allow on the consent page for one client, made when its code is exchanged: its
+ * access and refresh tokens act as that person. Deleting it (a revocation, a replayed code,
+ * sign-out everywhere) revokes them all.
+ */
+export const oauthGrants = pgTable(
+  'oauth_grants',
+  {
+    id: uuid('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    clientId: uuid('client_id')
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: 'cascade' }),
+    scope: text('scope').notNull(),
+    /** The protected resource (RFC 8707) its tokens are for: `<PUBLIC_URL>/mcp`. */
+    resource: text('resource').notNull(),
+    createdAt: createdAt(),
+    /** When the client last exchanged a code or refresh token. */
+    refreshedAt: timestamp('refreshed_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index('oauth_grants_user_idx').on(table.userId)],
+);
+
+/** An authorization code (stored as SHA-256): one use, bound to its client, redirect URI and PKCE challenge. */
+export const oauthAuthorizationCodes = pgTable(
+  'oauth_authorization_codes',
+  {
+    codeHash: text('code_hash').primaryKey(),
+    clientId: uuid('client_id')
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    redirectUri: text('redirect_uri').notNull(),
+    /** BASE64URL(SHA-256(code_verifier)): S256 is the only method. */
+    codeChallenge: text('code_challenge').notNull(),
+    scope: text('scope').notNull(),
+    resource: text('resource').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    /** The grant its exchange made; set once: a second exchange finds it and revokes the grant. */
+    grantId: uuid('grant_id'),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (table) => [index('oauth_authorization_codes_expires_idx').on(table.expiresAt)],
+);
+
+/** A refresh token (stored as SHA-256); each use rotates it, and a used one presented again revokes its grant. */
+export const oauthRefreshTokens = pgTable(
+  'oauth_refresh_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    grantId: uuid('grant_id')
+      .notNull()
+      .references(() => oauthGrants.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (table) => [
+    index('oauth_refresh_tokens_grant_idx').on(table.grantId),
+    index('oauth_refresh_tokens_expires_idx').on(table.expiresAt),
   ],
 );
 

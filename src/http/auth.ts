@@ -82,6 +82,16 @@ function urlOrigin(text: string): string | undefined {
   return origin === 'null' ? undefined : origin;
 }
 
+/**
+ * An MCP client's OAuth access token was issued for `/mcp` (its audience, RFC 8707) and acts there
+ * only: a client the person allowed to search and ask cannot also manage their account or team.
+ */
+export function refuseMcpOnlyToken(caller: Caller): void {
+  if (caller.tokenKind === 'oauth') {
+    throw new ServiceError('unauthenticated', "An MCP client's OAuth access token works at /mcp only");
+  }
+}
+
 /** The caller of an authenticated route; the auth hook has already refused anyone else. */
 export function callerOf(request: FastifyRequest): Caller {
   if (request.caller === null) throw new ServiceError('unauthenticated', 'Not authenticated');
@@ -111,6 +121,7 @@ export function registerAuthentication(
     refuseCrossOrigin(request, credential);
     const caller = credential === undefined ? undefined : await callers.find(credential.token);
     if (caller === undefined) throw new ServiceError('unauthenticated', 'Not authenticated');
+    refuseMcpOnlyToken(caller);
     request.caller = caller;
   });
 }

@@ -170,7 +170,7 @@ describe('the web app, served from the web build', () => {
     // The app's routes are not API endpoints.
     expect(
       Object.keys(spec.json().paths).filter(
-        (route) => !/^\/(v1|v2|scim\/v2|openai\/v1|mcp|\.well-known|healthz|readyz)/.test(route),
+        (route) => !/^\/(v1|v2|scim\/v2|openai\/v1|mcp|oauth|\.well-known|healthz|readyz)/.test(route),
       ),
     ).toEqual([]);
   });

@@ -14,6 +14,7 @@ const SERVICE_SEGMENTS = new Set([
   'scim',
   'openai',
   'mcp',
+  'oauth',
   '.well-known',
   'docs',
   'openapi.json',

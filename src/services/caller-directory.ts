@@ -1,5 +1,5 @@
 import { Batcher } from '../batcher.js';
-import type { Caller } from '../caller.js';
+import type { Caller, TokenKind } from '../caller.js';
 import type { Repositories } from '../db/repositories.js';
 import { hashAccessToken } from '../security/access-tokens.js';
 
@@ -24,7 +24,7 @@ export class CallerDirectory {
   private readonly cache = new Map<string, CachedCaller>();
   private readonly lookups: Batcher<
     string,
-    (Caller & { expiresAt: Date | null; personal: boolean }) | undefined
+    (Caller & { expiresAt: Date | null; tokenKind: TokenKind }) | undefined
   >;
   /** When this process last marked each token used (tokens the database knows only). */
   private readonly markedUseAt = new Map<string, number>();
@@ -46,7 +46,7 @@ export class CallerDirectory {
     this.useMarks = new Batcher(
       async (hashes) => {
         try {
-          await data.accessTokens.markPersonalTokensUsed([...new Set(hashes)]);
+          await data.accessTokens.markTokensUsed([...new Set(hashes)]);
         } catch {
           // Never fails a request: a lost mark is written by the token's next use a minute on.
         }
@@ -66,9 +66,9 @@ export class CallerDirectory {
       this.cache.delete(tokenHash);
       return undefined;
     }
-    const { expiresAt, personal, ...caller } = found;
-    // Sessions keep no `last_used_at`: only a personal token's use is written.
-    if (personal) this.markUsed(tokenHash, now);
+    const { expiresAt, ...caller } = found;
+    // Sessions keep no `last_used_at`: only a personal or OAuth token's use is written.
+    if (caller.tokenKind !== 'session') this.markUsed(tokenHash, now);
     if (this.ttlMs > 0)
       this.remember(tokenHash, {
         caller,
@@ -92,7 +92,7 @@ export class CallerDirectory {
   }
 
   /**
-   * Records a personal token's use (`last_used_at`) in the background, at most once a minute per
+   * Records a personal or OAuth token's use (`last_used_at`) in the background, at most once a minute per
    * token from this process; the statement itself skips marks under a minute old, so several
    * processes together still write about once a minute. Only tokens the database just
    * found come here: read from the cache they were found within the last few seconds.

@@ -33,6 +33,8 @@ export type OidcSignInResult =
       readonly token: string;
       readonly maxAgeSeconds: number;
       readonly userId: number;
+      /** Where to send the browser: the page the sign-in started from, or `/`. */
+      readonly returnTo: string;
     }
   | OidcFailureResult;
 
@@ -122,12 +124,13 @@ export async function signInWithOidc(
     email,
     name: (identity.name ?? email.slice(0, email.lastIndexOf('@'))).slice(0, NAME_LIMIT),
   };
-  return signInPerson(deps, person, true);
+  return signInPerson(deps, person, login.returnTo ?? '/', true);
 }
 
 async function signInPerson(
   deps: ServiceDependencies,
   person: SignedInPerson,
+  returnTo: string,
   mayRetry: boolean,
 ): Promise<OidcSignInResult> {
   let outcome: { placement: Placement; token: string | undefined };
@@ -143,7 +146,7 @@ async function signInPerson(
     // The same person signing in twice at once: the loser hits the unique index the winner filled
     // (the address, or the link), and finds the winner's account the second time.
     if (mayRetry && deps.data.violatedUniqueIndex(error) !== undefined)
-      return signInPerson(deps, person, false);
+      return signInPerson(deps, person, returnTo, false);
     throw error;
   }
   const { placement, token } = outcome;
@@ -153,7 +156,13 @@ async function signInPerson(
     deps.storage.noteDeleted(placement.deletedChunks);
   }
   if (token === undefined) throw new Error('A placed sign-in got no token');
-  return { ok: true, token, maxAgeSeconds: deps.config.accessTokenTtlSeconds, userId: placement.user.id };
+  return {
+    ok: true,
+    token,
+    maxAgeSeconds: deps.config.accessTokenTtlSeconds,
+    userId: placement.user.id,
+    returnTo,
+  };
 }
 
 /** Finds, takes over or creates the person's account, and puts it in its team. */

@@ -31,6 +31,23 @@ export interface OidcLoginState {
   readonly codeVerifier: string;
   /** Epoch milliseconds after which the login state is refused, whatever the cookie's Max-Age. */
   readonly expiresAt: number;
+  /** The page of this service to go back to once signed in (an MCP client's consent page); absent: `/`. */
+  readonly returnTo?: string;
+}
+
+const MAX_RETURN_PATH_LENGTH = 4000;
+
+/**
+ * `value` when it is a path of this service to send a browser back to, else undefined: it starts
+ * with one `/` (not `//` or `/\`, which browsers read as another host) and holds no control
+ * characters, so a sign-in link cannot send anyone elsewhere.
+ */
+export function localReturnPath(value: string | undefined): string | undefined {
+  if (value === undefined || value.length > MAX_RETURN_PATH_LENGTH) return undefined;
+  if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return undefined;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\u0000-\u001f\u007f\\]/.test(value)) return undefined;
+  return value;
 }
 
 export type OidcStart =
@@ -51,7 +68,7 @@ export const SSO_NOT_CONFIGURED = 'Single sign-on is not configured';
  * and the provider's authorization URL. Discovery that failed before (at start, or last time) is
  * tried again here; still failing, it is `provider_unreachable`. Not configured: 404.
  */
-export async function startOidcSignIn(deps: ServiceDependencies): Promise<OidcStart> {
+export async function startOidcSignIn(deps: ServiceDependencies, returnTo?: string): Promise<OidcStart> {
   const provider = configuredProvider(deps);
   try {
     const request = await provider.beginAuthorization();
@@ -60,6 +77,7 @@ export async function startOidcSignIn(deps: ServiceDependencies): Promise<OidcSt
       nonce: request.nonce,
       codeVerifier: request.codeVerifier,
       expiresAt: deps.now().getTime() + OIDC_LOGIN_TTL_SECONDS * 1000,
+      ...(localReturnPath(returnTo) === undefined ? {} : { returnTo }),
     };
     return {
       ok: true,
@@ -100,7 +118,8 @@ export function openLoginState(
     typeof login.nonce !== 'string' ||
     typeof login.codeVerifier !== 'string' ||
     typeof login.expiresAt !== 'number' ||
-    login.expiresAt <= now.getTime()
+    login.expiresAt <= now.getTime() ||
+    (login.returnTo !== undefined && localReturnPath(login.returnTo) === undefined)
   ) {
     return undefined;
   }

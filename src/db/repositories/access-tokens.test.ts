@@ -4,7 +4,7 @@ import { signedInUser } from '../../../test/helpers/use-case-harness.js';
 import { hashAccessToken } from '../../security/access-tokens.js';
 import { createPersonalToken } from '../../services/create-personal-token.js';
 
-describe('markPersonalTokensUsed', () => {
+describe('markTokensUsed', () => {
   let testApp: TestApp;
   beforeAll(async () => {
     testApp = await startTestApp();
@@ -26,7 +26,7 @@ describe('markPersonalTokensUsed', () => {
     const made = await createPersonalToken(deps, user.caller, { name: 'cli' });
     const hash = hashAccessToken(made.token);
 
-    await deps.data.accessTokens.markPersonalTokensUsed([hash, user.caller.tokenHash]);
+    await deps.data.accessTokens.markTokensUsed([hash, user.caller.tokenHash]);
     const first = await lastUsed(made.id);
     expect(first).not.toBeNull();
     const { rows: sessions } = await database.sql.executeSql(
@@ -41,7 +41,7 @@ describe('markPersonalTokensUsed', () => {
       [made.id],
     );
     const recent = await lastUsed(made.id);
-    await deps.data.accessTokens.markPersonalTokensUsed([hash]);
+    await deps.data.accessTokens.markTokensUsed([hash]);
     expect(await lastUsed(made.id)).toEqual(recent);
 
     // A minute on: written again.
@@ -50,7 +50,7 @@ describe('markPersonalTokensUsed', () => {
       [made.id],
     );
     const old = await lastUsed(made.id);
-    await deps.data.accessTokens.markPersonalTokensUsed([hash]);
+    await deps.data.accessTokens.markTokensUsed([hash]);
     expect((await lastUsed(made.id))?.getTime()).toBeGreaterThan(old?.getTime() ?? 0);
   });
 });

@@ -1,7 +1,7 @@
 import { and, count, desc, eq, gt, inArray, isNull, ne, or, sql } from 'drizzle-orm';
-import { type Caller, teamRoleOf } from '../../caller.js';
+import { type Caller, type TokenKind, teamRoleOf, tokenKindOf } from '../../caller.js';
 import { type Database, queryRows } from '../client.js';
-import { accessTokens, users } from '../schema.js';
+import { accessTokens, oauthGrants, users } from '../schema.js';
 
 /**
  * The callers behind bearer-token hashes that are known, unexpired and of active users, each with
@@ -11,7 +11,7 @@ import { accessTokens, users } from '../schema.js';
 export async function findCallersByTokenHashes(
   db: Database,
   tokenHashes: readonly string[],
-): Promise<(Caller & { expiresAt: Date | null; personal: boolean })[]> {
+): Promise<(Caller & { expiresAt: Date | null; tokenKind: TokenKind })[]> {
   const rows = await db
     .select({
       userId: users.id,
@@ -51,7 +51,7 @@ export async function findCallersByTokenHashes(
             emailVerified: emailVerifiedAt !== null,
             role: teamRoleOf(row.role),
             groups: groups ?? [],
-            personal: kind === 'personal',
+            tokenKind: tokenKindOf(kind),
           },
         ],
   );
@@ -70,12 +70,16 @@ export async function deleteAccessToken(db: Database, tokenHash: string): Promis
   await db.delete(accessTokens).where(eq(accessTokens.tokenHash, tokenHash));
 }
 
-/** Revokes every bearer token of a user, or every one but `keepTokenHash` (the session that asked). */
+/**
+ * Revokes every bearer token of a user, or every one but `keepTokenHash` (the session that asked),
+ * and every OAuth client they connected (its refresh tokens too).
+ */
 export async function deleteUserAccessTokens(
   db: Database,
   userId: number,
   keepTokenHash?: string,
 ): Promise<void> {
+  await db.delete(oauthGrants).where(eq(oauthGrants.userId, userId));
   await db
     .delete(accessTokens)
     .where(
@@ -175,10 +179,11 @@ export async function deletePersonalToken(
 }
 
 /**
- * Notes that requests used these tokens: only personal ones, and only where the mark is a minute
- * old or more, so a busy token costs a row write a minute, not one a request.
+ * Notes that requests used these tokens: only personal and OAuth ones (a session's use is not
+ * listed anywhere), and only where the mark is a minute old or more, so a busy token costs a row
+ * write a minute, not one a request.
  */
-export async function markPersonalTokensUsed(db: Database, tokenHashes: readonly string[]): Promise<void> {
+export async function markTokensUsed(db: Database, tokenHashes: readonly string[]): Promise<void> {
   if (tokenHashes.length === 0) return;
   await db
     .update(accessTokens)
@@ -186,7 +191,7 @@ export async function markPersonalTokensUsed(db: Database, tokenHashes: readonly
     .where(
       and(
         inArray(accessTokens.tokenHash, [...tokenHashes]),
-        eq(accessTokens.kind, 'personal'),
+        ne(accessTokens.kind, 'session'),
         or(isNull(accessTokens.lastUsedAt), sql`${accessTokens.lastUsedAt} < now() - interval '1 minute'`),
       ),
     );

@@ -14,6 +14,8 @@ import { driveRoutes } from './drive/drive.route.js';
 import { healthRoutes } from './health/health.route.js';
 import { jobRoutes } from './jobs/jobs.route.js';
 import { mcpRoutes } from './mcp/mcp.route.js';
+import { authorizationServerRoutes } from './oauth/authorization-server.route.js';
+import { consentRoutes } from './oauth/consent.route.js';
 import { oauthProxyRoutes } from './oauth-proxy/oauth-proxy.route.js';
 import { openAiRoutes } from './openai/openai.route.js';
 import { scimRoutes } from './scim/scim.route.js';
@@ -44,4 +46,6 @@ export async function registerRoutes(app: FastifyInstance, options: AppOptions):
   await app.register(scimRoutes, options);
   await app.register(openAiRoutes, options);
   await app.register(mcpRoutes, options);
+  await app.register(authorizationServerRoutes, options);
+  await app.register(consentRoutes, options);
 }

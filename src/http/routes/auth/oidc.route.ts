@@ -70,11 +70,20 @@ export const oidcRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { d
         summary:
           'Start a single sign-on: 302 to the provider (authorization code flow, PKCE S256, state, nonce)',
         description: `Sets \`${OIDC_LOGIN_COOKIE}\` (sealed state, nonce and PKCE verifier; HttpOnly, SameSite=Lax, Path=${OIDC_PATH}, Max-Age=600). 404 when single sign-on is not configured. ${REDIRECT_DESCRIPTION}`,
+        querystring: Type.Object({
+          return_to: Type.Optional(
+            Type.String({
+              maxLength: 4000,
+              description:
+                "A path of this service to come back to once signed in (an MCP client's consent page); anything else is ignored",
+            }),
+          ),
+        }),
         response: { 302: Type.Null(), 303: Type.Null(), 404: ErrorDetail },
       },
     },
     async (request, reply) => {
-      const started = await startOidcSignIn(deps);
+      const started = await startOidcSignIn(deps, request.query.return_to);
       if (!started.ok) return failure(request, reply, started);
       return reply
         .code(302)
@@ -91,8 +100,9 @@ export const oidcRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { d
       config: { public: true },
       schema: {
         tags: ['auth'],
-        summary: 'Where the provider sends the browser back: signs in and 303 to /',
-        description: `On success sets the session cookie (\`${SESSION_COOKIE}\`, as POST /v1/auth/session does), clears \`${OIDC_LOGIN_COOKIE}\` and answers 303 to \`/\`. ${REDIRECT_DESCRIPTION}`,
+        summary:
+          "Where the provider sends the browser back: signs in and 303 to / (or the start's return_to)",
+        description: `On success sets the session cookie (\`${SESSION_COOKIE}\`, as POST /v1/auth/session does), clears \`${OIDC_LOGIN_COOKIE}\` and answers 303 to \`/\` (or the start's \`return_to\`). ${REDIRECT_DESCRIPTION}`,
         response: { 303: Type.Null(), 404: ErrorDetail },
       },
     },
@@ -111,7 +121,7 @@ export const oidcRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { d
           sessionCookie(result.token, result.maxAgeSeconds, secure),
           clearedLoginCookie(secure),
         ])
-        .header('location', '/')
+        .header('location', result.returnTo)
         .send(null);
     },
   );

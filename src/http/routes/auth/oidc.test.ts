@@ -77,7 +77,7 @@ interface SsoApp {
   readonly origin: string;
   newBrowser(): Browser;
   /** A browser signed in through the provider as it is now set up; answers the callback's answer. */
-  signIn(browser?: Browser): Promise<{ browser: Browser; callback: Response }>;
+  signIn(browser?: Browser, startPath?: string): Promise<{ browser: Browser; callback: Response }>;
   /** The `/?sso_error=` code of a failed sign-in (or null for a success). */
   ssoError(callback: Response): string | null;
   query(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
@@ -102,8 +102,8 @@ async function startSsoApp(provider: FakeOidcProvider, env: Record<string, strin
     testApp,
     origin,
     newBrowser,
-    async signIn(browser = newBrowser()) {
-      const start = await browser.get('/v1/auth/oidc/start');
+    async signIn(browser = newBrowser(), startPath = '/v1/auth/oidc/start') {
+      const start = await browser.get(startPath);
       expect(start.status).toBe(302);
       const authorization = await browser.get(start.headers.get('location') ?? '');
       expect(authorization.status).toBe(302);
@@ -240,6 +240,22 @@ describe('single sign-on with OpenID Connect against a provider speaking the rea
     const logged = sso.testApp.logLines.filter((line) => line.includes(`"ssoError":"${code}"`));
     expect(logged.some((line) => line.includes(reason))).toBe(true);
     expect(logged.join('\n')).not.toMatch(/eyJ[\w-]+\.eyJ/);
+  });
+
+  it('comes back to the page the sign-in started from (a consent page), never to another site', async () => {
+    provider.setUser(person('returning'));
+    const consentPage = '/authorize?client_id=abc&state=x%20y';
+    const back = await sso.signIn(
+      undefined,
+      `/v1/auth/oidc/start?return_to=${encodeURIComponent(consentPage)}`,
+    );
+    expect(back.callback.headers.get('location')).toBe(consentPage);
+    for (const elsewhere of ['//evil.example/x', 'https://evil.example/x', '/\\evil.example', 'authorize']) {
+      provider.setUser(person('returning'));
+      const start = `/v1/auth/oidc/start?return_to=${encodeURIComponent(elsewhere)}`;
+      const { callback } = await sso.signIn(undefined, start);
+      expect(callback.headers.get('location'), elsewhere).toBe('/');
+    }
   });
 
   it('says cancelled when the person refuses at the provider, provider_error for its other errors', async () => {

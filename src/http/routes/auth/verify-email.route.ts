@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { ServiceError } from '../../../errors.js';
 import { verifyEmail } from '../../../services/verify-email.js';
 import type { AppOptions } from '../../app-options.js';
+import { escapeHtml, sendPage } from '../../html-page.js';
 import { ErrorDetail, ValidationErrorBody } from '../../schema-types.js';
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';
@@ -79,24 +79,3 @@ export const verifyEmailRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (a
     },
   );
 };
-
-function sendPage(reply: FastifyReply, status: number, title: string, body: string) {
-  return reply
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .send(
-      `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head>\n<body><main><h1>${escapeHtml(title)}</h1>\n${body}\n</main></body></html>\n`,
-    );
-}
-
-const HTML_ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
-}

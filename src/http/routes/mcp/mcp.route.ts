@@ -1,6 +1,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../../caller.js';
+import { MCP_SCOPE, mcpResource } from '../../../services/oauth-policy.js';
 import type { AppOptions } from '../../app-options.js';
 import { bearerTokenOf } from '../../auth.js';
 import { describeForLog } from '../../errors.js';
@@ -9,7 +10,7 @@ import { mcpServerFor } from './mcp-tools.js';
 const MCP_DESCRIPTION = [
   'The Model Context Protocol server (Streamable HTTP, stateless): tools `search`, `fetch` and `ask` over',
   'the documents the caller may open. Send `Authorization: Bearer <token>` (a session or personal access',
-  'token); without a valid one the answer is 401 with `WWW-Authenticate` naming',
+  'token, or an OAuth access token from /oauth/token); without a valid one the answer is 401 with `WWW-Authenticate` naming',
   '/.well-known/oauth-protected-resource.',
 ].join(' ');
 
@@ -26,21 +27,27 @@ export const mcpRoutes: FastifyPluginAsync<AppOptions> = async (app, { deps }) =
   const { publicUrl } = deps.config;
   const resourceMetadataUrl = `${publicUrl}/.well-known/oauth-protected-resource`;
 
-  app.get(
-    '/.well-known/oauth-protected-resource',
-    {
-      config: { public: true },
-      schema: {
-        tags: ['mcp'],
-        summary: 'OAuth protected-resource metadata of /mcp (RFC 9728)',
+  const protectedResource = {
+    resource: mcpResource(publicUrl),
+    authorization_servers: [publicUrl],
+    scopes_supported: [MCP_SCOPE],
+    bearer_methods_supported: ['header'],
+    resource_name: 'Knowledge answers',
+  };
+  // RFC 9728 3.1: at the root, and with the resource's path appended (where MCP clients look first).
+  for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
+    app.get(
+      path,
+      {
+        config: { public: true },
+        schema: { tags: ['mcp'], summary: 'OAuth protected-resource metadata of /mcp (RFC 9728)' },
       },
-    },
-    async () => ({
-      resource: `${publicUrl}/mcp`,
-      authorization_servers: [publicUrl],
-      bearer_methods_supported: ['header'],
-    }),
-  );
+      async (_request, reply) => {
+        reply.header('access-control-allow-origin', '*');
+        return protectedResource;
+      },
+    );
+  }
 
   /**
    * The caller of an MCP request, by its bearer token only (MCP clients send no cookies); undefined

@@ -278,7 +278,7 @@ describe('/mcp: the MCP server', () => {
 
     const metadata = await fetch(`${baseUrl}/.well-known/oauth-protected-resource`);
     expect(metadata.status).toBe(200);
-    expect(await metadata.json()).toEqual({
+    expect(await metadata.json()).toMatchObject({
       resource: `${PUBLIC_URL}/mcp`,
       authorization_servers: [PUBLIC_URL],
       bearer_methods_supported: ['header'],

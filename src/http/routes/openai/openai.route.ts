@@ -6,7 +6,7 @@ import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { ServiceError } from '../../../errors.js';
 import { OPENAI_MODEL, type OpenAiChat, startOpenAiChat } from '../../../services/openai-chat-completion.js';
 import type { AppOptions } from '../../app-options.js';
-import { bearerTokenOf, callerOf } from '../../auth.js';
+import { bearerTokenOf, callerOf, refuseMcpOnlyToken } from '../../auth.js';
 import {
   ChatCompletionBody,
   type CompletionIdentity,
@@ -49,6 +49,7 @@ const openAiV1Routes: FastifyPluginAsyncTypebox<AppOptions> = async (app, { deps
     }
     const caller = await deps.callers.find(token);
     if (caller === undefined) throw new ServiceError('unauthenticated', 'Incorrect API key provided');
+    refuseMcpOnlyToken(caller);
     request.caller = caller;
   });
   const config = { public: true };
