@@ -24,6 +24,10 @@ import { matchRoute } from './router/routes';
 const TokensPage = lazy(() =>
   import('./pages/TokensPage').then((module) => ({ default: module.TokensPage })),
 );
+/** An MCP client's consent page: rarer still, and standalone. */
+const ConsentPage = lazy(() =>
+  import('./pages/ConsentPage').then((module) => ({ default: module.ConsentPage })),
+);
 
 type Session =
   | { state: 'checking' }
@@ -109,8 +113,35 @@ export function App() {
       />
     );
   }
+  // Signed out on any page (an MCP client's consent page too): the sign-in page, then that page.
   if (session.state === 'signed-out') {
     return <SignInPage onSignedIn={(user) => setSession({ state: 'signed-in', user })} />;
+  }
+  // An MCP client's authorization request: on its own, outside the app's navigation.
+  if (matchRoute(location.pathname).page === 'authorize') {
+    return (
+      <Suspense
+        fallback={
+          <>
+            <header className="app-header">
+              <span className="brand">Knowledge answers</span>
+            </header>
+            <main id="main" className="page sign-in-page">
+              <h1>Connect an application</h1>
+              <Loading label="Loading…" />
+            </main>
+          </>
+        }
+      >
+        <ConsentPage
+          query={location.searchParams}
+          onSwitchAccount={async () => {
+            await signOut();
+            setSession({ state: 'signed-out' });
+          }}
+        />
+      </Suspense>
+    );
   }
 
   const handleSignOut = async () => {

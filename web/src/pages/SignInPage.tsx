@@ -9,7 +9,8 @@ import { TextField } from '../components/TextField';
 import { fieldErrors } from '../format/field-errors';
 import { useDocumentTitle } from '../hooks/useDocumentTitle';
 import { shownValue, useLoader } from '../hooks/useLoader';
-import { navigate } from '../router/history';
+import { ssoStartHref } from '../lib/sso-start';
+import { navigate, useLocation } from '../router/history';
 
 type Field = 'email' | 'password' | 'name';
 const FIELDS: readonly Field[] = ['email', 'password', 'name'];
@@ -61,6 +62,9 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (user: CurrentUser) => 
   const ssoError = useSsoError();
   const loaded = useLoader('sign-in-methods', getSignInMethods);
   const methods = loaded.state === 'failed' ? PASSWORD_ONLY : shownValue(loaded);
+  // Signed out on another page (an MCP client's consent page): single sign-on comes back to it.
+  const location = useLocation();
+  const query = location.searchParams.toString();
 
   return (
     <>
@@ -76,7 +80,14 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (user: CurrentUser) => 
           <>
             <p className="intro">{introFor(methods)}</p>
             {methods.oidc === null ? null : (
-              <a className="button-primary sso-sign-in" href={methods.oidc.start_url}>
+              <a
+                className="button-primary sso-sign-in"
+                href={ssoStartHref(
+                  methods.oidc.start_url,
+                  location.pathname,
+                  query === '' ? '' : `?${query}`,
+                )}
+              >
                 Sign in with {methods.oidc.name}
               </a>
             )}

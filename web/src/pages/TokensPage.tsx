@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useState } from 'react';
 import { listAccessTokens, revokeAccessToken } from '../api/access-tokens';
+import { type ConnectedClient, disconnectClient, listConnectedClients } from '../api/oauth-consent';
 import type { AccessToken, NewAccessToken } from '../api/types';
 import { AccessTokensTable } from '../components/AccessTokensTable';
+import { ConnectedClientsTable } from '../components/ConnectedClientsTable';
 import { CopyField } from '../components/CopyField';
 import { CreateTokenForm } from '../components/CreateTokenForm';
 import { ErrorAlert, Loading } from '../components/ErrorAlert';
@@ -22,7 +24,8 @@ function useHeadingFocusAfterLazyLoad(): void {
 /**
  * The caller's personal access tokens, for scripts and the command-line tool (people who sign in
  * with single sign-on have no password to get one with): make one, shown once to copy; see when
- * each was last used; revoke one, which stops it at once.
+ * each was last used; revoke one, which stops it at once. Below them, the MCP clients the caller
+ * allowed on their consent page, each to disconnect.
  */
 export function TokensPage() {
   useDocumentTitle('Access tokens');
@@ -86,6 +89,45 @@ export function TokensPage() {
         {loaded.state === 'loading' && tokens === undefined ? <Loading label="Loading the tokens…" /> : null}
         {tokens === undefined ? null : <AccessTokensTable tokens={tokens} onRevoke={revoke} />}
       </section>
+      <ConnectedClientsSection onAnnounce={setAnnouncement} />
     </>
+  );
+}
+
+/** The MCP clients the caller allowed (Claude Desktop, an editor…): each acts as them until disconnected. */
+function ConnectedClientsSection({ onAnnounce }: { onAnnounce: (words: string) => void }) {
+  const [version, setVersion] = useState(0);
+  const reload = useCallback(() => setVersion((current) => current + 1), []);
+  const loaded = useLoader(`connected-clients|${version}`, listConnectedClients);
+  const [disconnectedIds, setDisconnectedIds] = useState<ReadonlySet<string>>(new Set());
+  const clients = shownValue(loaded)?.filter((client) => !disconnectedIds.has(client.id));
+
+  async function disconnect(client: ConnectedClient) {
+    // A failure is shown in the dialog, which stays open.
+    await disconnectClient(client.id);
+    setDisconnectedIds((current) => new Set(current).add(client.id));
+    onAnnounce(`“${client.client_name}” disconnected: it no longer works.`);
+    reload();
+  }
+
+  return (
+    <section className="panel" aria-labelledby="connected-clients-heading">
+      <h2 id="connected-clients-heading">Connected clients</h2>
+      <p className="intro">
+        Applications you allowed to connect to Knowledge answers through their own sign-in (MCP clients such
+        as desktop assistants and editors): each searches, reads and asks as you until you disconnect it.
+      </p>
+      {loaded.state === 'failed' ? (
+        <ErrorAlert message={`The connected clients could not be loaded: ${loaded.message}`}>
+          <button type="button" className="button-secondary" onClick={reload}>
+            Try again
+          </button>
+        </ErrorAlert>
+      ) : null}
+      {loaded.state === 'loading' && clients === undefined ? (
+        <Loading label="Loading the connected clients…" />
+      ) : null}
+      {clients === undefined ? null : <ConnectedClientsTable clients={clients} onDisconnect={disconnect} />}
+    </section>
   );
 }

@@ -13,6 +13,7 @@ describe('matchRoute', () => {
     expect(matchRoute('/members')).toEqual({ page: 'members' });
     expect(matchRoute('/tokens')).toEqual({ page: 'tokens' });
     expect(matchRoute('/join')).toEqual({ page: 'join' });
+    expect(matchRoute('/authorize')).toEqual({ page: 'authorize' });
   });
 
   it('decodes path segments', () => {
@@ -26,6 +27,7 @@ describe('matchRoute', () => {
     expect(matchRoute('/members/7')).toEqual({ page: 'not-found' });
     expect(matchRoute('/tokens/7')).toEqual({ page: 'not-found' });
     expect(matchRoute('/join/abc')).toEqual({ page: 'not-found' });
+    expect(matchRoute('/authorize/x')).toEqual({ page: 'not-found' });
     expect(matchRoute('/connectors/google-drive/callback')).toEqual({
       page: 'connectors',
       callback: 'google-drive',

@@ -10,6 +10,8 @@ export type Route =
   | { page: 'tokens' }
   /** An invitation's link (`/join?invitation=<code>`): open signed out too. */
   | { page: 'join' }
+  /** An MCP client's authorization request (`/authorize?client_id=…`, from GET /oauth/authorize): Allow or Deny. */
+  | { page: 'authorize' }
   /** With `callback`: a provider's OAuth redirect back (`/connectors/{provider}/callback`). */
   | { page: 'connectors'; callback?: 'google-drive' | 'slack' }
   | { page: 'not-found' };
@@ -46,6 +48,7 @@ export function matchRoute(pathname: string): Route {
   if (first === 'members') return second === undefined ? { page: 'members' } : { page: 'not-found' };
   if (first === 'tokens') return second === undefined ? { page: 'tokens' } : { page: 'not-found' };
   if (first === 'join') return second === undefined ? { page: 'join' } : { page: 'not-found' };
+  if (first === 'authorize') return second === undefined ? { page: 'authorize' } : { page: 'not-found' };
   if (first === 'documents') {
     if (second === undefined) return { page: 'documents' };
     const documentId = decodeSegment(second);

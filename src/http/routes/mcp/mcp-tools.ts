@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyBaseLogger } from 'fastify';
 import * as z from 'zod/v4';
 import type { Caller } from '../../../caller.js';
@@ -61,30 +62,74 @@ async function runTool(
   }
 }
 
+/**
+ * The SDK's JSON-schema validator (for output schemas, which these tools have none of), made once:
+ * by default every server builds its own Ajv, the largest part of a stateless call's overhead.
+ */
+const JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
+
+/** The tools' input schemas: immutable, so built once per configuration, not once per request. */
+function inputSchemasFor(maxQuestionChars: number) {
+  return {
+    search: {
+      query: z.string().min(1).max(4000).describe('What to look for: keywords, names or a question'),
+      top_k: z
+        .number()
+        .int()
+        .min(1)
+        .max(SEARCH_MAX_TOP_K)
+        .optional()
+        .describe('How many passages to return (default 10)'),
+      sources: z
+        .array(z.enum(SOURCE_NAMES))
+        .max(10)
+        .optional()
+        .describe('Only these kinds of source: googledrive, wiki, upload (all when absent)'),
+    },
+    fetch: {
+      id: z.string().min(1).max(64).describe('The `id` of a `search` result, or a document id'),
+    },
+    ask: {
+      question: z
+        .string()
+        .min(1)
+        .max(Math.min(MAX_QUESTION_CHARS, maxQuestionChars))
+        .describe('The question, in full sentences'),
+      chat_id: z
+        .string()
+        .min(1)
+        .max(256)
+        .optional()
+        .describe('The chat to continue (from a previous answer); a new chat when absent'),
+    },
+  };
+}
+
+const inputSchemasByConfig = new WeakMap<ServiceDependencies['config'], ReturnType<typeof inputSchemasFor>>();
+
+function inputSchemasOf(config: ServiceDependencies['config']): ReturnType<typeof inputSchemasFor> {
+  let schemas = inputSchemasByConfig.get(config);
+  if (schemas === undefined) {
+    schemas = inputSchemasFor(config.chats.maxMessageChars);
+    inputSchemasByConfig.set(config, schemas);
+  }
+  return schemas;
+}
+
 /** The MCP server of one request: its tools act as `caller` and answer only from what they may open. */
 export function mcpServerFor(deps: ServiceDependencies, caller: Caller, log: FastifyBaseLogger): McpServer {
-  const server = new McpServer({ name: 'knowledge-answers', version: '1.0.0' });
+  const server = new McpServer(
+    { name: 'knowledge-answers', version: '1.0.0' },
+    { jsonSchemaValidator: JSON_SCHEMA_VALIDATOR },
+  );
+  const inputSchemas = inputSchemasOf(deps.config);
 
   server.registerTool(
     'search',
     {
       title: 'Search the knowledge base',
       description: SEARCH_DESCRIPTION,
-      inputSchema: {
-        query: z.string().min(1).max(4000).describe('What to look for: keywords, names or a question'),
-        top_k: z
-          .number()
-          .int()
-          .min(1)
-          .max(SEARCH_MAX_TOP_K)
-          .optional()
-          .describe('How many passages to return (default 10)'),
-        sources: z
-          .array(z.enum(SOURCE_NAMES))
-          .max(10)
-          .optional()
-          .describe('Only these kinds of source: googledrive, wiki, upload (all when absent)'),
-      },
+      inputSchema: inputSchemas.search,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ query, top_k, sources }, extra) =>
@@ -108,9 +153,7 @@ export function mcpServerFor(deps: ServiceDependencies, caller: Caller, log: Fas
     {
       title: 'Read a document',
       description: FETCH_DESCRIPTION,
-      inputSchema: {
-        id: z.string().min(1).max(64).describe('The `id` of a `search` result, or a document id'),
-      },
+      inputSchema: inputSchemas.fetch,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ id }) => runTool(log, 'fetch', async () => JSON.stringify(await mcpFetch(deps, caller, id))),
@@ -121,19 +164,7 @@ export function mcpServerFor(deps: ServiceDependencies, caller: Caller, log: Fas
     {
       title: 'Ask the knowledge assistant',
       description: ASK_DESCRIPTION,
-      inputSchema: {
-        question: z
-          .string()
-          .min(1)
-          .max(Math.min(MAX_QUESTION_CHARS, deps.config.chats.maxMessageChars))
-          .describe('The question, in full sentences'),
-        chat_id: z
-          .string()
-          .min(1)
-          .max(256)
-          .optional()
-          .describe('The chat to continue (from a previous answer); a new chat when absent'),
-      },
+      inputSchema: inputSchemas.ask,
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
     ({ question, chat_id }, extra) =>

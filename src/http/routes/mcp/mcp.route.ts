@@ -55,6 +55,7 @@ export const mcpRoutes: FastifyPluginAsync<AppOptions> = async (app, { deps }) =
    * refused on the next call.
    */
   async function mcpCaller(request: FastifyRequest, reply: FastifyReply): Promise<Caller | undefined> {
+    allowAnyOrigin(reply);
     const token = bearerTokenOf(request);
     const caller = token === undefined ? undefined : await deps.callers.find(token);
     if (caller === undefined) {
@@ -65,6 +66,25 @@ export const mcpRoutes: FastifyPluginAsync<AppOptions> = async (app, { deps }) =
     }
     return caller;
   }
+
+  // Browser-based MCP clients (an inspector, a web assistant) call from their own origin. /mcp
+  // reads no cookie, only the bearer header, so any origin may: it proves nothing a token does not.
+  const allowAnyOrigin = (reply: FastifyReply) =>
+    reply.headers({
+      'access-control-allow-origin': '*',
+      'access-control-expose-headers': 'www-authenticate, mcp-session-id',
+    });
+  app.options('/mcp', { config: { public: true }, schema: { hide: true } }, async (_request, reply) =>
+    allowAnyOrigin(reply)
+      .headers({
+        'access-control-allow-methods': 'POST, GET, DELETE, OPTIONS',
+        'access-control-allow-headers':
+          'authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id',
+        'access-control-max-age': '86400',
+      })
+      .code(204)
+      .send(),
+  );
 
   // The route checks its own bearer token (the session hook would also take a cookie).
   const routeOptions = {
@@ -81,9 +101,12 @@ export const mcpRoutes: FastifyPluginAsync<AppOptions> = async (app, { deps }) =
       // Plain JSON answers: no notifications are streamed, and proxies pass JSON as it is.
       enableJsonResponse: true,
     });
-    // The SDK writes the response itself.
+    // The SDK writes the response itself (with the headers set so far).
     reply.hijack();
     const response = reply.raw;
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) response.setHeader(name, value);
+    }
     // Closing the server aborts its tools' signals: a client that left stops the search and the LLM.
     response.once('close', () => {
       void transport.close();

@@ -270,8 +270,22 @@ describe('/mcp: the MCP server', () => {
       });
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe(header);
+      // A browser-based client may read it from another origin.
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      expect(response.headers.get('access-control-expose-headers')).toContain('www-authenticate');
       expect(await response.json()).toEqual({ detail: 'Not authenticated' });
     }
+    const preflight = await fetch(`${baseUrl}/mcp`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://inspector.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, mcp-protocol-version',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization');
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('mcp-protocol-version');
     const opened = await fetch(`${baseUrl}/mcp`);
     expect(opened.status).toBe(401);
     expect(opened.headers.get('www-authenticate')).toBe(header);
