@@ -294,7 +294,78 @@ const connectorSlug = fc.constantFrom(
 const connectorId = fc.oneof(fc.integer({ min: 1 }).map(String), fc.constantFrom('1', '2', '3'));
 const chatParams = { chat_id: chatId };
 
+/**
+ * An OAuth authorization request's fields, as MCP clients send them to /oauth/authorize and the
+ * consent page: short texts in a query (huge ones would be Node's 431 for 16 KB of headers, not
+ * the service's), and one state past its 2,000-character limit.
+ */
+const authorizationFields = {
+  response_type: fc.oneof(fc.constant('code'), anyText(20, false)),
+  client_id: fc.oneof(fc.uuid(), anyText(60, false)),
+  redirect_uri: fc.oneof(fc.constant('http://127.0.0.1:8765/callback'), fc.webUrl(), anyText(100, false)),
+  code_challenge: fc.oneof(fc.base64String({ minLength: 43, maxLength: 44 }), anyText(100, false)),
+  code_challenge_method: fc.oneof(fc.constantFrom('S256', 'plain'), anyText(10, false)),
+  state: fc.oneof(anyText(100, false), fc.constant('s'.repeat(2001))),
+  scope: anyText(40, false),
+  resource: fc.oneof(fc.webUrl(), anyText(100, false)),
+};
+const consentShape: RecordShape = {
+  fields: { ...authorizationFields, decision: fc.oneof(fc.constantFrom('allow', 'deny'), limitedText(10)) },
+  required: ['decision'],
+};
+const clientRegistrationShape: RecordShape = {
+  fields: {
+    client_name: limitedText(300, 40),
+    redirect_uris: fc.array(
+      fc.oneof(fc.webUrl(), fc.constant('http://localhost:3000/cb'), limitedText(300)),
+      {
+        maxLength: 12,
+      },
+    ),
+    grant_types: fc.array(fc.oneof(fc.constantFrom('authorization_code', 'refresh_token'), limitedText(20))),
+    token_endpoint_auth_method: fc.oneof(fc.constantFrom('none', 'client_secret_basic'), limitedText(20)),
+    client_uri: fc.oneof(fc.webUrl(), limitedText(300)),
+  },
+  required: ['redirect_uris'],
+};
+const tokenRequestShape: RecordShape = {
+  fields: {
+    grant_type: fc.oneof(fc.constantFrom('authorization_code', 'refresh_token', 'password'), limitedText(30)),
+    client_id: fc.oneof(fc.uuid(), limitedText(60)),
+    code: limitedText(200, 50),
+    redirect_uri: fc.oneof(fc.webUrl(), limitedText(200)),
+    code_verifier: limitedText(200, 60),
+    refresh_token: limitedText(200, 50),
+    resource: fc.oneof(fc.webUrl(), limitedText(100)),
+  },
+  required: ['grant_type', 'client_id'],
+};
+const revocationShape: RecordShape = {
+  fields: {
+    token: limitedText(200, 50),
+    token_type_hint: limitedText(30),
+    client_id: fc.oneof(fc.uuid(), limitedText(60)),
+  },
+  required: ['token', 'client_id'],
+};
+
 const ENDPOINTS: readonly Endpoint[] = [
+  { method: 'GET', path: '/.well-known/oauth-authorization-server', auth: 'public' },
+  { method: 'POST', path: '/oauth/register', auth: 'public', body: clientRegistrationShape },
+  { method: 'GET', path: '/oauth/authorize', auth: 'public', query: authorizationFields },
+  { method: 'POST', path: '/oauth/token', auth: 'public', body: tokenRequestShape },
+  { method: 'POST', path: '/oauth/revoke', auth: 'public', body: revocationShape },
+  { method: 'GET', path: '/v1/oauth/consent', auth: 'token', query: authorizationFields },
+  { method: 'POST', path: '/v1/oauth/consent', auth: 'token', body: consentShape },
+  { method: 'GET', path: '/v1/users/me/connected-clients', auth: 'token' },
+  {
+    method: 'DELETE',
+    path: '/v1/users/me/connected-clients/{id}',
+    auth: 'token',
+    params: { id: fc.oneof(fc.uuid(), fc.string({ minLength: 1, maxLength: 30 })) },
+    pathStatuses: [404, 422],
+    notFoundDetail: 'Connected client not found',
+  },
   { method: 'GET', path: '/healthz', auth: 'public' },
   { method: 'GET', path: '/readyz', auth: 'public' },
   { method: 'GET', path: '/openapi.json', auth: 'public' },
@@ -559,6 +630,13 @@ function expectWellFormed(request: Outgoing, answer: Answer): void {
     throw new Error(`error body is not JSON: ${context}`);
   }
   if (KNOWN_BUGS.frameworkErrorShape && isFrameworkError(body)) return;
+  // The authorization server speaks OAuth to its clients (RFC 6749 5.2), not FastAPI.
+  if (request.target.startsWith('/oauth/') && typeof (body as { error?: unknown })?.error === 'string') {
+    if (typeof (body as { error_description?: unknown }).error_description !== 'string') {
+      throw new Error(`OAuth error without error_description: ${context}`);
+    }
+    return;
+  }
   if (answer.status === 422) expectValidationBody(body, context);
   else expectDetailBody(body, context);
 }

@@ -14,6 +14,8 @@ export function oauthErrorBody(error: string, description: string) {
  * What is not an OAuth refusal (a full database, a body too large) keeps the API's usual answer.
  */
 export function handleOAuthError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+  // The metadata document is read by anyone: its errors are the API's.
+  if (!request.url.startsWith('/oauth/')) return handleError(error, request, reply);
   reply.header('cache-control', 'no-store');
   if (error instanceof OAuthError) {
     return reply.code(STATUS_BY_CODE[error.code]).send(oauthErrorBody(error.oauthCode, error.message));
@@ -28,7 +30,7 @@ export function handleOAuthError(error: FastifyError | Error, request: FastifyRe
     return reply.code(400).send(oauthErrorBody('invalid_request', fastifyError.message));
   }
   if (error instanceof ServiceError && error.code === 'validation') {
-    return reply.code(400).send(oauthErrorBody('invalid_request', 'The request body is not valid'));
+    return reply.code(400).send(oauthErrorBody('invalid_request', 'The request is not valid'));
   }
   return handleError(error, request, reply);
 }
