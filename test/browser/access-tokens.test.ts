@@ -1,4 +1,3 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserTestsEnabled, DESKTOP, PHONE } from '../helpers/browser.js';
@@ -9,39 +8,9 @@ import {
   startBrowserService,
   TEST_PASSWORD,
 } from '../helpers/browser-service.js';
+import { expectNothingSideways, seriousViolations } from '../helpers/page-checks.js';
 
 const ADA = 'ada@example.com';
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const audit = await new AxeBuilder({ page }).analyze();
-  return audit.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) => `${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
-    );
-}
-
-/** How wide the page is against the viewport, and the elements sticking out of it (phone-layout.test.ts's check). */
-const SIDEWAYS = `(() => {
-  const width = document.documentElement.clientWidth;
-  const outside = [];
-  for (const element of document.body.querySelectorAll('*')) {
-    const box = element.getBoundingClientRect();
-    if (box.width === 0 && box.height === 0) continue;
-    if (box.left < -0.5 || box.right > width + 0.5) {
-      outside.push(element.tagName.toLowerCase() + '.' + element.className + ' "' + (element.textContent ?? '').trim().slice(0, 40) + '"');
-    }
-  }
-  return { scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, outside };
-})()`;
-
-async function expectNothingSideways(page: Page): Promise<void> {
-  const layout = await page.evaluate<{ scrollWidth: number; innerWidth: number; outside: string[] }>(
-    SIDEWAYS,
-  );
-  expect(layout.outside).toEqual([]);
-  expect(layout.scrollWidth).toBeLessThanOrEqual(layout.innerWidth);
-}
 
 /** Makes a token in the page's form and answers the secret the page shows once. */
 async function createToken(page: Page, name: string, expires?: string): Promise<string> {

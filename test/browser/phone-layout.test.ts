@@ -10,6 +10,7 @@ import {
   TEST_PASSWORD,
   uploadAndWait,
 } from '../helpers/browser-service.js';
+import { expectNothingSideways } from '../helpers/page-checks.js';
 
 const OWNER = 'ada@example.com';
 /** A long address: it must wrap at its punctuation on a phone, not mid-word, nor widen the page. */
@@ -50,31 +51,6 @@ const MEMBERS_NOTES = markdown(
 );
 
 const OWNER_FILES = [PINO_API, LUNCH_MENU, DINNER_MENU, LONG_WORDS, FILE_NAME_TITLE];
-
-/**
- * The page as a phone shows it: how wide the document is against the viewport, and the elements
- * that stick out of it on either side (as `tag.class "text"`).
- */
-const SIDEWAYS = `(() => {
-  const width = document.documentElement.clientWidth;
-  const outside = [];
-  for (const element of document.body.querySelectorAll('*')) {
-    const box = element.getBoundingClientRect();
-    if (box.width === 0 && box.height === 0) continue;
-    if (box.left < -0.5 || box.right > width + 0.5) {
-      outside.push(element.tagName.toLowerCase() + '.' + element.className + ' "' + (element.textContent ?? '').trim().slice(0, 40) + '"');
-    }
-  }
-  return { scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, outside };
-})()`;
-
-async function expectNothingSideways(page: Page): Promise<void> {
-  const layout = await page.evaluate<{ scrollWidth: number; innerWidth: number; outside: string[] }>(
-    SIDEWAYS,
-  );
-  expect(layout.outside).toEqual([]);
-  expect(layout.scrollWidth).toBeLessThanOrEqual(layout.innerWidth);
-}
 
 /**
  * The words the layout broke across lines, in the elements `selector` matches: every piece of a

@@ -1,22 +1,13 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserTestsEnabled, DESKTOP, type WatchedPage } from '../helpers/browser.js';
 import { type BrowserService, startBrowserService, TEST_PASSWORD } from '../helpers/browser-service.js';
+import { seriousViolations } from '../helpers/page-checks.js';
 import { TEST_REGISTRATION_SECRET } from '../helpers/test-app.js';
 
 const DOMAIN = 'acme-widgets.com';
 const OWNER = `olivia@${DOMAIN}`;
 const MEMBER = `max@${DOMAIN}`;
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const audit = await new AxeBuilder({ page }).analyze();
-  return audit.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) => `${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
-    );
-}
 
 async function signedDomains(page: Page): Promise<string[]> {
   const response = await page.request.get('/v1/teams/settings');

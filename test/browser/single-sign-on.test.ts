@@ -1,22 +1,12 @@
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOidcProvider, startFakeOidcProvider } from '../fakes/fake-oidc-provider.js';
 import { browserTestsEnabled, DESKTOP, PHONE, type WatchedPage } from '../helpers/browser.js';
 import { type BrowserService, freePort, startBrowserService } from '../helpers/browser-service.js';
+import { seriousViolations } from '../helpers/page-checks.js';
 
 const SSO_BUTTON = 'Sign in with Acme SSO';
 const UNVERIFIED_WORDS =
   'Your identity provider has not verified your e-mail address, so you were not signed in. Ask your IT team to verify it.';
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const audit = await new AxeBuilder({ page }).analyze();
-  return audit.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) => `${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
-    );
-}
 
 /** The service on a port known before it starts (its redirect URI is `<PUBLIC_URL>/v1/auth/oidc/callback`). */
 async function serviceWithSso(provider: FakeOidcProvider, env: Record<string, string> = {}) {

@@ -169,6 +169,9 @@ describe('OAuth 2.1 for MCP clients: metadata, registration, consent, tokens, re
       payload: new URLSearchParams(fields).toString(),
     });
 
+  const refresh = (refreshToken: string, clientId: string) =>
+    tokenRequest({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
+
   async function exchange(grant: { code: string; verifier: string; clientId: string }) {
     const response = await tokenRequest({
       grant_type: 'authorization_code',
@@ -328,11 +331,7 @@ describe('OAuth 2.1 for MCP clients: metadata, registration, consent, tokens, re
     expect(replay.json()).toMatchObject({ error: 'invalid_grant' });
     expect(replay.headers['cache-control']).toBe('no-store');
     expect((await mcpSearch(tokens.access_token, 'espresso')).status).toBe(401);
-    const renewed = await tokenRequest({
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token,
-      client_id: grant.clientId,
-    });
+    const renewed = await refresh(tokens.refresh_token, grant.clientId);
     expect(renewed.json()).toMatchObject({ error: 'invalid_grant' });
   });
 
@@ -371,28 +370,16 @@ describe('OAuth 2.1 for MCP clients: metadata, registration, consent, tokens, re
   it('rotates refresh tokens, and a used one presented again revokes the connection', async () => {
     const clientId = await newClient();
     const first = await exchange(await authorize(owner.token, clientId));
-    const refreshed = await tokenRequest({
-      grant_type: 'refresh_token',
-      refresh_token: first.refresh_token,
-      client_id: clientId,
-    });
+    const refreshed = await refresh(first.refresh_token, clientId);
     expect(refreshed.statusCode, refreshed.body).toBe(200);
     const second = refreshed.json() as { access_token: string; refresh_token: string };
     expect(second.refresh_token).not.toBe(first.refresh_token);
     expect((await mcpSearch(second.access_token, 'espresso')).status).toBe(200);
 
-    const reused = await tokenRequest({
-      grant_type: 'refresh_token',
-      refresh_token: first.refresh_token,
-      client_id: clientId,
-    });
+    const reused = await refresh(first.refresh_token, clientId);
     expect(reused.json()).toMatchObject({ error: 'invalid_grant' });
     expect((await mcpSearch(second.access_token, 'espresso')).status).toBe(401);
-    const afterReuse = await tokenRequest({
-      grant_type: 'refresh_token',
-      refresh_token: second.refresh_token,
-      client_id: clientId,
-    });
+    const afterReuse = await refresh(second.refresh_token, clientId);
     expect(afterReuse.json()).toMatchObject({ error: 'invalid_grant' });
   });
 
@@ -418,11 +405,7 @@ describe('OAuth 2.1 for MCP clients: metadata, registration, consent, tokens, re
     const again = await exchange(await authorize(owner.token, clientId));
     expect((await revoke(again.access_token)).statusCode).toBe(200);
     expect((await mcpSearch(again.access_token, 'espresso')).status).toBe(401);
-    const renewed = await tokenRequest({
-      grant_type: 'refresh_token',
-      refresh_token: again.refresh_token,
-      client_id: clientId,
-    });
+    const renewed = await refresh(again.refresh_token, clientId);
     expect(renewed.statusCode, 'the connection outlives one revoked access token').toBe(200);
   });
 
@@ -594,11 +577,7 @@ describe('OAuth 2.1 for MCP clients: metadata, registration, consent, tokens, re
     });
     expect(disconnected.statusCode).toBe(204);
     expect((await mcpSearch(tokens.access_token, 'espresso')).status).toBe(401);
-    const renewed = await tokenRequest({
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token,
-      client_id: clientId,
-    });
+    const renewed = await refresh(tokens.refresh_token, clientId);
     expect(renewed.json()).toMatchObject({ error: 'invalid_grant' });
   });
 
@@ -637,11 +616,7 @@ describe('OAuth 2.1 for MCP clients: metadata, registration, consent, tokens, re
     expect(off.statusCode, off.body).toBe(200);
 
     expect((await mcpSearch(tokens.access_token, 'espresso')).status).toBe(401);
-    const renewed = await tokenRequest({
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token,
-      client_id: clientId,
-    });
+    const renewed = await refresh(tokens.refresh_token, clientId);
     expect(renewed.json()).toMatchObject({ error: 'invalid_grant' });
   });
 });
