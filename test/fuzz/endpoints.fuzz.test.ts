@@ -1194,12 +1194,17 @@ function expectRawErrorShape(response: string): void {
   const body = (match[3] ?? '').slice(0, Number(lengthHeader[1]));
   // A HEAD answer has a length but no body: what follows is the next answer on the connection.
   if (body === '' || body.startsWith('HTTP/1.')) return;
+  // A page for a person (an authorization request that cannot be shown), said so in its type.
+  if (/^content-type:\s*text\/html/im.test(match[2] ?? '') && body.startsWith('<!doctype html>')) return;
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(body, 'latin1').toString('utf8'));
   } catch {
     throw new Error(`raw error body is not JSON: ${response.slice(0, 300)}`);
   }
+  // The authorization server's answers to OAuth clients (RFC 6749 5.2).
+  const oauth = parsed as { error?: unknown; error_description?: unknown } | null;
+  if (typeof oauth?.error === 'string' && typeof oauth.error_description === 'string') return;
   if (status === 422) expectValidationBody(parsed, response.slice(0, 300));
   else expectDetailBody(parsed, response.slice(0, 300));
 }
