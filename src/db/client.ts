@@ -2,7 +2,6 @@ import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } f
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
 import { type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePostgres } from 'drizzle-orm/node-postgres';
 import { migrate as migrateNodePostgres } from 'drizzle-orm/node-postgres/migrator';
@@ -11,6 +10,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { ALWAYS_AVAILABLE, type DatabaseAvailability, type OutageLogger } from './database-availability.js';
+import { ThreadedPGlite } from './pglite-worker/pglite-worker.js';
 import * as schema from './schema.js';
 import { type DriverSqlConnection, type RawDatabase, sqlConnection } from './sql-connection.js';
 import { WatchedPool } from './watched-pool.js';
@@ -151,18 +151,20 @@ async function openEmbedded(
   snapshot: Blob | undefined,
 ): Promise<DatabaseHandle> {
   let releaseLock = () => {};
-  let client: PGlite;
+  // PGlite runs each statement to its end on the thread it lives in: in a thread of its own (with
+  // the vector extension), a long query never holds HTTP, /healthz or streaming.
+  let client: ThreadedPGlite;
   if (dataDir === undefined) {
-    client = await PGlite.create({
-      extensions: { vector },
+    client = await ThreadedPGlite.open({
+      dataDir: undefined,
       ...(snapshot === undefined ? {} : { loadDataDir: snapshot }),
     });
   } else {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     releaseLock = lockDataDir(dataDir);
     try {
-      client = await PGlite.create(path.join(dataDir, 'pglite'), {
-        extensions: { vector },
+      client = await ThreadedPGlite.open({
+        dataDir: path.join(dataDir, 'pglite'),
         startParams: EMBEDDED_START_PARAMS,
       });
     } catch (error) {
@@ -170,7 +172,8 @@ async function openEmbedded(
       throw error;
     }
   }
-  const db = drizzlePglite(client, { schema });
+  // drizzle's PGlite driver calls `query` (its parsers applied on this side) and `transaction`.
+  const db = drizzlePglite(client as unknown as PGlite, { schema });
   try {
     await client.exec('CREATE EXTENSION IF NOT EXISTS vector');
     await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });

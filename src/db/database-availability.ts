@@ -1,4 +1,5 @@
 import { causeChain, ServiceError } from '../errors.js';
+import { DatabaseThreadExitedError } from './pglite-worker/pglite-worker.js';
 
 /** What the whole service answers while its database is away. */
 export const DATABASE_UNAVAILABLE_MESSAGE = 'The database is unavailable; try again shortly';
@@ -58,6 +59,8 @@ const CONNECTION_ERROR_MESSAGES = new Set([
 export function isDatabaseUnavailable(error: unknown): boolean {
   return causeChain(error).some((link) => {
     if (link instanceof DatabaseUnavailableError || databaseSocketErrors.has(link)) return true;
+    // The embedded database's thread stopped: nothing answers until the service restarts.
+    if (link instanceof DatabaseThreadExitedError) return true;
     const { code, message } = link as { code?: unknown; message?: unknown };
     if (typeof code === 'string' && (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[1-3]$/.test(code))) return true;
     return typeof message === 'string' && CONNECTION_ERROR_MESSAGES.has(message);

@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { PGliteInterface, Transaction } from '@electric-sql/pglite';
 import type pg from 'pg';
+import type { EmbeddedDatabase, EmbeddedTransaction } from './pglite-worker/pglite-worker.js';
 
-/** The driver-level database: a PGlite instance (embedded) or a PostgreSQL pool. */
-export type RawDatabase = PGliteInterface | pg.Pool;
+/** The driver-level database: PGlite (embedded; in its own thread, or a test's own) or a PostgreSQL pool. */
+export type RawDatabase = EmbeddedDatabase | pg.Pool;
 
 /**
  * Runs one SQL statement with positional parameters; pg-boss's `Db` contract (which reads its own
@@ -23,14 +23,16 @@ function rowsAs<Row>(result: { rows: unknown[] }): { rows: Row[] } {
 }
 
 /** The driver's own handle on an open transaction (for a query builder to join it: `db/connection.ts`). */
-export type TransactionClient = Transaction | pg.PoolClient;
+export type TransactionClient = EmbeddedTransaction | pg.PoolClient;
 
 /** A connection that can also run work in one transaction. */
 export interface SqlConnection extends SqlExecutor {
   transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T>;
   /**
-   * True for PGlite, which executes SQL on the main thread: while a statement runs, nothing else
-   * does (not even /healthz), so long writes are cut into short statements.
+   * True for PGlite, one connection: while a statement runs, no other statement does, so long
+   * writes are cut into short statements. (The service's PGlite runs in a thread of its own, where
+   * a statement no longer holds HTTP or /healthz, but still holds every other query, searches
+   * included; a test's in-process PGlite still holds the main thread.)
    */
   readonly runsOnMainThread: boolean;
 }
@@ -48,7 +50,7 @@ export interface DriverSqlConnection extends SqlConnection {
  * pg-boss's parameterless scripts (schema creation, `BEGIN; …; COMMIT` maintenance) through
  * `exec`, which runs several statements and answers the last one's rows.
  */
-function pgliteExecutor(client: PGliteInterface | Transaction): SqlExecutor {
+function pgliteExecutor(client: EmbeddedDatabase | EmbeddedTransaction): SqlExecutor {
   return {
     executeSql: async <Row>(text: string, values?: unknown[]) => {
       const result =
@@ -62,9 +64,10 @@ function pgliteExecutor(client: PGliteInterface | Transaction): SqlExecutor {
 }
 
 /**
- * PGlite runs in the main thread and answers through promises alone, so a chain of statements
- * (a job storing file after file) would otherwise never let the event loop reach waiting HTTP
- * requests: /healthz waited seconds behind the indexing of an upload (bench/indexing).
+ * PGlite in the main thread (a test's own) answers through promises alone, so a chain of
+ * statements (a job storing file after file) would otherwise never let the event loop reach
+ * waiting HTTP requests: /healthz waited seconds behind the indexing of an upload (bench/indexing).
+ * The service's PGlite answers from its own thread, by messages, which let the loop turn anyway.
  */
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
@@ -83,7 +86,11 @@ export function runAsBackgroundWork<T>(work: () => Promise<T>): Promise<T> {
   return backgroundWork.run(true, work);
 }
 
-/** Background statements and transactions of one PGlite, one at a time (`runAsBackgroundWork`). */
+/**
+ * Background statements and transactions of one PGlite, one at a time (`runAsBackgroundWork`).
+ * Still useful with PGlite in its own thread: requests' queries wait behind at most one
+ * background statement there, instead of behind every statement the jobs have queued.
+ */
 class BackgroundLane {
   private tail: Promise<unknown> = Promise.resolve();
 
@@ -97,7 +104,7 @@ class BackgroundLane {
   }
 }
 
-const backgroundLanes = new WeakMap<PGliteInterface, BackgroundLane>();
+const backgroundLanes = new WeakMap<EmbeddedDatabase, BackgroundLane>();
 
 /** The value kept for `key` in `map`, made on first use: one lane or order per database. */
 function onePer<Key extends object, Value>(map: WeakMap<Key, Value>, key: Key, make: () => Value): Value {

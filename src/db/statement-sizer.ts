@@ -1,6 +1,6 @@
 /**
  * How much work the next statement of a long write should carry so that each takes about
- * `targetMs`: on PGlite a statement holds the main thread (and the one connection) while it runs.
+ * `targetMs`: on PGlite a statement holds the one connection (every other query waits) while it runs.
  * Work is counted in units the caller picks to predict a statement's time: characters of text for
  * chunks (a chunk of 30 words costs a tenth of one of 400: sized in rows, statements aimed at
  * 15 ms took up to 59), rows for vectors and deletes. Sizes follow the measured rate, smoothed,

@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorkerThread } from '../worker-thread.js';
 import type { ChunkOptions } from './chunk.js';
 import { type Chunk, FileFailure, type FileReason } from './document.js';
 import { DEFAULT_MAX_UNCOMPRESSED_BYTES } from './parse/zip-guard.js';
@@ -330,7 +328,6 @@ export class ParsePool {
   }
 
   #startWorker(): Slot {
-    const { url, typeScript } = workerEntry();
     const workerData: WorkerData = {
       enableTestRequests: this.#enableTestRequests,
       maxUncompressedBytes: this.#maxUncompressedBytes,
@@ -343,9 +340,7 @@ export class ParsePool {
         maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
       },
     };
-    const worker = typeScript
-      ? new Worker(typeScriptBootstrap(url), { ...options, eval: true })
-      : new Worker(url, options);
+    const worker = startWorkerThread(import.meta.url, 'parse-worker', options);
     worker.unref();
     const slot: Slot = {
       worker,
@@ -455,33 +450,4 @@ function deserializeError(error: SerializedError): Error {
   rebuilt.name = error.name;
   if (error.stack !== undefined) rebuilt.stack = error.stack;
   return rebuilt;
-}
-
-/** The compiled worker next to the compiled pool, or the TypeScript one when this module runs as TypeScript. */
-function workerEntry(): { url: URL; typeScript: boolean } {
-  const typeScript = import.meta.url.endsWith('.ts');
-  return {
-    url: new URL(typeScript ? './parse-worker.ts' : './parse-worker.js', import.meta.url),
-    typeScript,
-  };
-}
-
-/**
- * Starts a TypeScript worker through tsx (a devDependency: tests and `tsx` runs only). On Node 20
- * `execArgv: ['--import', 'tsx']` does not reach a worker's own module loader (tsx registers its
- * hooks on the main thread only), so the worker registers them through tsx's API itself, then
- * imports the worker module. The API is found through tsx's export map, from this file.
- */
-function typeScriptBootstrap(workerUrl: URL): string {
-  const require = createRequire(import.meta.url);
-  const manifestPath = require.resolve('tsx/package.json');
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
-    exports?: Record<string, { import?: { default?: string } } | string>;
-  };
-  const entry = manifest.exports?.['./esm/api'];
-  const apiPath = typeof entry === 'object' ? entry.import?.default : undefined;
-  if (apiPath === undefined)
-    throw new Error('running the parse worker from TypeScript needs tsx 4 (tsx/esm/api)');
-  const apiUrl = new URL(apiPath, pathToFileURL(manifestPath)).href;
-  return `import(${JSON.stringify(apiUrl)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(workerUrl.href)}); });`;
 }

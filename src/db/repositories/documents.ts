@@ -133,8 +133,8 @@ export interface DocumentJobOutcome {
 export const ATOMIC_REPLACE_CHUNKS = 200;
 
 /**
- * What one statement of a long write on PGlite aims to take: it holds the main thread (every
- * request waits) while it runs. Chunks are sized by their characters: sized in rows, the p99 of
+ * What one statement of a long write on PGlite aims to take: it holds the one connection (every
+ * request's query waits) while it runs. Chunks are sized by their characters: sized in rows, the p99 of
  * statements aimed at 15 ms was 36 ms while a 30 MB file was indexed (bench/indexing); by
  * characters, 20 ms. Aimed at 10 ms, that file took a tenth longer, for no lower /healthz p99.
  */
@@ -415,7 +415,7 @@ async function insertChunks(
 /**
  * Deletes a document's chunks (their postings and vectors go with them) in short statements:
  * one statement for a big document's tens of thousands of chunks and millions of postings would
- * hold PGlite's main thread for seconds.
+ * hold PGlite's one connection for seconds.
  */
 export async function deleteChunksInBatches(connection: SqlConnection, documentId: number): Promise<void> {
   const sizer = rowStatementSizer(connection);

@@ -191,7 +191,7 @@ export async function insertItems(
   items: readonly NewIndexJobItem[],
   firstPosition: number,
 ): Promise<void> {
-  // One statement per 500 items keeps each PGlite call short (it runs on the main thread).
+  // One statement per 500 items keeps each PGlite call short (every other query waits for it).
   for (let start = 0; start < items.length; start += 500) {
     const slice = items.slice(start, start + 500);
     await db.executeSql(
