@@ -5,10 +5,9 @@
 // `--help` lists the settings.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { deferCleanup, installCleanupHandlers, runBenchmark, runCleanups } from '../lib/children.js';
+import { deferCleanup, runBenchmark } from '../lib/children.js';
 import {
   type AvailableDatabases,
-  availableDatabases,
   createBenchDatabase,
   DATABASE_LABEL,
   type DatabaseName,
@@ -16,10 +15,11 @@ import {
   verdictLines,
 } from '../lib/databases.js';
 import { DEFAULT_BENCH_DATABASE_URL } from '../lib/postgres.js';
-import { commandLine, environmentLine, formatNumber, markdownTable, publishSection } from '../lib/report.js';
-import { DEFAULT_SCIFACT_DIR, loadScifact, type ScifactQuery } from '../lib/scifact.js';
+import { commandLine, environmentLine, formatNumber, markdownTable } from '../lib/report.js';
+import { DEFAULT_SCIFACT_DIR, type loadScifact, type ScifactQuery } from '../lib/scifact.js';
+import { runScifactBench } from '../lib/scifact-bench.js';
 import { searchOnce } from '../lib/search-client.js';
-import { buildService, type RunningServer, startService } from '../lib/service.js';
+import { type RunningServer, startService } from '../lib/service.js';
 import { parseFlags, SERVICE_RUN_FLAGS, Settings } from '../lib/settings.js';
 import { type Percentiles, percentile, summarise } from '../lib/stats.js';
 import { scifactUploads, uploadAndWait, uploadBatches } from '../lib/upload.js';
@@ -434,36 +434,15 @@ function report(
 
 async function main(): Promise<void> {
   const settings = parseSettings(process.argv.slice(2), process.env);
-  const startedAt = new Date();
-  const available = await availableDatabases(settings.databases, progress);
-  const corpus = loadScifact(settings.datasetDir);
-  const queries = corpus.queries.slice(0, settings.queries);
-  const uninstall = installCleanupHandlers(30 * 60 * 1000);
-  try {
-    if (settings.build) {
-      progress('npm run build');
-      await buildService();
-    }
-    const outcomes: DatabaseOutcome[] = [];
-    for (const database of available.databases) {
-      outcomes.push(await measureOn(settings, available, database, corpus, queries));
-    }
-    const withheld =
-      settings.cpuProfileDir !== undefined
-        ? `CPU profiles in ${settings.cpuProfileDir} (profiling slows the service)`
-        : settings.fromSource
-          ? 'run from source (--from-source), not the build'
-          : undefined;
-    publishSection(
-      NAME,
-      report(settings, available, outcomes, startedAt),
-      { write: settings.write, withheld, after: 'search' },
-      progress,
-    );
-  } finally {
-    await runCleanups();
-    uninstall();
-  }
+  await runScifactBench({
+    name: NAME,
+    after: 'search',
+    settings,
+    progress,
+    measure: (available, database, corpus, queries) =>
+      measureOn(settings, available, database, corpus, queries),
+    report: (available, outcomes, startedAt) => report(settings, available, outcomes, startedAt),
+  });
 }
 
 runBenchmark(NAME, main);

@@ -7,18 +7,10 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { ProbeSample } from '../indexing/prober.js';
-import {
-  type Child,
-  deferCleanup,
-  installCleanupHandlers,
-  runBenchmark,
-  runCleanups,
-  spawnChild,
-} from '../lib/children.js';
+import { type Child, deferCleanup, runBenchmark, spawnChild } from '../lib/children.js';
 import { cpuSecondsBetween, sampleCpu, systemBusySeconds } from '../lib/cpu.js';
 import {
   type AvailableDatabases,
-  availableDatabases,
   createBenchDatabase,
   DATABASE_LABEL,
   type DatabaseName,
@@ -27,10 +19,11 @@ import {
 } from '../lib/databases.js';
 import { ROOT } from '../lib/paths.js';
 import { DEFAULT_BENCH_DATABASE_URL } from '../lib/postgres.js';
-import { commandLine, environmentLine, formatNumber, markdownTable, publishSection } from '../lib/report.js';
-import { DEFAULT_SCIFACT_DIR, loadScifact, type ScifactQuery } from '../lib/scifact.js';
+import { commandLine, environmentLine, formatNumber, markdownTable } from '../lib/report.js';
+import { DEFAULT_SCIFACT_DIR, type loadScifact, type ScifactQuery } from '../lib/scifact.js';
+import { runScifactBench } from '../lib/scifact-bench.js';
 import { searchOnce } from '../lib/search-client.js';
-import { buildService, type RunningServer, startService } from '../lib/service.js';
+import { type RunningServer, startService } from '../lib/service.js';
 import { parseFlags, SERVICE_RUN_FLAGS, Settings } from '../lib/settings.js';
 import { percentile, sleep } from '../lib/stats.js';
 import { scifactUploads, uploadAndWait, uploadBatches } from '../lib/upload.js';
@@ -590,36 +583,15 @@ function report(
 
 async function main(): Promise<void> {
   const settings = parseSettings(process.argv.slice(2), process.env);
-  const startedAt = new Date();
-  const available = await availableDatabases(settings.databases, progress);
-  const corpus = loadScifact(settings.datasetDir);
-  const queries = corpus.queries.slice(0, settings.queries);
-  const uninstall = installCleanupHandlers(30 * 60 * 1000);
-  try {
-    if (settings.build) {
-      progress('npm run build');
-      await buildService();
-    }
-    const outcomes: DatabaseOutcome[] = [];
-    for (const database of available.databases) {
-      outcomes.push(await measureOn(settings, available, database, corpus, queries));
-    }
-    const withheld =
-      settings.cpuProfileDir !== undefined
-        ? `CPU profiles in ${settings.cpuProfileDir} (profiling slows the service)`
-        : settings.fromSource
-          ? 'run from source (--from-source), not the build'
-          : undefined;
-    publishSection(
-      NAME,
-      report(settings, available, outcomes, startedAt),
-      { write: settings.write, withheld, after: 'mcp' },
-      progress,
-    );
-  } finally {
-    await runCleanups();
-    uninstall();
-  }
+  await runScifactBench({
+    name: NAME,
+    after: 'mcp',
+    settings,
+    progress,
+    measure: (available, database, corpus, queries) =>
+      measureOn(settings, available, database, corpus, queries),
+    report: (available, outcomes, startedAt) => report(settings, available, outcomes, startedAt),
+  });
 }
 
 runBenchmark(NAME, main);
