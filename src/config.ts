@@ -17,6 +17,8 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
+  /** PGLITE_THREAD: the embedded database in a worker thread of its own (HTTP never waits behind a statement). */
+  readonly pgliteThread: boolean;
   /** `postgres://…` for real PostgreSQL; undefined runs the embedded PGlite in `dataDir`. */
   readonly databaseUrl: string | undefined;
   readonly databasePoolSize: number;
@@ -343,6 +345,7 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
     role,
     host,
     port,
+    pgliteThread: read.boolean('PGLITE_THREAD', false),
     dataDir: path.resolve(read.string('DATA_DIR', './data')),
     databaseUrl,
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 1000),

@@ -108,7 +108,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
   const location: DatabaseLocation =
     overrides.database ??
     (config.databaseUrl === undefined
-      ? { kind: 'embedded', dataDir: config.dataDir }
+      ? { kind: 'embedded', dataDir: config.dataDir, thread: config.pgliteThread }
       : { kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize });
   const key =
     config.encryptionKey ??

@@ -375,7 +375,8 @@ async function measureOn(
     log('starting the service (no embeddings: the embedded default, lexical search)');
     service = await startService(
       `service (${label})`,
-      { LOG_LEVEL: 'warn', ...database.env },
+      // The embedded database in its own thread (PGLITE_THREAD), the setting these targets are for.
+      { LOG_LEVEL: 'warn', PGLITE_THREAD: 'true', ...database.env },
       nodeArgs,
       settings.fromSource,
     );
@@ -551,7 +552,7 @@ function report(
     ...postgresLine(available),
     '',
     "SciFact's abstracts are uploaded to `POST /v1/documents` of the service as users run it (`node dist/src/main.js`,",
-    '`LOG_LEVEL=warn`, a fresh PGlite folder or PostgreSQL database with the default pool of 10, no embeddings: lexical',
+    '`LOG_LEVEL=warn`, `PGLITE_THREAD=true`, a fresh PGlite folder or PostgreSQL database with the default pool of 10, no embeddings: lexical',
     `search). Then, on the same running service, \`POST /v1/search\` (the ${settings.queries} SciFact test queries, cycling, \`top_k\``,
     `${settings.topK}) is sent by 1 client, then by ${settings.clients} clients at once, each phase ${settings.durationSeconds} s measured after ${settings.warmupSeconds} s of the same load.`,
     'Each client sends its next search when its last one is answered, from this process (node:http, one kept-alive',

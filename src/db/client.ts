@@ -2,6 +2,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } f
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
 import { type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePostgres } from 'drizzle-orm/node-postgres';
 import { migrate as migrateNodePostgres } from 'drizzle-orm/node-postgres/migrator';
@@ -10,7 +11,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { ALWAYS_AVAILABLE, type DatabaseAvailability, type OutageLogger } from './database-availability.js';
-import { ThreadedPGlite } from './pglite-worker/pglite-worker.js';
+import { type EmbeddedDatabase, ThreadedPGlite } from './pglite-worker/pglite-worker.js';
 import * as schema from './schema.js';
 import { type DriverSqlConnection, type RawDatabase, sqlConnection } from './sql-connection.js';
 import { WatchedPool } from './watched-pool.js';
@@ -40,7 +41,16 @@ export type DatabaseLocation =
    * copy of another in-memory database (`dumpDataDir`), which skips initdb and the migrations
    * already applied in it.
    */
-  | { readonly kind: 'embedded'; readonly dataDir: string | undefined; readonly snapshot?: Blob };
+  | {
+      readonly kind: 'embedded';
+      readonly dataDir: string | undefined;
+      readonly snapshot?: Blob;
+      /**
+       * PGlite in a worker thread of its own (PGLITE_THREAD): a long statement never holds HTTP or
+       * /healthz. Off (the default, until its effect on indexing is settled): in this thread.
+       */
+      readonly thread?: boolean;
+    };
 
 const MIGRATIONS_FOLDER = fileURLToPath(new URL('./migrations', import.meta.url));
 // Any constant works; it only has to be the same in every process of a deployment.
@@ -68,7 +78,7 @@ export async function openDatabase(
   }
   return location.kind === 'postgres'
     ? openPostgres(location.url, location.poolSize, sessionSettings, options.logger ?? silentLogger)
-    : openEmbedded(location.dataDir, sessionSettings, location.snapshot);
+    : openEmbedded(location.dataDir, sessionSettings, location.snapshot, location.thread ?? false);
 }
 
 async function openPostgres(
@@ -149,24 +159,28 @@ async function openEmbedded(
   dataDir: string | undefined,
   settings: SessionSettings,
   snapshot: Blob | undefined,
+  thread: boolean,
 ): Promise<DatabaseHandle> {
   let releaseLock = () => {};
   // PGlite runs each statement to its end on the thread it lives in: in a thread of its own (with
   // the vector extension), a long query never holds HTTP, /healthz or streaming.
-  let client: ThreadedPGlite;
+  const open = (options: { dataDir: string | undefined; loadDataDir?: Blob; startParams?: string[] }) =>
+    thread
+      ? ThreadedPGlite.open(options)
+      : PGlite.create({
+          ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+          extensions: { vector },
+          ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
+          ...(options.startParams === undefined ? {} : { startParams: options.startParams }),
+        });
+  let client: EmbeddedDatabase;
   if (dataDir === undefined) {
-    client = await ThreadedPGlite.open({
-      dataDir: undefined,
-      ...(snapshot === undefined ? {} : { loadDataDir: snapshot }),
-    });
+    client = await open({ dataDir: undefined, ...(snapshot === undefined ? {} : { loadDataDir: snapshot }) });
   } else {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     releaseLock = lockDataDir(dataDir);
     try {
-      client = await ThreadedPGlite.open({
-        dataDir: path.join(dataDir, 'pglite'),
-        startParams: EMBEDDED_START_PARAMS,
-      });
+      client = await open({ dataDir: path.join(dataDir, 'pglite'), startParams: EMBEDDED_START_PARAMS });
     } catch (error) {
       releaseLock();
       throw error;

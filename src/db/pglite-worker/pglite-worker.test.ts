@@ -239,11 +239,12 @@ describe('ThreadedPGlite when its thread dies', () => {
 });
 
 describe('the service on the embedded database', () => {
-  it('opens it in its own thread', async () => {
+  it('opens it in its own thread (PGLITE_THREAD)', async () => {
     const snapshot = pgliteSnapshot();
     const handle = await openDatabase({
       kind: 'embedded',
       dataDir: undefined,
+      thread: true,
       ...(snapshot === undefined ? {} : { snapshot }),
     });
     try {

@@ -47,7 +47,7 @@ describe.skipIf(testDatabaseKind() === 'postgres')('/healthz while PGlite runs a
   beforeAll(async () => {
     folder = mkdtempSync(path.join(tmpdir(), 'healthz-busy-'));
     const config = parseConfig({ ...TEST_ENV, DATA_DIR: folder, LOG_LEVEL: 'silent' });
-    runtime = await createRuntime(config, { database: { kind: 'embedded', dataDir: folder } });
+    runtime = await createRuntime(config, { database: { kind: 'embedded', dataDir: folder, thread: true } });
     app = await buildApp({
       deps: runtime.deps,
       ping: runtime.database.ping,
