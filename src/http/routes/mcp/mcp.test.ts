@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PRIVATE_DOCUMENT, SHARED_DOCUMENT } from '../../../../test/helpers/mcp-documents.js';
 import {
   bearer,
   joinedMember,
@@ -20,19 +21,6 @@ interface SearchResult {
   url: string;
   text: string;
 }
-
-const SHARED_DOCUMENT = {
-  external_id: 'espresso-care',
-  title: 'Espresso machine care',
-  text: 'Descale the espresso machine every month with citric acid. Rinse the tank twice after descaling.',
-};
-
-const PRIVATE_DOCUMENT = {
-  external_id: 'salary-review',
-  title: 'Salary review notes',
-  text: 'The zanzibar bonus pool for the salary review is forty thousand euros and stays confidential.',
-  visibility: 'private',
-};
 
 const LINKED_DOCUMENT = {
   external_id: 'travel-policy',

@@ -12,6 +12,7 @@ import type {
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PRIVATE_DOCUMENT, SHARED_DOCUMENT } from '../../../../test/helpers/mcp-documents.js';
 import { scimClient } from '../../../../test/helpers/scim-client.js';
 import {
   bearer,
@@ -26,18 +27,6 @@ import {
 const PUBLIC_URL = 'https://knowledge.example.test';
 const REDIRECT_URI = 'http://127.0.0.1:33418/callback';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-
-const SHARED_DOCUMENT = {
-  external_id: 'espresso-care',
-  title: 'Espresso machine care',
-  text: 'Descale the espresso machine every month with citric acid. Rinse the tank twice after descaling.',
-};
-const PRIVATE_DOCUMENT = {
-  external_id: 'salary-review',
-  title: 'Salary review notes',
-  text: 'The zanzibar bonus pool for the salary review is forty thousand euros and stays confidential.',
-  visibility: 'private',
-};
 
 function pkcePair(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
