@@ -7,6 +7,7 @@ import {
   isDatabaseUnavailable,
 } from '../db/database-availability.js';
 import { type RawDatabase, type SqlConnection, sqlConnection } from '../db/sql-connection.js';
+import { isUuid } from '../uuid.js';
 import {
   assertDefinition,
   failureFromOutput,
@@ -130,7 +131,6 @@ export function crashRecoveryBoundSeconds(settings: {
 const PG_BOSS_START_LOCK_KEY = 7_345_112_902;
 
 const silentLogger: JobLogger = { info: () => {}, warn: () => {}, error: () => {} };
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface Registered {
   readonly definition: JobDefinition<object>;
@@ -301,7 +301,7 @@ export class PgBossJobQueue implements JobQueue {
   }
 
   async getJob(name: string, id: string): Promise<JobSnapshot | null> {
-    if (!UUID.test(id)) return null;
+    if (!isUuid(id)) return null;
     const job = await this.boss.getJobById<JobOutput>(name, id, { includeArchive: true });
     if (job === null) return null;
     return {

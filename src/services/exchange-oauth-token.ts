@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Repositories } from '../db/repositories.js';
 import { generateAccessToken, hashAccessToken, secretsEqual } from '../security/access-tokens.js';
+import { isUuid } from '../uuid.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { OAuthError } from './oauth-error.js';
 import {
@@ -11,8 +12,6 @@ import {
   pkceChallengeOf,
   REFRESH_TOKEN_TTL_SECONDS,
 } from './oauth-policy.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A token request's form fields (RFC 6749 4.1.3 and 6), as sent. */
 export interface TokenRequest {
@@ -45,7 +44,7 @@ export async function exchangeOAuthToken(
   request: TokenRequest,
 ): Promise<TokenResponse> {
   const clientId = required(request, 'client_id');
-  const client = UUID.test(clientId) ? await deps.data.oauth.findClient(clientId.toLowerCase()) : undefined;
+  const client = isUuid(clientId) ? await deps.data.oauth.findClient(clientId.toLowerCase()) : undefined;
   if (client === undefined) throw new OAuthError('invalid_client', 'Unknown client_id');
   if (request.grant_type === 'authorization_code') return exchangeCode(deps, client.id, request);
   if (request.grant_type === 'refresh_token') return refresh(deps, client.id, request);

@@ -3,10 +3,9 @@ import type { Caller } from '../caller.js';
 import type { IndexJobKind } from '../db/repositories/index-jobs.js';
 import { ServiceError } from '../errors.js';
 import { INDEX_DOCUMENTS_JOB } from '../jobs/definitions/index-documents.js';
+import { isUuid } from '../uuid.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { indexJobFileView, indexJobView } from './views.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * One of the caller's team's index jobs with its per-file status, as far as the caller may see it:
@@ -20,7 +19,7 @@ export async function getIndexJob(
   jobId: string,
   kind?: IndexJobKind,
 ) {
-  if (!UUID.test(jobId)) throw new ServiceError('not_found', 'Job not found');
+  if (!isUuid(jobId)) throw new ServiceError('not_found', 'Job not found');
   const reader = memberReader(caller);
   let job = await deps.data.indexJobs.findIndexJob(jobId, reader);
   if (job === undefined || (kind !== undefined && job.kind !== kind)) {

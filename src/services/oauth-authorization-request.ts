@@ -1,4 +1,5 @@
 import type { OAuthClientRow } from '../db/repositories/oauth.js';
+import { isUuid } from '../uuid.js';
 import type { ServiceDependencies } from './dependencies.js';
 import { isMcpResource, MCP_SCOPE, mcpResource, PKCE_VALUE, redirectUriMatches } from './oauth-policy.js';
 
@@ -31,7 +32,6 @@ export type CheckedAuthorizationRequest =
   /** The client or its redirect URI cannot be trusted: told to the person, never redirected. */
   | { readonly kind: 'invalid'; readonly description: string };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_STATE_LENGTH = 2000;
 
 /**
@@ -45,7 +45,7 @@ export async function checkAuthorizationRequest(
 ): Promise<CheckedAuthorizationRequest> {
   const clientId = parameters.client_id;
   if (clientId === undefined || clientId === '') return invalid('The request names no client (client_id)');
-  const client = UUID.test(clientId) ? await deps.data.oauth.findClient(clientId.toLowerCase()) : undefined;
+  const client = isUuid(clientId) ? await deps.data.oauth.findClient(clientId.toLowerCase()) : undefined;
   if (client === undefined) {
     return invalid(
       'This application is not registered here (unknown client_id): connect it again from the application',

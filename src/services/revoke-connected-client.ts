@@ -1,8 +1,7 @@
 import type { Caller } from '../caller.js';
 import { ServiceError } from '../errors.js';
+import { isUuid } from '../uuid.js';
 import type { ServiceDependencies } from './dependencies.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Disconnects a client the caller allowed: its access and refresh tokens stop working at once in
@@ -14,9 +13,7 @@ export async function revokeConnectedClient(
   caller: Caller,
   id: string,
 ): Promise<void> {
-  const revoked = UUID.test(id)
-    ? await deps.data.oauth.deleteGrant(id.toLowerCase(), caller.userId)
-    : undefined;
+  const revoked = isUuid(id) ? await deps.data.oauth.deleteGrant(id.toLowerCase(), caller.userId) : undefined;
   if (revoked === undefined) throw new ServiceError('not_found', 'Connected client not found');
   for (const hash of revoked) deps.callers.forget(hash);
 }

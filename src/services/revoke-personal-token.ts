@@ -1,8 +1,7 @@
 import type { Caller } from '../caller.js';
 import { ServiceError } from '../errors.js';
+import { isUuid } from '../uuid.js';
 import type { ServiceDependencies } from './dependencies.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Revokes one of the caller's personal access tokens: it stops working at once in this process,
@@ -14,7 +13,7 @@ export async function revokePersonalToken(
   caller: Caller,
   id: string,
 ): Promise<void> {
-  if (!UUID.test(id)) throw new ServiceError('not_found', 'Token not found');
+  if (!isUuid(id)) throw new ServiceError('not_found', 'Token not found');
   const tokenHash = await deps.data.accessTokens.deletePersonalToken(caller.userId, id.toLowerCase());
   if (tokenHash === undefined) throw new ServiceError('not_found', 'Token not found');
   deps.callers.forget(tokenHash);

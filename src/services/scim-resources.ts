@@ -1,4 +1,5 @@
 import type { ScimGroupMember, ScimGroupRow, ScimUserFields, ScimUserRow } from '../db/repositories/scim.js';
+import { isUuid } from '../uuid.js';
 import type { ScimGroupFields } from './scim-attributes.js';
 import { SCIM_GROUP_SCHEMA, SCIM_USER_SCHEMA } from './scim-attributes.js';
 import { ScimError } from './scim-error.js';
@@ -137,9 +138,7 @@ export function scimGroupFieldsOf(row: ScimGroupRow, members: readonly ScimGroup
   };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A resource id as stored (lower-cased uuid), or undefined for text that names none (then 404). */
 export function scimId(id: string): string | undefined {
-  return UUID.test(id) ? id.toLowerCase() : undefined;
+  return isUuid(id) ? id.toLowerCase() : undefined;
 }

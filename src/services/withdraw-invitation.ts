@@ -1,8 +1,7 @@
 import { type Caller, managesTeam } from '../caller.js';
 import { ServiceError } from '../errors.js';
+import { isUuid } from '../uuid.js';
 import type { ServiceDependencies } from './dependencies.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Withdraws one of the team's invitations: its code no longer registers anyone. Withdrawing one
@@ -17,7 +16,7 @@ export async function withdrawInvitation(
   if (!managesTeam(caller)) {
     throw new ServiceError('forbidden', "Only the team's owner and admins may withdraw invitations");
   }
-  if (!UUID.test(id)) throw new ServiceError('not_found', 'Invitation not found');
+  if (!isUuid(id)) throw new ServiceError('not_found', 'Invitation not found');
   const outcome = await deps.data.teams.withdrawInvitation(caller.teamId, id.toLowerCase(), deps.now());
   if (outcome === 'not_found') throw new ServiceError('not_found', 'Invitation not found');
   if (outcome === 'accepted') {
