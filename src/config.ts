@@ -345,7 +345,7 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
     role,
     host,
     port,
-    pgliteThread: read.boolean('PGLITE_THREAD', false),
+    pgliteThread: read.boolean('PGLITE_THREAD', true),
     dataDir: path.resolve(read.string('DATA_DIR', './data')),
     databaseUrl,
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 1000),

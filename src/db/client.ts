@@ -47,7 +47,7 @@ export type DatabaseLocation =
       readonly snapshot?: Blob;
       /**
        * PGlite in a worker thread of its own (PGLITE_THREAD): a long statement never holds HTTP or
-       * /healthz. Off (the default, until its effect on indexing is settled): in this thread.
+       * /healthz (the service's default). Off: in this thread, as tests that reach into it need.
        */
       readonly thread?: boolean;
     };
