@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { SlowFirstSequencer } from './test/helpers/slow-first-sequencer.js';
 
 // Every test runs on the embedded PGlite; the tests that use a database run a second time on
 // real PostgreSQL when TEST_DATABASE_URL is set (CI sets it).
@@ -19,13 +20,14 @@ const databaseTests = [
 
 export default defineConfig({
   test: {
-    // Bounds for a hang, not deadlines: CI runs the PGlite pass beside two busy loops (.ci/run), and a
+    // Bounds for a hang, not deadlines: CI runs the PGlite pass beside a busy loop (.ci/run), and a
     // user's laptop is busy too, so a test waits on events and only a hang should reach these.
     testTimeout: 120_000,
     hookTimeout: 300_000,
     // expect.poll's own default is 1 s: a deadline a busy machine misses.
     expect: { poll: { timeout: 60_000 } },
     pool: 'forks',
+    sequence: { sequencer: SlowFirstSequencer },
     // Vitest's default is one fork fewer than the cores: one on CI's two. Most files wait on child
     // processes, sockets and timers more than they compute, so two forks share two cores well.
     maxWorkers: 2,
