@@ -1,8 +1,10 @@
 import { installCleanupHandlers, runCleanups } from './children.js';
 import { type AvailableDatabases, availableDatabases, type DatabaseName } from './databases.js';
-import { publishSection } from './report.js';
-import { loadScifact, type ScifactQuery } from './scifact.js';
-import { buildService } from './service.js';
+import { formatNumber, publishSection } from './report.js';
+import { loadScifact, type ScifactDocument, type ScifactQuery } from './scifact.js';
+import { buildService, type RunningServer } from './service.js';
+import { scifactUploads, uploadAndWait, uploadBatches } from './upload.js';
+import { type BenchUser, registerUser } from './users.js';
 
 /** What every SciFact-on-the-running-service benchmark's settings hold (bench/mcp, bench/search-load). */
 export interface ScifactBenchSettings {
@@ -68,4 +70,44 @@ export async function runScifactBench<Settings extends ScifactBenchSettings, Out
     await runCleanups();
     uninstall();
   }
+}
+
+/** The SciFact corpus indexed on a running service, and who uploaded it. */
+export interface IndexedScifact {
+  readonly user: BenchUser;
+  readonly documents: number;
+  readonly chunks: number;
+  /** From the first upload request to the last job's `finished_at`. */
+  readonly indexingSeconds: number;
+}
+
+/**
+ * Signs a member up on the running service and uploads SciFact's abstracts through
+ * `POST /v1/documents` as a client would (`batchSize` a request, 2 requests in flight), until
+ * every job is done; throws unless every document was indexed.
+ */
+export async function indexScifact(
+  running: RunningServer,
+  userName: string,
+  documents: readonly ScifactDocument[],
+  options: { readonly batchSize: number; readonly timeoutSeconds: number },
+  log: (message: string) => void,
+): Promise<IndexedScifact> {
+  const user = await registerUser(running.url, userName);
+  const uploads = scifactUploads(documents);
+  const { bodies, sizes } = uploadBatches(uploads, options.batchSize);
+  log(`uploading ${formatNumber(uploads.length)} documents in ${bodies.length} requests`);
+  const uploaded = await uploadAndWait(running.url, user.headers, bodies, sizes, {
+    inFlight: 2,
+    timeoutSeconds: options.timeoutSeconds,
+    alive: () => running.child.process.exitCode === null && running.child.process.signalCode === null,
+    progress: log,
+  });
+  const chunks = uploaded.jobs.reduce((sum, job) => sum + job.chunks, 0);
+  const notIndexed = uploaded.jobs.reduce((sum, job) => sum + job.failed + job.skipped, 0);
+  if (notIndexed > 0) throw new Error(`${notIndexed} documents were not indexed`);
+  const indexingSeconds =
+    (Math.max(...uploaded.jobs.map((job) => job.finishedAtMs)) - uploaded.startedAtMs) / 1000;
+  log(`${formatNumber(chunks)} chunks indexed in ${indexingSeconds.toFixed(1)} s`);
+  return { user, documents: uploads.length, chunks, indexingSeconds };
 }

@@ -17,13 +17,11 @@ import {
 import { DEFAULT_BENCH_DATABASE_URL } from '../lib/postgres.js';
 import { commandLine, environmentLine, formatNumber, markdownTable } from '../lib/report.js';
 import { DEFAULT_SCIFACT_DIR, type loadScifact, type ScifactQuery } from '../lib/scifact.js';
-import { runScifactBench } from '../lib/scifact-bench.js';
+import { indexScifact, runScifactBench } from '../lib/scifact-bench.js';
 import { searchOnce } from '../lib/search-client.js';
 import { type RunningServer, startService } from '../lib/service.js';
 import { parseFlags, SERVICE_RUN_FLAGS, Settings } from '../lib/settings.js';
 import { type Percentiles, percentile, summarise } from '../lib/stats.js';
-import { scifactUploads, uploadAndWait, uploadBatches } from '../lib/upload.js';
-import { registerUser } from '../lib/users.js';
 import { MCP_PROTOCOL_VERSION, mcpInitializeOnce, mcpSearchOnce } from './mcp-client.js';
 
 const NAME = 'mcp';
@@ -211,22 +209,13 @@ async function measureOn(
       settings.fromSource,
     );
     const running = service;
-    const user = await registerUser(running.url, `mcp-${name}`);
-    const uploads = scifactUploads(corpus.documents);
-    const { bodies, sizes } = uploadBatches(uploads, settings.batchSize);
-    log(`uploading ${formatNumber(uploads.length)} documents in ${bodies.length} requests`);
-    const uploaded = await uploadAndWait(running.url, user.headers, bodies, sizes, {
-      inFlight: 2,
-      timeoutSeconds: settings.timeoutSeconds,
-      alive: () => running.child.process.exitCode === null && running.child.process.signalCode === null,
-      progress: log,
-    });
-    const chunks = uploaded.jobs.reduce((sum, job) => sum + job.chunks, 0);
-    const notIndexed = uploaded.jobs.reduce((sum, job) => sum + job.failed + job.skipped, 0);
-    if (notIndexed > 0) throw new Error(`${notIndexed} documents were not indexed`);
-    const indexingSeconds =
-      (Math.max(...uploaded.jobs.map((job) => job.finishedAtMs)) - uploaded.startedAtMs) / 1000;
-    log(`${formatNumber(chunks)} chunks indexed in ${indexingSeconds.toFixed(1)} s`);
+    const { user, documents, chunks, indexingSeconds } = await indexScifact(
+      running,
+      `mcp-${name}`,
+      corpus.documents,
+      settings,
+      log,
+    );
 
     // Both must answer, with passages, before anything is timed.
     for (const query of queries.slice(0, 3)) {
@@ -291,7 +280,7 @@ async function measureOn(
     log(describe('MCP initialize', initialize));
     return {
       database: name,
-      documents: uploads.length,
+      documents,
       chunks,
       indexingSeconds,
       mcp,

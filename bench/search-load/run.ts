@@ -21,13 +21,12 @@ import { ROOT } from '../lib/paths.js';
 import { DEFAULT_BENCH_DATABASE_URL } from '../lib/postgres.js';
 import { commandLine, environmentLine, formatNumber, markdownTable } from '../lib/report.js';
 import { DEFAULT_SCIFACT_DIR, type loadScifact, type ScifactQuery } from '../lib/scifact.js';
-import { runScifactBench } from '../lib/scifact-bench.js';
+import { indexScifact, runScifactBench } from '../lib/scifact-bench.js';
 import { searchOnce } from '../lib/search-client.js';
 import { type RunningServer, startService } from '../lib/service.js';
 import { parseFlags, SERVICE_RUN_FLAGS, Settings } from '../lib/settings.js';
 import { percentile, sleep } from '../lib/stats.js';
-import { scifactUploads, uploadAndWait, uploadBatches } from '../lib/upload.js';
-import { type BenchUser, registerUser } from '../lib/users.js';
+import type { BenchUser } from '../lib/users.js';
 import { type ClientsRun, runSearchClients, searchAgent } from './search-clients.js';
 import { openThreadWindow, type ThreadLoad } from './thread-cpu.js';
 
@@ -381,22 +380,13 @@ async function measureOn(
       settings.fromSource,
     );
     const running = service;
-    const user = await registerUser(running.url, `search-load-${name}`);
-    const uploads = scifactUploads(corpus.documents);
-    const { bodies, sizes } = uploadBatches(uploads, settings.batchSize);
-    log(`uploading ${formatNumber(uploads.length)} documents in ${bodies.length} requests`);
-    const uploaded = await uploadAndWait(running.url, user.headers, bodies, sizes, {
-      inFlight: 2,
-      timeoutSeconds: settings.timeoutSeconds,
-      alive: () => running.child.process.exitCode === null && running.child.process.signalCode === null,
-      progress: log,
-    });
-    const chunks = uploaded.jobs.reduce((sum, job) => sum + job.chunks, 0);
-    const notIndexed = uploaded.jobs.reduce((sum, job) => sum + job.failed + job.skipped, 0);
-    if (notIndexed > 0) throw new Error(`${notIndexed} documents were not indexed`);
-    const indexingSeconds =
-      (Math.max(...uploaded.jobs.map((job) => job.finishedAtMs)) - uploaded.startedAtMs) / 1000;
-    log(`${formatNumber(chunks)} chunks indexed in ${indexingSeconds.toFixed(1)} s`);
+    const { user, documents, chunks, indexingSeconds } = await indexScifact(
+      running,
+      `search-load-${name}`,
+      corpus.documents,
+      settings,
+      log,
+    );
 
     // The search must answer, with passages, before anything is timed.
     for (const query of queries.slice(0, 3)) {
@@ -409,7 +399,7 @@ async function measureOn(
     const context: PhaseContext = { settings, service: running, user, queries, cursor: { next: 0 }, log };
     const single = await runPhase(context, 1);
     const concurrent = await runPhase(context, settings.clients);
-    return { database: name, documents: uploads.length, chunks, indexingSeconds, single, concurrent };
+    return { database: name, documents, chunks, indexingSeconds, single, concurrent };
   } finally {
     await stopService();
     await database.release();
