@@ -1,8 +1,9 @@
 import { installCleanupHandlers, runCleanups } from './children.js';
 import { type AvailableDatabases, availableDatabases, type DatabaseName } from './databases.js';
 import { formatNumber, publishSection } from './report.js';
-import { loadScifact, type ScifactDocument, type ScifactQuery } from './scifact.js';
+import { DEFAULT_SCIFACT_DIR, loadScifact, type ScifactDocument, type ScifactQuery } from './scifact.js';
 import { buildService, type RunningServer } from './service.js';
+import type { Settings } from './settings.js';
 import { scifactUploads, uploadAndWait, uploadBatches } from './upload.js';
 import { type BenchUser, registerUser } from './users.js';
 
@@ -110,4 +111,20 @@ export async function indexScifact(
     (Math.max(...uploaded.jobs.map((job) => job.finishedAtMs)) - uploaded.startedAtMs) / 1000;
   log(`${formatNumber(chunks)} chunks indexed in ${indexingSeconds.toFixed(1)} s`);
   return { user, documents: uploads.length, chunks, indexingSeconds };
+}
+
+/**
+ * The settings every SciFact benchmark reads alike (its flags `databases`, `queries`, `batch`,
+ * `timeout`, `dataset` and the service run's): which databases, how many test queries, how the
+ * corpus is uploaded, and how the service runs.
+ */
+export function readScifactSettings(read: Settings) {
+  return {
+    databases: read.list('databases', 'BENCH_DATABASES', ['pglite', 'postgres'], ['pglite', 'postgres']),
+    queries: read.number('queries', 'BENCH_QUERIES', 300, 1, 300),
+    batchSize: read.number('batch', 'BENCH_BATCH', 250, 1, 500),
+    timeoutSeconds: read.number('timeout', 'BENCH_TIMEOUT', 600, 10, 24 * 3600),
+    datasetDir: read.string('dataset', 'BENCH_SCIFACT_DIR', DEFAULT_SCIFACT_DIR),
+    ...read.serviceRun(),
+  };
 }

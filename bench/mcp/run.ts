@@ -17,7 +17,7 @@ import {
 import { DEFAULT_BENCH_DATABASE_URL } from '../lib/postgres.js';
 import { commandLine, environmentLine, formatNumber, markdownTable } from '../lib/report.js';
 import { DEFAULT_SCIFACT_DIR, type loadScifact, type ScifactQuery } from '../lib/scifact.js';
-import { indexScifact, runScifactBench } from '../lib/scifact-bench.js';
+import { indexScifact, readScifactSettings, runScifactBench } from '../lib/scifact-bench.js';
 import { searchOnce } from '../lib/search-client.js';
 import { type RunningServer, startService } from '../lib/service.js';
 import { parseFlags, SERVICE_RUN_FLAGS, Settings } from '../lib/settings.js';
@@ -78,16 +78,11 @@ function parseSettings(argv: readonly string[], env: NodeJS.ProcessEnv): McpBenc
   const read = new Settings(values, env, USAGE);
   const cpuProfileDir = read.string('cpu-prof', 'BENCH_CPU_PROF', '');
   return {
-    databases: read.list('databases', 'BENCH_DATABASES', ['pglite', 'postgres'], ['pglite', 'postgres']),
-    queries: read.number('queries', 'BENCH_QUERIES', 300, 1, 300),
     passes: read.number('passes', 'BENCH_PASSES', 2, 1, 20),
     warmup: read.number('warmup', 'BENCH_WARMUP', 50, 0, 10_000),
     topK: read.number('top-k', 'BENCH_TOP_K', 10, 1, 100),
-    batchSize: read.number('batch', 'BENCH_BATCH', 250, 1, 500),
-    timeoutSeconds: read.number('timeout', 'BENCH_TIMEOUT', 600, 10, 24 * 3600),
-    datasetDir: read.string('dataset', 'BENCH_SCIFACT_DIR', DEFAULT_SCIFACT_DIR),
     cpuProfileDir: cpuProfileDir === '' ? undefined : path.resolve(cpuProfileDir),
-    ...read.serviceRun(),
+    ...readScifactSettings(read),
   };
 }
 

@@ -5,7 +5,7 @@
 // when missing, or the section says why it was skipped. Writes the search-xapian section of
 // docs/benchmarks.md. `--help` lists the settings.
 import { deferCleanup, runBenchmark } from '../lib/children.js';
-import { type CpuSample, sampleCpu } from '../lib/cpu.js';
+import { cpuSecondsBetween, sampleCpu } from '../lib/cpu.js';
 import {
   type AvailableDatabases,
   createBenchDatabase,
@@ -18,11 +18,11 @@ import { backendPids, DEFAULT_BENCH_DATABASE_URL } from '../lib/postgres.js';
 import { commandLine, environmentLine, formatNumber, markdownTable } from '../lib/report.js';
 import { mean, ndcgAt } from '../lib/retrieval-metrics.js';
 import { DEFAULT_SCIFACT_DIR, type loadScifact, type ScifactQuery } from '../lib/scifact.js';
-import { indexScifact, runScifactBench } from '../lib/scifact-bench.js';
+import { indexScifact, readScifactSettings, runScifactBench } from '../lib/scifact-bench.js';
 import { searchOnce } from '../lib/search-client.js';
 import { type RunningServer, startService } from '../lib/service.js';
 import { parseFlags, SERVICE_RUN_FLAGS, Settings } from '../lib/settings.js';
-import { summarise } from '../lib/stats.js';
+import { percentile } from '../lib/stats.js';
 import { startXapian, type XapianEngine, xapianAvailable } from './xapian-engine.js';
 
 const NAME = 'search-xapian';
@@ -74,15 +74,10 @@ function parseSettings(argv: readonly string[], env: NodeJS.ProcessEnv): XapianB
   );
   const read = new Settings(values, env, USAGE);
   return {
-    databases: read.list('databases', 'BENCH_DATABASES', ['pglite', 'postgres'], ['pglite', 'postgres']),
-    queries: read.number('queries', 'BENCH_QUERIES', 300, 1, 300),
     passes: read.number('passes', 'BENCH_PASSES', 2, 1, 20),
     warmup: read.number('warmup', 'BENCH_WARMUP', 50, 0, 10_000),
-    batchSize: read.number('batch', 'BENCH_BATCH', 250, 1, 500),
-    timeoutSeconds: read.number('timeout', 'BENCH_TIMEOUT', 600, 10, 24 * 3600),
-    datasetDir: read.string('dataset', 'BENCH_SCIFACT_DIR', DEFAULT_SCIFACT_DIR),
     cpuProfileDir: undefined,
-    ...read.serviceRun(),
+    ...readScifactSettings(read),
   };
 }
 
@@ -178,12 +173,6 @@ async function measureOn(
     // The pool's backends (PostgreSQL), read again each pass: the pool may open and close some.
     const databasePids = async () =>
       database.postgres === undefined ? [] : await backendPids(available.adminUrl, database.postgres.name);
-    /** CPU seconds the processes used between two samples, counting only those alive at both. */
-    const spent = (pids: readonly number[], before: CpuSample, after: CpuSample) =>
-      pids.reduce((total, pid) => {
-        const [start, end] = [before.byPid.get(pid), after.byPid.get(pid)];
-        return start === undefined || end === undefined ? total : total + (end - start);
-      }, 0);
     const times: Record<Engine, number[]> = { service: [], xapian: [] };
     const ndcg: Record<Engine, number[]> = { service: [], xapian: [] };
     let cpuService = 0;
@@ -193,12 +182,12 @@ async function measureOn(
     for (let pass = 0; pass < settings.passes; pass++) {
       const servicePids = [serverPid, ...(await databasePids())];
       for (const query of queries) {
-        const before = sampleCpu([...servicePids, engine.pid]);
+        const before = { service: sampleCpu(servicePids), xapian: sampleCpu([engine.pid]) };
         const answers = await both(query, orderFor(sent));
-        const after = sampleCpu([...servicePids, engine.pid]);
+        const after = { service: sampleCpu(servicePids), xapian: sampleCpu([engine.pid]) };
         sent += 1;
-        cpuService += spent(servicePids, before, after);
-        cpuXapian += spent([engine.pid], before, after);
+        cpuService += cpuSecondsBetween(before.service, after.service);
+        cpuXapian += cpuSecondsBetween(before.xapian, after.xapian);
         for (const which of ['service', 'xapian'] as const) {
           times[which].push(answers[which].ms);
           if (pass === 0)
@@ -209,11 +198,10 @@ async function measureOn(
       }
     }
     const side = (which: Engine, cpuSeconds: number): Side => {
-      const summary = summarise(times[which]);
       const sorted = [...times[which]].sort((a, b) => a - b);
       return {
-        p50: summary.p50,
-        p95: sorted[Math.floor(0.95 * (sorted.length - 1))] ?? Number.NaN,
+        p50: percentile(sorted, 0.5),
+        p95: percentile(sorted, 0.95),
         searches: times[which].length,
         cpuMs: (cpuSeconds / times[which].length) * 1000,
         ndcg: mean(ndcg[which]),
