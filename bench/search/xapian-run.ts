@@ -51,19 +51,12 @@ Options (or the BENCH_* variable in brackets):
   -h, --help          this text
   PostgreSQL: BENCH_DATABASE_URL (default ${DEFAULT_BENCH_DATABASE_URL})`;
 
-interface XapianBenchSettings {
-  readonly databases: readonly DatabaseName[];
-  readonly queries: number;
+type XapianBenchSettings = ReturnType<typeof readScifactSettings> & {
   readonly passes: number;
   readonly warmup: number;
-  readonly batchSize: number;
-  readonly timeoutSeconds: number;
-  readonly datasetDir: string;
+  /** No CPU profiles: the service's CPU per search is what this measures. */
   readonly cpuProfileDir: undefined;
-  readonly build: boolean;
-  readonly fromSource: boolean;
-  readonly write: boolean;
-}
+};
 
 function parseSettings(argv: readonly string[], env: NodeJS.ProcessEnv): XapianBenchSettings {
   const values = parseFlags(
