@@ -160,11 +160,6 @@ export interface Config {
     readonly rrfK: number;
     /** HNSW candidates a vector query considers (pgvector's `hnsw.ef_search`). */
     readonly efSearch: number;
-    /**
-     * Postings a query term reads, best first: BM25 is exact while every term has fewer; 0 reads
-     * all (exact always, slower in big teams). Measured in bench/search and bench/eval-scifact.
-     */
-    readonly maxPostingsPerTerm: number;
   };
   readonly answering: {
     readonly answerer: AnswererKind;
@@ -462,7 +457,6 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
       denseWeight: read.number('SEARCH_DENSE_WEIGHT', 0, 0, 100),
       rrfK: read.integer('SEARCH_RRF_K', 60, 1, 10_000),
       efSearch: read.integer('SEARCH_EF_SEARCH', 100, 1, 1000),
-      maxPostingsPerTerm: read.integer('SEARCH_MAX_POSTINGS_PER_TERM', 2000, 0, 10_000_000),
     },
     answering: {
       answerer,

@@ -1,19 +1,18 @@
 // EXPLAIN ANALYZE of the service's own lexical search statement, for tuning: the statement is
 // built by `searchLexical` itself (src/retrieval), so the plan is that of what the service runs.
 import type { Reader } from '../../src/access.js';
-import { parseConfig } from '../../src/config.js';
 import { readableAccessListIds } from '../../src/db/repositories/access-lists.js';
 import type { SqlExecutor } from '../../src/db/sql-connection.js';
 import { searchLexical } from '../../src/retrieval/lexical-search.js';
 import { parseQuery } from '../../src/retrieval/query-text.js';
 import { TeamStatisticsCache } from '../../src/retrieval/team-statistics.js';
-import { TermFrequencyCache } from '../../src/retrieval/term-frequency-cache.js';
+import { TermChunksFolding } from '../../src/retrieval/term-chunks-folding.js';
 
 /**
  * The plan lines of the lexical statement for `query` in the reader's team, with `limit` results,
  * as the service runs it for that reader (filtered by the access lists they may open) once it
- * has seen the query: the statement runs once first, so the common terms' document frequencies
- * it counts are remembered (TermFrequencyCache) for the explained run, as in the service.
+ * has seen the query: the statement runs once first, so the pages it reads are cached and the
+ * terms' document-frequency rows it finds crowded are folded, as in the service.
  */
 export async function explainLexicalSearch(
   sql: SqlExecutor,
@@ -31,16 +30,13 @@ export async function explainLexicalSearch(
       return { rows: [] };
     },
   };
-  // The service's default postings budget (SEARCH_MAX_POSTINGS_PER_TERM).
-  const { maxPostingsPerTerm } = parseConfig(process.env).search;
   const accessListIds = await readableAccessListIds(sql, reader);
   const request = {
     teamId,
     accessListIds,
     query: parseQuery(query),
     limit,
-    maxPostingsPerTerm,
-    frequencies: new TermFrequencyCache(),
+    folding: new TermChunksFolding(sql),
   };
   await searchLexical(sql, statistics, request);
   await searchLexical(explaining, statistics, request);

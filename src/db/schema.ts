@@ -631,6 +631,24 @@ export const teamChunkTotals = pgTable(
 );
 
 /**
+ * How many of a team's chunks hold each term (BM25's document frequency), kept as deltas like
+ * `team_chunk_totals`: statement-level triggers on `chunk_terms` (migration 0012) add one row per
+ * statement and (team, term) it inserted or deleted postings of, in the writer's transaction, and a
+ * term's rows are folded into one once a search finds them many (`foldTeamTermChunks`). A search
+ * reads its terms' few rows instead of counting their postings. Postings never change team or
+ * term (only their access list), so updates need no trigger.
+ */
+export const teamTermChunks = pgTable(
+  'team_term_chunks',
+  {
+    teamId: integer('team_id').notNull(),
+    term: text('term').notNull(),
+    chunks: bigint('chunks', { mode: 'number' }).notNull(),
+  },
+  (table) => [index('team_term_chunks_team_term_idx').on(table.teamId, table.term, table.chunks)],
+);
+
+/**
  * A Slack event received (by its `event_id`, per workspace): Slack delivers an event again when
  * its acknowledgement is late, and each delivery must produce at most one answer.
  */

@@ -99,7 +99,7 @@ const INDEX_BLOAT_SLACK_BYTES = 1024 * 1024;
 
 /**
  * Tables whose deleted rows are many after documents go (a chunk's postings are its terms), and
- * the teams' totals, whose rows are folded away as writes add them.
+ * the teams' totals and term counts, whose rows are folded away as writes add them.
  */
 const CHUNK_TABLES: readonly ChunkTable[] = [
   'chunks',
@@ -108,6 +108,7 @@ const CHUNK_TABLES: readonly ChunkTable[] = [
   'documents',
   'index_job_items',
   'team_chunk_totals',
+  'team_term_chunks',
 ];
 
 /**

@@ -10,7 +10,7 @@ import type { SqlExecutor } from '../db/sql-connection.js';
 import type { ParsedQuery } from './query-text.js';
 import type { DocumentSource } from './search-types.js';
 import type { TeamStatistics } from './team-statistics.js';
-import type { TermFrequencyCache } from './term-frequency-cache.js';
+import type { TermChunksFolding } from './term-chunks-folding.js';
 
 export interface LexicalQuery {
   readonly teamId: number;
@@ -20,18 +20,16 @@ export interface LexicalQuery {
   readonly limit: number;
   readonly connectorIds?: readonly number[] | undefined;
   readonly sources?: readonly DocumentSource[] | undefined;
-  /** Postings read per query term, best first; 0 reads them all (exact BM25). */
-  readonly maxPostingsPerTerm: number;
-  /** Common terms' document frequencies, remembered across queries. */
-  readonly frequencies?: TermFrequencyCache | undefined;
+  /** Folds the document-frequency rows the ranking found crowded. */
+  readonly folding?: TermChunksFolding | undefined;
 }
 
 export type LexicalMatch = RankedChunk;
 
 /**
- * Okapi BM25 over the team's postings (the statement is db/repositories/search.ts's): the document
- * frequencies of common terms come from `frequencies` when it knows them, and those the statement
- * had to count are remembered there for later queries.
+ * Exact Okapi BM25 over the team's postings (the statement, MaxScore over impact-ordered postings,
+ * is db/repositories/search.ts's); the terms whose document-frequency rows it found crowded are
+ * folded for later searches.
  */
 export async function searchLexical(
   sql: SqlExecutor,
@@ -59,16 +57,12 @@ function lexicalRanking(statistics: TeamStatistics, request: LexicalQuery): Lexi
     limit: request.limit,
     teamChunks: statistics.chunks,
     averageLength: statistics.averageLength,
-    maxPostingsPerTerm: request.maxPostingsPerTerm,
-    knownFrequencies: request.frequencies?.candidates(request.teamId, request.query.text) ?? new Map(),
     connectorIds: request.connectorIds,
     sources: request.sources,
   };
 }
 
 function remembered<Row>(request: LexicalQuery, result: LexicalResult<Row>): Row[] {
-  if (result.countedFrequencies.length > 0) {
-    request.frequencies?.remember(request.teamId, result.countedFrequencies);
-  }
+  request.folding?.request(request.teamId, result.crowdedTerms);
   return result.rows;
 }

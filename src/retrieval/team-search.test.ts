@@ -14,7 +14,6 @@ import { searchLexical } from './lexical-search.js';
 import { parseQuery } from './query-text.js';
 import { PostgresTeamSearch } from './team-search.js';
 import { TeamStatisticsCache } from './team-statistics.js';
-import { TermFrequencyCache } from './term-frequency-cache.js';
 
 type Registered = Awaited<ReturnType<typeof registerUser>>;
 
@@ -154,7 +153,7 @@ describe('hybrid search with embeddings on', () => {
 
   it('gives a small team its full top_k from the HNSW index, the tenant filter inside the scan', async () => {
     const model = new HashingEmbeddingModel({ dimensions: 64 });
-    const settings = { denseWeight: 1, rrfK: 60, efSearch: 10, maxPostingsPerTerm: 2000 };
+    const settings = { denseWeight: 1, rrfK: 60, efSearch: 10 };
     // Every team through the graph, even this small one: 24 of 424 vectors are the caller's.
     const throughIndex = new PostgresTeamSearch(testApp.runtime.database.sql, model, {
       ...settings,
@@ -191,7 +190,6 @@ describe('hybrid search with embeddings on', () => {
       rrfK: 60,
       efSearch: 100,
       sessionEfSearch: 100,
-      maxPostingsPerTerm: 2000,
       exactScanMaxChunks: 0,
     });
     const hits = await throughSession.search({
@@ -210,67 +208,10 @@ describe('hybrid search with embeddings on', () => {
       denseWeight: 0,
       rrfK: 60,
       efSearch: 40,
-      maxPostingsPerTerm: 2000,
     });
     const request = { reader: teamReader(large.teamId), query: 'payroll form number 13', topK: 10 };
     const hybrid = await lexicalOnly.search(request);
     const lexical = await lexicalOnly.search({ ...request, mode: 'lexical' });
     expect(hybrid.map((hit) => hit.chunkId)).toEqual(lexical.map((hit) => hit.chunkId));
-  });
-
-  it('is exact BM25 under the postings budget, and still ranks by the best postings above it', async () => {
-    const withBudget = (maxPostingsPerTerm: number) =>
-      new PostgresTeamSearch(testApp.runtime.database.sql, undefined, {
-        denseWeight: 0,
-        rrfK: 60,
-        efSearch: 40,
-        maxPostingsPerTerm,
-      });
-    // "procedure" is in all 400 chunks, "payroll" in 50, "13" in a few.
-    const request = {
-      reader: teamReader(large.teamId),
-      query: 'payroll procedure 13',
-      topK: 20,
-      mode: 'lexical' as const,
-    };
-    const exact = await withBudget(0).search(request);
-    const underBudget = await withBudget(1000).search(request);
-    // The same chunks and scores (summed in another order: equal to 12 digits).
-    const rounded = (hits: typeof exact) => hits.map((hit) => [hit.chunkId, hit.score.toFixed(9)]);
-    expect(rounded(underBudget)).toEqual(rounded(exact));
-    const bounded = await withBudget(60).search(request);
-    expect(bounded).toHaveLength(20);
-    expect(bounded[0]?.chunkId).toBe(exact[0]?.chunkId);
-    expect(bounded.every((hit) => hit.text.includes('payroll'))).toBe(true);
-  });
-
-  it("remembers a common term's counted frequency, and scores by the remembered one", async () => {
-    const { sql } = testApp.runtime.database;
-    const statistics = await new TeamStatisticsCache(sql).get(large.teamId);
-    // Uploads are the team's: every member's reader opens the team-wide lists.
-    const accessListIds = await readableAccessListIds(sql, teamReader(large.teamId));
-    const query = {
-      teamId: large.teamId,
-      accessListIds,
-      query: parseQuery('payroll procedure 13'),
-      limit: 20,
-    };
-    const frequencies = new TermFrequencyCache();
-    // Over the budget of 60, "procedure" (in all 400 chunks) is counted, and remembered.
-    const counted = await searchLexical(sql, statistics, { ...query, maxPostingsPerTerm: 60, frequencies });
-    expect(frequencies.candidates(large.teamId, 'procedure')).toEqual(new Map([['procedur', 400]]));
-    // Postings read through the reader's access filter are not a term's whole count: "payroll"
-    // (50 chunks, read whole) is counted apart too.
-    expect(frequencies.candidates(large.teamId, 'payroll')).toEqual(new Map([['payrol', 50]]));
-    const remembered = await searchLexical(sql, statistics, {
-      ...query,
-      maxPostingsPerTerm: 60,
-      frequencies,
-    });
-    expect(remembered).toEqual(counted);
-    // A remembered frequency is used as it is: "procedure" made rare outweighs "payroll".
-    frequencies.remember(large.teamId, [['procedur', 1]]);
-    const [top] = await searchLexical(sql, statistics, { ...query, maxPostingsPerTerm: 60, frequencies });
-    expect(top?.score).toBeGreaterThan((counted[0]?.score ?? 0) + 1);
   });
 });

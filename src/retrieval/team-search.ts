@@ -1,6 +1,6 @@
 import type { EmbeddingModel } from '../adapters/embeddings/embedding-model.js';
 import { readableAccessListIds } from '../db/repositories/access-lists.js';
-import { analyzeTexts, type ChunkHitRow, countTermChunks, readChunkHits } from '../db/repositories/search.js';
+import { analyzeTexts, type ChunkHitRow, readChunkHits, readTermChunks } from '../db/repositories/search.js';
 import type { SqlConnection } from '../db/sql-connection.js';
 import { ServiceError } from '../errors.js';
 import { fuseRankings } from './fusion.js';
@@ -8,7 +8,7 @@ import { searchLexical, searchLexicalHits } from './lexical-search.js';
 import { parseQuery } from './query-text.js';
 import type { SearchHit, SearchRequest, TeamSearch, TermStatistics } from './search-types.js';
 import { TeamStatisticsCache } from './team-statistics.js';
-import { TermFrequencyCache } from './term-frequency-cache.js';
+import { TermChunksFolding } from './term-chunks-folding.js';
 import { searchVectorHits, searchVectors, type VectorQuery } from './vector-search.js';
 
 export interface TeamSearchSettings {
@@ -16,8 +16,6 @@ export interface TeamSearchSettings {
   readonly denseWeight: number;
   readonly rrfK: number;
   readonly efSearch: number;
-  /** Postings a query term reads, best first (0: all, exact BM25); see lexical-search.ts. */
-  readonly maxPostingsPerTerm: number;
   /** The `hnsw.ef_search` connections were opened with (`vectorSessionSettings`), if they were. */
   readonly sessionEfSearch?: number | undefined;
   /** Teams up to this many chunks get exact vector search (tests lower it to reach the HNSW path). */
@@ -40,7 +38,7 @@ const MIN_FUSION_DEPTH = 50;
  */
 export class PostgresTeamSearch implements TeamSearch {
   private readonly statistics: TeamStatisticsCache;
-  private readonly frequencies = new TermFrequencyCache();
+  private readonly folding: TermChunksFolding;
 
   constructor(
     private readonly sql: SqlConnection,
@@ -49,6 +47,7 @@ export class PostgresTeamSearch implements TeamSearch {
     private readonly settings: TeamSearchSettings,
   ) {
     this.statistics = new TeamStatisticsCache(sql);
+    this.folding = new TermChunksFolding(sql);
   }
 
   async search(request: SearchRequest): Promise<readonly SearchHit[]> {
@@ -77,8 +76,7 @@ export class PostgresTeamSearch implements TeamSearch {
       ...scope,
       query,
       limit,
-      maxPostingsPerTerm: this.settings.maxPostingsPerTerm,
-      frequencies: this.frequencies,
+      folding: this.folding,
       connectorIds: request.connectorIds,
       sources: request.sources,
     });
@@ -128,16 +126,14 @@ export class PostgresTeamSearch implements TeamSearch {
     return analyzeTexts(this.sql, texts);
   }
 
-  /** Common terms' counts come from the frequencies search remembers; the others are counted. */
+  /** N from the team's totals; each term's document frequency from the counts the writes keep. */
   async termStatistics(teamId: number, terms: readonly string[]): Promise<TermStatistics> {
-    const statistics = await this.statistics.get(teamId);
-    const known = this.frequencies.known(teamId, terms);
-    const counted = await countTermChunks(
-      this.sql,
-      teamId,
-      terms.filter((term) => !known.has(term)),
-    );
-    return { chunks: statistics.chunks, documentFrequencies: new Map([...known, ...counted]) };
+    const [statistics, frequencies] = await Promise.all([
+      this.statistics.get(teamId),
+      readTermChunks(this.sql, teamId, terms),
+    ]);
+    this.folding.request(teamId, frequencies.crowdedTerms);
+    return { chunks: statistics.chunks, documentFrequencies: frequencies.chunks };
   }
 
   /** The question's vector by the configured model (none when embeddings are off). */

@@ -45,16 +45,15 @@ export interface LexicalRanking extends ChunkScope {
   /** BM25's N and avgdl for the team. */
   readonly teamChunks: number;
   readonly averageLength: number;
-  /** Postings read per query term, best first; 0 reads them all (exact BM25). */
-  readonly maxPostingsPerTerm: number;
-  /** Document frequencies already known (remembered from earlier queries), by lexeme. */
-  readonly knownFrequencies: ReadonlyMap<string, number>;
 }
 
-/** A ranking's rows and the document frequencies it had to count (to remember for later queries). */
+/**
+ * A ranking's rows, and the query's terms whose document-frequency rows (`team_term_chunks`) were
+ * many: a caller folds them (`foldTeamTermChunks`) so that later searches read fewer.
+ */
 export interface LexicalResult<Row> {
   readonly rows: Row[];
-  readonly countedFrequencies: readonly (readonly [string, number])[];
+  readonly crowdedTerms: readonly string[];
 }
 
 export interface RankedChunk {
@@ -84,10 +83,25 @@ export interface ChunkHitRow {
 interface ScoredRow {
   readonly chunk_id: string | number;
   readonly score: number | string;
-  readonly counted_frequencies?: Record<string, number | string> | null;
+  readonly crowded_terms?: string[] | null;
 }
 
-/** Okapi BM25 ranking of the team's chunks (see `lexicalStatement`): chunk ids and scores, best first. */
+/** A term's rows in `team_term_chunks` beyond which a search asks for them to be folded. */
+export const FOLD_TERM_CHUNKS_AFTER_ROWS = 16;
+
+/**
+ * The reference length of a posting's impact (`postingImpactSql`): an impact times
+ * (k1 + 1) · max(1, avgdl / it) bounds the posting's BM25 term-frequency part at any avgdl.
+ */
+const IMPACT_REFERENCE_LENGTH = 150;
+
+/**
+ * Slack on the bounds: impacts are stored as float4 (a relative error below 1e-7) and sums of
+ * float8 differ in their last bits by the order they are added in.
+ */
+const BOUND_SLACK = 1e-6;
+
+/** Okapi BM25 ranking of the team's chunks (see `runLexical`): chunk ids and scores, best first. */
 export async function rankChunksLexically(
   sql: SqlExecutor,
   ranking: LexicalRanking,
@@ -95,41 +109,58 @@ export async function rankChunksLexically(
   const result = await runLexical<ScoredRow>(sql, ranking, (statement) => statement);
   return {
     rows: result.rows.map((row) => ({ chunkId: Number(row.chunk_id), score: Number(row.score) })),
-    countedFrequencies: result.countedFrequencies,
+    crowdedTerms: result.crowdedTerms,
   };
 }
 
 /** The same ranking read with each chunk's document, in one statement. */
 export function lexicalHits(sql: SqlExecutor, ranking: LexicalRanking): Promise<LexicalResult<ChunkHitRow>> {
-  return runLexical<ChunkHitRow & Pick<ScoredRow, 'counted_frequencies'>>(
+  return runLexical<ChunkHitRow & Pick<ScoredRow, 'crowded_terms'>>(
     sql,
     ranking,
-    withDocuments('score', ['counted_frequencies']),
+    withDocuments('score', ['crowded_terms']),
   );
 }
 
 /**
- * Okapi BM25 over the team's postings (`chunk_terms`), in one statement. The query is analysed by
- * PostgreSQL's English configuration, as the chunks were (Snowball stemming, stop words), so
- * identifiers like `ERR-4021` or `v2.3.1` become the same lexemes on both sides. IDF is Lucene's,
- * `ln(1 + (N − df + ½) / (df + ½))`, never negative, over the whole team.
+ * A chunk's BM25 score for one term: `idf`, the posting's `frequency` and `length` ($3 is N, $4
+ * avgdl). Every path of the ranking scores with this one expression, summed in term order, so a
+ * chunk gets the same score to the last bit however it was found.
+ */
+const termScore = (idf: string, frequency: string, length: string) =>
+  `${idf} * ${frequency} * ${BM25.k1 + 1}::float8 / (${frequency} + ${BM25.k1}::float8 * (${1 - BM25.b}::float8 + ${BM25.b}::float8 * ${length} / $4::float8))`;
+
+/**
+ * Exact Okapi BM25 over the team's postings (`chunk_terms`), top `limit`, in one statement that
+ * reads only the postings that can change the top: MaxScore over impact-ordered postings. The
+ * query is analysed by PostgreSQL's English configuration, as the chunks were (Snowball stemming,
+ * stop words), so identifiers like `ERR-4021` or `v2.3.1` become the same lexemes on both sides.
+ * IDF is Lucene's, `ln(1 + (N − df + ½) / (df + ½))`, never negative, over the whole team, with
+ * each term's df read from `team_term_chunks`, which the writes keep (migration 0012).
  *
- * Each query term reads its postings in this team from the covering index, best impact first,
- * at most `maxPostingsPerTerm` of them: exact BM25 while every term has fewer postings than that;
- * beyond it a very common term adds its weight only to the chunks where it counts most, which
- * bounds a query's work in a big team (bench/search) at a cost measured in bench/eval-scifact. 0
- * reads every posting. A term's document frequency is the number of rows read when the budget was
- * not reached, else one index-only count, which the caller may remember (`countedFrequencies`).
+ * 1. Seed: each term's best `limit` postings by impact (the covering index's order). Its
+ *    `limit`-th impact bounds what any chunk not among them gets from the term (`bound`: idf ×
+ *    impact × (k1 + 1) × max(1, avgdl / 150), see `postingImpactSql`); a term read to its end
+ *    bounds at 0.
+ * 2. The seed's chunks scored: partial sums (what the seed read) give a floor of the k-th score;
+ *    those whose partial sum plus the bounds of the terms it did not read still reach that floor
+ *    are scored exactly (their other postings by primary key), and the k-th exact score is θ.
+ * 3. MaxScore: terms by bound, ascending; those whose bounds together stay below θ cannot make a
+ *    chunk the seed missed reach θ alone, so only the other ("essential") terms' postings are
+ *    read further, and of each only those whose impact can reach θ given every other term's
+ *    bound. Those chunks are scored exactly when their bounds allow; the best `limit` of both
+ *    sets is the answer, equal to scoring every posting (test: search.ranking.test.ts).
  *
  * Quoted phrases restrict the candidates to chunks containing them (GIN on `search` with
- * `phraseto_tsquery`); connector and source filters apply inside each term's index range.
+ * `phraseto_tsquery`); access-list, connector and source filters apply inside each term's index
+ * range, before ranking.
  */
-async function runLexical<Row extends Pick<ScoredRow, 'counted_frequencies'>>(
+async function runLexical<Row extends Pick<ScoredRow, 'crowded_terms'>>(
   sql: SqlExecutor,
   ranking: LexicalRanking,
   wrap: (statement: string) => string,
 ): Promise<LexicalResult<Row>> {
-  if (ranking.teamChunks === 0 || ranking.text === '') return { rows: [], countedFrequencies: [] };
+  if (ranking.teamChunks === 0 || ranking.text === '') return { rows: [], crowdedTerms: [] };
   const values: unknown[] = [
     ranking.teamId,
     ranking.text,
@@ -157,51 +188,109 @@ async function runLexical<Row extends Pick<ScoredRow, 'counted_frequencies'>>(
       .join(' && ');
     filters.push(`p.chunk_id IN (SELECT id FROM chunks WHERE team_id = $1 AND search @@ (${phrases}))`);
   }
-  const budget = ranking.maxPostingsPerTerm;
-  const bounded = budget > 0;
-  // Rows read are the term's whole postings (its df) only when unfiltered and under the budget.
-  const countedByReading = filters.length === 0 ? (bounded ? `read < ${budget}` : 'true') : 'false';
-  const known = ranking.knownFrequencies;
-  const knownFrequency =
-    known.size === 0
-      ? 'NULL::bigint'
-      : `(${parameter([...known.values()])}::bigint[])[array_position(${parameter([...known.keys()])}::text[], term)]`;
-  // NULLS LAST as in the index (drizzle's DESC), so that each scan stops after the budget
-  // instead of reading and sorting the term's every posting.
+  const filtered = filters.map((filter) => `AND ${filter}`).join(' ');
+  const scale = `${(BM25.k1 + 1) * (1 + BOUND_SLACK)}::float8 * greatest(1, $4::float8 / ${IMPACT_REFERENCE_LENGTH})`;
+  const slack = `${1 + BOUND_SLACK}::float8`;
+  // A chunk's posting of a term, by primary key. LIMIT (there is one) keeps it a lookup per pair
+  // rather than a join the planner might answer by reading every posting of the terms.
+  const postingOf = (chunk: string, term: string) =>
+    `SELECT x.frequency, x.chunk_length FROM chunk_terms AS x WHERE x.chunk_id = ${chunk} AND x.term = ${term} LIMIT 1`;
   const { rows } = await sql.executeSql<Row>(
-    wrap(`WITH postings AS MATERIALIZED (
-       SELECT t.term, p.chunk_id, p.frequency, p.chunk_length
+    wrap(`WITH terms AS MATERIALIZED (
+       SELECT t.term, s.rows,
+         ln(1 + ($3::float8 - least(s.df, $3::float8) + 0.5::float8) / (least(s.df, $3::float8) + 0.5::float8)) AS idf
        FROM unnest(${QUERY_LEXEMES}) AS t(term)
        CROSS JOIN LATERAL (
-         SELECT p.chunk_id, p.frequency, p.chunk_length FROM chunk_terms AS p
-         WHERE p.team_id = $1 AND p.term = t.term ${filters.map((filter) => `AND ${filter}`).join(' ')}
-         ${bounded ? `ORDER BY p.impact DESC NULLS LAST LIMIT ${budget}` : ''}
+         SELECT coalesce(sum(d.chunks), 0)::float8 AS df, count(*) AS rows
+         FROM team_term_chunks AS d WHERE d.team_id = $1 AND d.term = t.term
+       ) AS s
+       WHERE s.df > 0
+     ), seed AS MATERIALIZED (
+       SELECT t.term, p.chunk_id, p.impact, p.frequency, p.chunk_length
+       FROM terms AS t CROSS JOIN LATERAL (
+         SELECT p.chunk_id, p.impact, p.frequency, p.chunk_length FROM chunk_terms AS p
+         WHERE p.team_id = $1 AND p.term = t.term ${filtered}
+         ORDER BY p.impact DESC NULLS LAST, p.chunk_id LIMIT $5
        ) AS p
-     ), frequencies AS (
-       SELECT term, known IS NULL AND NOT (${countedByReading}) AS counted,
-         CASE WHEN known IS NOT NULL THEN known WHEN ${countedByReading} THEN read ELSE
-           (SELECT count(*) FROM chunk_terms AS c WHERE c.team_id = $1 AND c.term = g.term) END AS df
-       FROM (SELECT term, ${knownFrequency} AS known, count(*) AS read FROM postings GROUP BY term) AS g
-     ), weights AS (
-       SELECT term, ln(1 + ($3::float8 - df + 0.5::float8) / (df + 0.5::float8)) AS idf FROM frequencies
+     ), bounds AS MATERIALIZED (
+       -- last: the seed's last posting of the term (where reading it further would go on).
+       SELECT t.term, t.idf, l.last, l.last_chunk, t.idf * l.last * ${scale} AS bound
+       FROM terms AS t JOIN (
+         SELECT term, CASE WHEN count(*) < $5 THEN 0 ELSE min(impact) END::float8 AS last,
+           (array_agg(chunk_id ORDER BY impact, chunk_id DESC))[1] AS last_chunk
+         FROM seed GROUP BY term
+       ) AS l USING (term)
+     ), seed_partial AS MATERIALIZED (
+       SELECT s.chunk_id, sum(${termScore('b.idf', 's.frequency', 's.chunk_length')}) AS partial,
+         sum(b.bound) AS read_bound
+       FROM seed AS s JOIN bounds AS b USING (term) GROUP BY s.chunk_id
+     ), seed_best AS (
+       -- The seed's best chunks by what it read of them, and by what they may still get...
+       (SELECT chunk_id FROM seed_partial ORDER BY partial DESC LIMIT $5)
+       UNION
+       (SELECT chunk_id FROM seed_partial ORDER BY partial - read_bound DESC LIMIT $5)
+     ), seed_floor AS MATERIALIZED (
+       -- ...scored exactly: the k-th of them is a floor of the k-th score overall.
+       SELECT coalesce((
+         SELECT sum(${termScore('t.idf', 'x.frequency', 'x.chunk_length')}) AS score
+         FROM seed_best AS c CROSS JOIN terms AS t
+         CROSS JOIN LATERAL (${postingOf('c.chunk_id', 't.term')}) AS x
+         GROUP BY c.chunk_id ORDER BY score DESC LIMIT 1 OFFSET $5 - 1
+       ), 0) AS theta
+     ), essential AS MATERIALIZED (
+       SELECT e.*, e.idf * e.floor * ${scale} AS unread_bound FROM (
+         SELECT b.term, b.idf, b.last, b.last_chunk,
+           greatest((f.theta - (b.total - b.bound)) / (b.idf * ${scale}) * ${1 - BOUND_SLACK}::float8, 0) AS floor
+         FROM (SELECT *, sum(bound) OVER (ORDER BY bound, term) AS cumulative, sum(bound) OVER () AS total FROM bounds) AS b,
+           seed_floor AS f
+         WHERE b.last > 0 AND b.cumulative * ${slack} >= f.theta
+       ) AS e
+     ), unread AS MATERIALIZED (
+       -- The most a chunk can still get from a term where nothing of it was read.
+       SELECT b.term, b.idf, coalesce(e.unread_bound, b.bound) AS bound
+       FROM bounds AS b LEFT JOIN essential AS e USING (term)
+     ), read AS MATERIALIZED (
+       SELECT term, chunk_id, frequency, chunk_length FROM seed
+       UNION ALL
+       -- The rest of each essential term down to its floor, past the seed's last posting.
+       SELECT e.term, p.chunk_id, p.frequency, p.chunk_length
+       FROM essential AS e CROSS JOIN LATERAL (
+         SELECT p.chunk_id, p.frequency, p.chunk_length FROM chunk_terms AS p
+         WHERE p.team_id = $1 AND p.term = e.term AND p.impact <= e.last AND p.impact >= e.floor
+           AND (p.impact < e.last OR p.chunk_id > e.last_chunk) ${filtered}
+       ) AS p
+     ), candidates AS MATERIALIZED (
+       SELECT r.chunk_id, sum(u.bound) AS read_bound,
+         sum(${termScore('u.idf', 'r.frequency', 'r.chunk_length')}) AS partial
+       FROM read AS r JOIN unread AS u USING (term) GROUP BY r.chunk_id
+     ), theta AS (
+       SELECT greatest(
+           (SELECT partial FROM candidates ORDER BY partial DESC LIMIT 1 OFFSET $5 - 1),
+           (SELECT theta FROM seed_floor), 0) AS theta,
+         (SELECT sum(bound) FROM unread) AS unread
+     ), contenders AS MATERIALIZED (
+       SELECT c.chunk_id FROM candidates AS c, theta
+       WHERE c.partial + (theta.unread - c.read_bound) * ${slack} >= theta.theta
      )
-     SELECT p.chunk_id, sum(
-       w.idf * p.frequency * ${BM25.k1 + 1}::float8
-       / (p.frequency + ${BM25.k1}::float8 * (${1 - BM25.b}::float8 + ${BM25.b}::float8 * p.chunk_length / $4::float8))
-     ) AS score,
-     (SELECT json_object_agg(term, df) FROM frequencies WHERE counted) AS counted_frequencies
-     FROM postings AS p JOIN weights AS w USING (term)
-     GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT $5`),
+     SELECT r.chunk_id, r.score,
+       (SELECT array_agg(term) FROM terms WHERE rows > ${FOLD_TERM_CHUNKS_AFTER_ROWS}) AS crowded_terms
+     FROM (
+       -- Exact scores: what was read of a contender, and its postings of the terms that were
+       -- not read for it and might hold it, by primary key.
+       SELECT chunk_id, sum(score ORDER BY term) AS score FROM (
+         SELECT r.chunk_id, r.term, ${termScore('u.idf', 'r.frequency', 'r.chunk_length')} AS score
+         FROM read AS r JOIN contenders AS c USING (chunk_id) JOIN unread AS u USING (term)
+         UNION ALL
+         SELECT c.chunk_id, u.term, ${termScore('u.idf', 'x.frequency', 'x.chunk_length')}
+         FROM contenders AS c JOIN unread AS u ON u.bound > 0
+         CROSS JOIN LATERAL (${postingOf('c.chunk_id', 'u.term')}) AS x
+         WHERE NOT EXISTS (SELECT 1 FROM read AS r WHERE r.chunk_id = c.chunk_id AND r.term = u.term)
+       ) AS exact GROUP BY chunk_id
+     ) AS r
+     ORDER BY r.score DESC, r.chunk_id LIMIT $5`),
     values,
   );
-  const counted = rows[0]?.counted_frequencies;
-  return {
-    rows,
-    countedFrequencies:
-      counted == null
-        ? []
-        : Object.entries(counted).map(([term, frequency]) => [term, Number(frequency)] as const),
-  };
+  return { rows, crowdedTerms: rows[0]?.crowded_terms ?? [] };
 }
 
 export interface VectorRanking extends ChunkScope {
@@ -396,17 +485,45 @@ export async function analyzeTexts(
   return analysed;
 }
 
-/** How many of the team's chunks hold each term (one index-only count of its postings each). */
-export async function countTermChunks(
+/**
+ * How many of the team's chunks hold each term, from `team_term_chunks` (a few rows each), and the
+ * terms whose rows were many (see `LexicalResult`).
+ */
+export async function readTermChunks(
   sql: SqlExecutor,
   teamId: number,
   terms: readonly string[],
-): Promise<Map<string, number>> {
-  if (terms.length === 0) return new Map();
-  const { rows } = await sql.executeSql<{ term: string; chunks: number | string }>(
-    `SELECT t.term, (SELECT count(*) FROM chunk_terms AS c WHERE c.team_id = $1 AND c.term = t.term) AS chunks
-     FROM unnest($2::text[]) AS t(term)`,
+): Promise<{ chunks: Map<string, number>; crowdedTerms: string[] }> {
+  if (terms.length === 0) return { chunks: new Map(), crowdedTerms: [] };
+  const { rows } = await sql.executeSql<{ term: string; chunks: number | string; rows: number | string }>(
+    `SELECT t.term, coalesce(sum(d.chunks), 0) AS chunks, count(d.chunks) AS rows
+     FROM unnest($2::text[]) AS t(term)
+     LEFT JOIN team_term_chunks AS d ON d.team_id = $1 AND d.term = t.term
+     GROUP BY t.term`,
     [teamId, [...new Set(terms)]],
   );
-  return new Map(rows.map((row) => [String(row.term), Number(row.chunks)]));
+  return {
+    chunks: new Map(rows.map((row) => [String(row.term), Number(row.chunks)])),
+    crowdedTerms: rows.filter((row) => Number(row.rows) > FOLD_TERM_CHUNKS_AFTER_ROWS).map((row) => row.term),
+  };
+}
+
+/**
+ * Replaces these terms' rows of `team_term_chunks` in a team by their sums, in one statement
+ * (concurrent writers and folds are safe, as in `foldTeamChunkTotals`).
+ */
+export async function foldTeamTermChunks(
+  sql: SqlExecutor,
+  teamId: number,
+  terms: readonly string[],
+): Promise<void> {
+  if (terms.length === 0) return;
+  await sql.executeSql(
+    `WITH folded AS (
+       DELETE FROM team_term_chunks WHERE team_id = $1 AND term = ANY($2::text[]) RETURNING term, chunks
+     )
+     INSERT INTO team_term_chunks (team_id, term, chunks)
+     SELECT $1, term, sum(chunks) FROM folded GROUP BY term HAVING sum(chunks) <> 0`,
+    [teamId, [...new Set(terms)]],
+  );
 }

@@ -7,7 +7,8 @@ export type ChunkTable =
   | 'chunk_embeddings'
   | 'documents'
   | 'index_job_items'
-  | 'team_chunk_totals';
+  | 'team_chunk_totals'
+  | 'team_term_chunks';
 
 /** Writes every dirty page out, so the WAL before this point can be recycled. */
 export async function checkpoint(connection: SqlExecutor): Promise<void> {
