@@ -36,7 +36,7 @@ export async function searchLexical(
   statistics: TeamStatistics,
   request: LexicalQuery,
 ): Promise<LexicalMatch[]> {
-  return remembered(request, await rankChunksLexically(sql, lexicalRanking(statistics, request)));
+  return withCrowdedTermsFolded(request, await rankChunksLexically(sql, lexicalRanking(statistics, request)));
 }
 
 /** `searchLexical` with each chunk's document, read in the same statement. */
@@ -45,7 +45,7 @@ export async function searchLexicalHits(
   statistics: TeamStatistics,
   request: LexicalQuery,
 ): Promise<ChunkHitRow[]> {
-  return remembered(request, await lexicalHits(sql, lexicalRanking(statistics, request)));
+  return withCrowdedTermsFolded(request, await lexicalHits(sql, lexicalRanking(statistics, request)));
 }
 
 function lexicalRanking(statistics: TeamStatistics, request: LexicalQuery): LexicalRanking {
@@ -62,7 +62,7 @@ function lexicalRanking(statistics: TeamStatistics, request: LexicalQuery): Lexi
   };
 }
 
-function remembered<Row>(request: LexicalQuery, result: LexicalResult<Row>): Row[] {
+function withCrowdedTermsFolded<Row>(request: LexicalQuery, result: LexicalResult<Row>): Row[] {
   request.folding?.request(request.teamId, result.crowdedTerms);
   return result.rows;
 }

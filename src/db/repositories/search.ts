@@ -142,14 +142,16 @@ const termScore = (idf: string, frequency: string, length: string) =>
  *    `limit`-th impact bounds what any chunk not among them gets from the term (`bound`: idf ×
  *    impact × (k1 + 1) × max(1, avgdl / 150), see `postingImpactSql`); a term read to its end
  *    bounds at 0.
- * 2. The seed's chunks scored: partial sums (what the seed read) give a floor of the k-th score;
- *    those whose partial sum plus the bounds of the terms it did not read still reach that floor
- *    are scored exactly (their other postings by primary key), and the k-th exact score is θ.
+ * 2. θ, a floor of the k-th score: the seed's best chunks (by what the seed read of them, and by
+ *    that plus what they may still get) scored exactly, their other postings by primary key.
  * 3. MaxScore: terms by bound, ascending; those whose bounds together stay below θ cannot make a
- *    chunk the seed missed reach θ alone, so only the other ("essential") terms' postings are
- *    read further, and of each only those whose impact can reach θ given every other term's
- *    bound. Those chunks are scored exactly when their bounds allow; the best `limit` of both
- *    sets is the answer, equal to scoring every posting (test: search.ranking.test.ts).
+ *    chunk the seed missed reach θ, so only the other ("essential") terms are read further, each
+ *    only down to the impact that can still reach θ given every other term's bound (`floor`).
+ * 4. Every chunk read whose partial score plus the bounds of the terms not read for it can reach
+ *    θ (raised to the k-th partial score if that is higher) is scored exactly: what was read of
+ *    it, and by primary key its postings of the terms that might still hold it. The best `limit`
+ *    are the answer, equal to scoring every posting (lexical-ranking.test.ts); each chunk's score
+ *    is summed in term order, so it is the same to the last bit however the chunk was found.
  *
  * Quoted phrases restrict the candidates to chunks containing them (GIN on `search` with
  * `phraseto_tsquery`); access-list, connector and source filters apply inside each term's index
