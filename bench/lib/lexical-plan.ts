@@ -3,10 +3,10 @@
 import type { Reader } from '../../src/access.js';
 import { readableAccessListIds } from '../../src/db/repositories/access-lists.js';
 import type { SqlExecutor } from '../../src/db/sql-connection.js';
+import { BackgroundFolds } from '../../src/retrieval/background-folds.js';
 import { searchLexical } from '../../src/retrieval/lexical-search.js';
 import { parseQuery } from '../../src/retrieval/query-text.js';
 import { TeamStatisticsCache } from '../../src/retrieval/team-statistics.js';
-import { TermChunksFolding } from '../../src/retrieval/term-chunks-folding.js';
 
 /**
  * The plan lines of the lexical statement for `query` in the reader's team, with `limit` results,
@@ -36,7 +36,7 @@ export async function explainLexicalSearch(
     accessListIds,
     query: parseQuery(query),
     limit,
-    folding: new TermChunksFolding(sql),
+    folds: new BackgroundFolds(),
   };
   await searchLexical(sql, statistics, request);
   await searchLexical(explaining, statistics, request);

@@ -1,5 +1,6 @@
 import {
   type ChunkHitRow,
+  foldTeamTermChunks,
   type LexicalRanking,
   type LexicalResult,
   lexicalHits,
@@ -7,10 +8,10 @@ import {
   rankChunksLexically,
 } from '../db/repositories/search.js';
 import type { SqlExecutor } from '../db/sql-connection.js';
+import type { BackgroundFolds } from './background-folds.js';
 import type { ParsedQuery } from './query-text.js';
 import type { DocumentSource } from './search-types.js';
 import type { TeamStatistics } from './team-statistics.js';
-import type { TermChunksFolding } from './term-chunks-folding.js';
 
 export interface LexicalQuery {
   readonly teamId: number;
@@ -20,8 +21,8 @@ export interface LexicalQuery {
   readonly limit: number;
   readonly connectorIds?: readonly number[] | undefined;
   readonly sources?: readonly DocumentSource[] | undefined;
-  /** Folds the document-frequency rows the ranking found crowded. */
-  readonly folding?: TermChunksFolding | undefined;
+  /** Where the document-frequency rows the ranking found crowded are folded. */
+  readonly folds?: BackgroundFolds | undefined;
 }
 
 export type LexicalMatch = RankedChunk;
@@ -36,7 +37,11 @@ export async function searchLexical(
   statistics: TeamStatistics,
   request: LexicalQuery,
 ): Promise<LexicalMatch[]> {
-  return withCrowdedTermsFolded(request, await rankChunksLexically(sql, lexicalRanking(statistics, request)));
+  return withCrowdedTermsFolded(
+    sql,
+    request,
+    await rankChunksLexically(sql, lexicalRanking(statistics, request)),
+  );
 }
 
 /** `searchLexical` with each chunk's document, read in the same statement. */
@@ -45,7 +50,7 @@ export async function searchLexicalHits(
   statistics: TeamStatistics,
   request: LexicalQuery,
 ): Promise<ChunkHitRow[]> {
-  return withCrowdedTermsFolded(request, await lexicalHits(sql, lexicalRanking(statistics, request)));
+  return withCrowdedTermsFolded(sql, request, await lexicalHits(sql, lexicalRanking(statistics, request)));
 }
 
 function lexicalRanking(statistics: TeamStatistics, request: LexicalQuery): LexicalRanking {
@@ -62,7 +67,13 @@ function lexicalRanking(statistics: TeamStatistics, request: LexicalQuery): Lexi
   };
 }
 
-function withCrowdedTermsFolded<Row>(request: LexicalQuery, result: LexicalResult<Row>): Row[] {
-  request.folding?.request(request.teamId, result.crowdedTerms);
+function withCrowdedTermsFolded<Row>(
+  sql: SqlExecutor,
+  request: LexicalQuery,
+  result: LexicalResult<Row>,
+): Row[] {
+  const { teamId } = request;
+  const terms = result.crowdedTerms;
+  if (terms.length > 0) request.folds?.request(teamId, () => foldTeamTermChunks(sql, teamId, terms));
   return result.rows;
 }

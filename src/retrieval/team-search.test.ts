@@ -9,11 +9,7 @@ import {
 } from '../../test/helpers/test-app.js';
 import { teamReader } from '../access.js';
 import { HashingEmbeddingModel } from '../adapters/embeddings/hashing-embedding-model.js';
-import { readableAccessListIds } from '../db/repositories/access-lists.js';
-import { searchLexical } from './lexical-search.js';
-import { parseQuery } from './query-text.js';
 import { PostgresTeamSearch } from './team-search.js';
-import { TeamStatisticsCache } from './team-statistics.js';
 
 type Registered = Awaited<ReturnType<typeof registerUser>>;
 

@@ -1,14 +1,20 @@
 import type { EmbeddingModel } from '../adapters/embeddings/embedding-model.js';
 import { readableAccessListIds } from '../db/repositories/access-lists.js';
-import { analyzeTexts, type ChunkHitRow, readChunkHits, readTermChunks } from '../db/repositories/search.js';
+import {
+  analyzeTexts,
+  type ChunkHitRow,
+  foldTeamTermChunks,
+  readChunkHits,
+  readTermChunks,
+} from '../db/repositories/search.js';
 import type { SqlConnection } from '../db/sql-connection.js';
 import { ServiceError } from '../errors.js';
+import { BackgroundFolds } from './background-folds.js';
 import { fuseRankings } from './fusion.js';
 import { searchLexical, searchLexicalHits } from './lexical-search.js';
 import { parseQuery } from './query-text.js';
 import type { SearchHit, SearchRequest, TeamSearch, TermStatistics } from './search-types.js';
 import { TeamStatisticsCache } from './team-statistics.js';
-import { TermChunksFolding } from './term-chunks-folding.js';
 import { searchVectorHits, searchVectors, type VectorQuery } from './vector-search.js';
 
 export interface TeamSearchSettings {
@@ -38,7 +44,8 @@ const MIN_FUSION_DEPTH = 50;
  */
 export class PostgresTeamSearch implements TeamSearch {
   private readonly statistics: TeamStatisticsCache;
-  private readonly folding: TermChunksFolding;
+  /** Folds of `team_term_chunks` that searches ask for. */
+  private readonly folds = new BackgroundFolds();
 
   constructor(
     private readonly sql: SqlConnection,
@@ -47,7 +54,6 @@ export class PostgresTeamSearch implements TeamSearch {
     private readonly settings: TeamSearchSettings,
   ) {
     this.statistics = new TeamStatisticsCache(sql);
-    this.folding = new TermChunksFolding(sql);
   }
 
   async search(request: SearchRequest): Promise<readonly SearchHit[]> {
@@ -76,7 +82,7 @@ export class PostgresTeamSearch implements TeamSearch {
       ...scope,
       query,
       limit,
-      folding: this.folding,
+      folds: this.folds,
       connectorIds: request.connectorIds,
       sources: request.sources,
     });
@@ -132,7 +138,8 @@ export class PostgresTeamSearch implements TeamSearch {
       this.statistics.get(teamId),
       readTermChunks(this.sql, teamId, terms),
     ]);
-    this.folding.request(teamId, frequencies.crowdedTerms);
+    const crowded = frequencies.crowdedTerms;
+    if (crowded.length > 0) this.folds.request(teamId, () => foldTeamTermChunks(this.sql, teamId, crowded));
     return { chunks: statistics.chunks, documentFrequencies: frequencies.chunks };
   }
 

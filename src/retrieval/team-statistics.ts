@@ -1,5 +1,6 @@
 import { foldTeamChunkTotals, readTeamChunkTotals } from '../db/repositories/search.js';
-import { runAsBackgroundWork, type SqlExecutor } from '../db/sql-connection.js';
+import type { SqlExecutor } from '../db/sql-connection.js';
+import { BackgroundFolds } from './background-folds.js';
 
 /** What BM25 needs to know about a team's whole collection. */
 export interface TeamStatistics {
@@ -42,7 +43,7 @@ export const FOLD_TOTALS_AFTER_ROWS = 64;
  */
 export class TeamStatisticsCache {
   private readonly entries = new Map<number, CacheEntry>();
-  private readonly folding = new Set<number>();
+  private readonly folds = new BackgroundFolds();
 
   constructor(
     private readonly sql: SqlExecutor,
@@ -71,19 +72,11 @@ export class TeamStatisticsCache {
     });
   }
 
-  /** Folds a team's rows of totals; one fold a team at a time, and a failed one is simply tried later. */
-  private fold(teamId: number): void {
-    if (this.folding.has(teamId)) return;
-    this.folding.add(teamId);
-    void runAsBackgroundWork(() => foldTeamChunkTotals(this.sql, teamId))
-      .catch(() => {})
-      .finally(() => this.folding.delete(teamId));
-  }
-
   /** Reads the team's totals; until they arrive, `replacing` (if any) stays the team's entry. */
   private load(teamId: number, replacing?: CacheEntry): CacheEntry {
     const value = readTeamChunkTotals(this.sql, teamId).then(({ chunks, averageLength, rows }) => {
-      if (rows > FOLD_TOTALS_AFTER_ROWS) this.fold(teamId);
+      if (rows > FOLD_TOTALS_AFTER_ROWS)
+        this.folds.request(teamId, () => foldTeamChunkTotals(this.sql, teamId));
       return { chunks, averageLength };
     });
     if (this.entries.size >= this.maxTeams && !this.entries.has(teamId)) this.entries.clear();
