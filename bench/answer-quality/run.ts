@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { deferCleanup, installCleanupHandlers, runBenchmark, runCleanups } from '../lib/children.js';
+import type { Check } from '../lib/databases.js';
 import { expectJson } from '../lib/http.js';
 import { commandLine, environmentLine, formatNumber, markdownTable, publishSection } from '../lib/report.js';
 import { DEFAULT_SCIFACT_DIR, loadScifact, type Scifact, type ScifactQuery } from '../lib/scifact.js';
@@ -460,11 +461,6 @@ async function measure(settings: QualitySettings): Promise<Outcome> {
 
 function percent(ratio: number): string {
   return `${(ratio * 100).toFixed(1)} %`;
-}
-
-interface Check {
-  readonly met: boolean;
-  readonly text: string;
 }
 
 function check(

@@ -12,6 +12,7 @@ import { forgetKeptData } from '../lib/data-cache.js';
 import {
   type AvailableDatabases,
   availableDatabases,
+  type Check,
   DATABASE_LABEL,
   type DatabaseName,
   postgresLine,
@@ -421,11 +422,6 @@ async function measureOn(
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
-}
-
-interface Check {
-  readonly met: boolean;
-  readonly text: string;
 }
 
 function cells(latency: Percentiles): string[] {

@@ -13,6 +13,7 @@ import {
   type AvailableDatabases,
   availableDatabases,
   type BenchDatabase,
+  type Check,
   createBenchDatabase,
   DATABASE_LABEL,
   type DatabaseName,
@@ -305,11 +306,6 @@ async function evaluateOn(
     await closeFake();
     await database.release();
   }
-}
-
-interface Check {
-  readonly met: boolean;
-  readonly text: string;
 }
 
 function fixed(value: number): string {

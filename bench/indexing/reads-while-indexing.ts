@@ -22,6 +22,7 @@ import { cpuAccountingAvailable } from '../lib/cpu.js';
 import {
   type AvailableDatabases,
   type BenchDatabase,
+  type Check,
   createBenchDatabase,
   DATABASE_LABEL,
   type DatabaseName,
@@ -770,11 +771,6 @@ const ms = (value: number) =>
 const mib = (bytes: number | undefined) => (bytes === undefined ? 'n/a' : formatNumber(bytes / MIB));
 const triple = (latency: Percentiles) =>
   latency.count === 0 ? '–' : `${ms(latency.p50)} / ${ms(latency.p99)} / ${ms(latency.max)}`;
-
-interface Check {
-  readonly met: boolean;
-  readonly text: string;
-}
 
 function checksFor(
   run: DatabaseRun,

@@ -95,12 +95,18 @@ export async function availableDatabases(
   };
 }
 
+/** A target's verdict, as a report's last lines list it (`verdictLines`). */
+export interface Check {
+  readonly met: boolean;
+  readonly text: string;
+}
+
 /**
  * A report's last lines: each target's verdict, each database skipped and why, and how to reach
  * PostgreSQL when it was the one skipped.
  */
 export function verdictLines(
-  checks: readonly { readonly text: string }[],
+  checks: readonly Pick<Check, 'text'>[],
   skipped: AvailableDatabases['skipped'],
 ): string[] {
   return [

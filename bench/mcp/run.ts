@@ -8,6 +8,7 @@ import path from 'node:path';
 import { deferCleanup, runBenchmark } from '../lib/children.js';
 import {
   type AvailableDatabases,
+  type Check,
   createBenchDatabase,
   DATABASE_LABEL,
   type DatabaseName,
@@ -293,11 +294,6 @@ async function measureOn(
 
 function orderFor(index: number): Kind[] {
   return index % 2 === 0 ? ['mcp', 'search'] : ['search', 'mcp'];
-}
-
-interface Check {
-  readonly met: boolean;
-  readonly text: string;
 }
 
 function verdict(outcome: DatabaseOutcome): Check & { ratio: number; differenceMs: number } {

@@ -11,6 +11,7 @@ import { type Child, deferCleanup, runBenchmark, spawnChild } from '../lib/child
 import { cpuSecondsBetween, sampleCpu, systemBusySeconds } from '../lib/cpu.js';
 import {
   type AvailableDatabases,
+  type Check,
   createBenchDatabase,
   DATABASE_LABEL,
   type DatabaseName,
@@ -404,11 +405,6 @@ async function measureOn(
 // ---------------------------------------------------------------------------------------------
 // The report
 // ---------------------------------------------------------------------------------------------
-
-interface Check {
-  readonly met: boolean;
-  readonly text: string;
-}
 
 function mark(met: boolean): string {
   return met ? '✓' : '✗';

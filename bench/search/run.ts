@@ -18,6 +18,7 @@ import { forgetKeptData } from '../lib/data-cache.js';
 import {
   type AvailableDatabases,
   availableDatabases,
+  type Check,
   DATABASE_LABEL,
   type DatabaseName,
   postgresLine,
@@ -471,11 +472,6 @@ async function measureOn(
       await rawPool?.end();
     }
   });
-}
-
-interface Check {
-  readonly met: boolean;
-  readonly text: string;
 }
 
 function rawBaseline(rows: readonly Row[]): number | undefined {

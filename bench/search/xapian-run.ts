@@ -8,6 +8,7 @@ import { deferCleanup, runBenchmark } from '../lib/children.js';
 import { cpuSecondsBetween, sampleCpu } from '../lib/cpu.js';
 import {
   type AvailableDatabases,
+  type Check,
   createBenchDatabase,
   DATABASE_LABEL,
   type DatabaseName,
@@ -215,11 +216,6 @@ async function measureOn(
     await stop();
     await database.release();
   }
-}
-
-interface Check {
-  readonly met: boolean;
-  readonly text: string;
 }
 
 function verdict(outcome: DatabaseOutcome): Check {
