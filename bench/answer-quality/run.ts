@@ -17,7 +17,7 @@ import { commandLine, environmentLine, formatNumber, markdownTable, publishSecti
 import { DEFAULT_SCIFACT_DIR, loadScifact, type Scifact, type ScifactQuery } from '../lib/scifact.js';
 import { mapConcurrently, type SearchResult, searchOnce } from '../lib/search-client.js';
 import { buildService, type RunningServer, startService } from '../lib/service.js';
-import { parseFlags, SERVICE_RUN_FLAGS, Settings } from '../lib/settings.js';
+import { parseFlags, SERVICE_RUN_FLAGS, Settings, serviceRunUsage } from '../lib/settings.js';
 import { scifactUploads, type UploadDocument, uploadAndWait, uploadBatches } from '../lib/upload.js';
 import { type BenchUser, registerUser } from '../lib/users.js';
 import { askChat, type ChatAnswer, externalIdOf } from './chat-client.js';
@@ -80,9 +80,7 @@ Options (or the BENCH_* variable in brackets):
   --docs-qa DIR      the docs-qa set (BENCH_DOCS_QA_DIR, default ${DEFAULT_DOCS_QA_DIR})
   --squad DIR        the SQuAD subset (BENCH_SQUAD_DIR, default ${DEFAULT_SQUAD_DIR})
   --dataset DIR      the SciFact copy (BENCH_SCIFACT_DIR, default ${DEFAULT_SCIFACT_DIR})
-  --no-build         use the existing dist/ instead of running npm run build
-  --from-source      run src/main.ts through tsx instead of the build (trial runs; figures not written)
-  --no-write         print the figures without writing docs/benchmarks.md
+${serviceRunUsage(21)}
   -h, --help         this text`;
 
 interface QualitySettings {

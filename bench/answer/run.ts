@@ -32,7 +32,7 @@ import {
 import { DEFAULT_SCIFACT_DIR, loadScifact, type ScifactQuery } from '../lib/scifact.js';
 import { searchOnce } from '../lib/search-client.js';
 import { buildService, startBaseline } from '../lib/service.js';
-import { parseFlags, SERVICE_RUN_FLAGS, Settings } from '../lib/settings.js';
+import { parseFlags, SERVICE_RUN_FLAGS, Settings, serviceRunUsage } from '../lib/settings.js';
 import { type Percentiles, sleep, summarise } from '../lib/stats.js';
 import {
   BENCH_SLACK_APP,
@@ -65,9 +65,7 @@ ${TEAM_DATA_USAGE}
   --events N              signed Slack events sent at once in each burst (BENCH_EVENTS, default 50)
   --bursts N              bursts measured, each once the last one's answers are posted (BENCH_BURSTS, default 4)
   --dataset DIR           the SciFact copy (BENCH_SCIFACT_DIR, default ${DEFAULT_SCIFACT_DIR})
-  --no-build              use the existing dist/ instead of running npm run build
-  --from-source           run src/main.ts through tsx instead of the build (trial runs; figures not written)
-  --no-write              print the figures without writing docs/benchmarks.md
+${serviceRunUsage(26)}
   --forget-data           remove the data kept by --keep-data (for every setting) and stop
   -h, --help              this text
   PostgreSQL: BENCH_DATABASE_URL (default ${DEFAULT_BENCH_DATABASE_URL})`;

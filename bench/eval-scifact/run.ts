@@ -34,7 +34,7 @@ import {
 import { DEFAULT_SCIFACT_DIR, loadScifact, type Scifact, type ScifactQuery } from '../lib/scifact.js';
 import { mapConcurrently, type SearchMode, searchOnce } from '../lib/search-client.js';
 import { buildService, type RunningServer, startService } from '../lib/service.js';
-import { parseFlags, SERVICE_RUN_FLAGS, Settings } from '../lib/settings.js';
+import { parseFlags, SERVICE_RUN_FLAGS, Settings, serviceRunUsage } from '../lib/settings.js';
 import { sleep } from '../lib/stats.js';
 import { scifactUploads, uploadAndWait, uploadBatches } from '../lib/upload.js';
 import { type BenchUser, registerUser } from '../lib/users.js';
@@ -82,9 +82,7 @@ Options (or the BENCH_* variable in brackets):
   --batch N           documents per upload request (BENCH_BATCH, default 250)
   --timeout S         give up indexing after S seconds (BENCH_TIMEOUT, default 900)
   --dataset DIR       the SciFact copy (BENCH_SCIFACT_DIR, default ${DEFAULT_SCIFACT_DIR})
-  --no-build          use the existing dist/ instead of running npm run build
-  --from-source       run src/main.ts through tsx instead of the build (trial runs; figures not written)
-  --no-write          print the figures without writing docs/benchmarks.md
+${serviceRunUsage(22)}
   -h, --help          this text
   PostgreSQL: BENCH_DATABASE_URL (default ${DEFAULT_BENCH_DATABASE_URL})`;
 

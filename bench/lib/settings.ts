@@ -31,6 +31,20 @@ export function parseFlags(
 /** The boolean flags of a benchmark that runs the service: how it is run and whether it writes. */
 export const SERVICE_RUN_FLAGS = ['no-build', 'from-source', 'no-write'] as const;
 
+/**
+ * The --help lines of SERVICE_RUN_FLAGS, their descriptions starting at `column` (where the
+ * benchmark's other options' start).
+ */
+export function serviceRunUsage(column: number): string {
+  return [
+    ['--no-build', 'use the existing dist/ instead of running npm run build'],
+    ['--from-source', 'run src/main.ts through tsx instead of the build (trial runs; figures not written)'],
+    ['--no-write', 'print the figures without writing docs/benchmarks.md'],
+  ]
+    .map(([flag = '', description = '']) => `  ${flag.padEnd(column - 2)}${description}`)
+    .join('\n');
+}
+
 /** Typed access to flags and BENCH_* variables, with ranges checked. */
 export class Settings {
   constructor(

@@ -21,7 +21,7 @@ import { DEFAULT_SCIFACT_DIR, type loadScifact, type ScifactQuery } from '../lib
 import { indexScifact, readScifactSettings, runScifactBench } from '../lib/scifact-bench.js';
 import { searchOnce } from '../lib/search-client.js';
 import { type RunningServer, startService } from '../lib/service.js';
-import { parseFlags, SERVICE_RUN_FLAGS, Settings } from '../lib/settings.js';
+import { parseFlags, SERVICE_RUN_FLAGS, Settings, serviceRunUsage } from '../lib/settings.js';
 import { type Percentiles, percentile, summarise } from '../lib/stats.js';
 import { MCP_PROTOCOL_VERSION, mcpInitializeOnce, mcpSearchOnce } from './mcp-client.js';
 
@@ -48,9 +48,7 @@ Options (or the BENCH_* variable in brackets):
   --timeout S         give up indexing after S seconds (BENCH_TIMEOUT, default 600)
   --dataset DIR       the SciFact copy (BENCH_SCIFACT_DIR, default ${DEFAULT_SCIFACT_DIR})
   --cpu-prof DIR      write a V8 CPU profile of each service process into DIR (figures not written)
-  --no-build          use the existing dist/ instead of running npm run build
-  --from-source       run src/main.ts through tsx instead of the build (trial runs; figures not written)
-  --no-write          print the figures without writing docs/benchmarks.md
+${serviceRunUsage(22)}
   -h, --help          this text
   PostgreSQL: BENCH_DATABASE_URL (default ${DEFAULT_BENCH_DATABASE_URL})`;
 

@@ -38,7 +38,7 @@ import {
 import { DEFAULT_SCIFACT_DIR, loadScifact, type ScifactQuery } from '../lib/scifact.js';
 import { type SearchMode, searchOnce } from '../lib/search-client.js';
 import { buildService } from '../lib/service.js';
-import { parseFlags, SERVICE_RUN_FLAGS, Settings } from '../lib/settings.js';
+import { parseFlags, SERVICE_RUN_FLAGS, Settings, serviceRunUsage } from '../lib/settings.js';
 import { type Percentiles, summarise } from '../lib/stats.js';
 import {
   readTeamDataSettings,
@@ -74,9 +74,7 @@ ${TEAM_DATA_USAGE}
   --warmup N              queries sent per mode before measuring (BENCH_WARMUP, default 20)
   --top-k N               top_k of each search (BENCH_TOP_K, default 10)
   --dataset DIR           the SciFact copy (BENCH_SCIFACT_DIR, default ${DEFAULT_SCIFACT_DIR})
-  --no-build              use the existing dist/ instead of running npm run build
-  --from-source           run src/main.ts through tsx instead of the build (trial runs; figures not written)
-  --no-write              print the figures without writing docs/benchmarks.md
+${serviceRunUsage(26)}
   --forget-data           remove the data kept by --keep-data (for every setting) and stop
   -h, --help              this text
   PostgreSQL: BENCH_DATABASE_URL (default ${DEFAULT_BENCH_DATABASE_URL})`;
