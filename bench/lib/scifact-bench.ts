@@ -113,6 +113,9 @@ export async function indexScifact(
   return { user, documents: uploads.length, chunks, indexingSeconds };
 }
 
+/** What `readScifactSettings` reads: a SciFact benchmark's settings adds its own to these. */
+export type ScifactSettings = ReturnType<typeof readScifactSettings>;
+
 /**
  * The settings every SciFact benchmark reads alike (its flags `databases`, `queries`, `batch`,
  * `timeout`, `dataset` and the service run's): which databases, how many test queries, how the

@@ -18,7 +18,12 @@ import {
 import { DEFAULT_BENCH_DATABASE_URL } from '../lib/postgres.js';
 import { commandLine, environmentLine, formatNumber, markdownTable } from '../lib/report.js';
 import { DEFAULT_SCIFACT_DIR, type loadScifact, type ScifactQuery } from '../lib/scifact.js';
-import { indexScifact, readScifactSettings, runScifactBench } from '../lib/scifact-bench.js';
+import {
+  indexScifact,
+  readScifactSettings,
+  runScifactBench,
+  type ScifactSettings,
+} from '../lib/scifact-bench.js';
 import { searchOnce } from '../lib/search-client.js';
 import { type RunningServer, startService } from '../lib/service.js';
 import { parseFlags, SERVICE_RUN_FLAGS, Settings, serviceRunUsage } from '../lib/settings.js';
@@ -52,20 +57,12 @@ ${serviceRunUsage(22)}
   -h, --help          this text
   PostgreSQL: BENCH_DATABASE_URL (default ${DEFAULT_BENCH_DATABASE_URL})`;
 
-interface McpBenchSettings {
-  readonly databases: readonly DatabaseName[];
-  readonly queries: number;
+type McpBenchSettings = ScifactSettings & {
   readonly passes: number;
   readonly warmup: number;
   readonly topK: number;
-  readonly batchSize: number;
-  readonly timeoutSeconds: number;
-  readonly datasetDir: string;
   readonly cpuProfileDir: string | undefined;
-  readonly build: boolean;
-  readonly fromSource: boolean;
-  readonly write: boolean;
-}
+};
 
 function parseSettings(argv: readonly string[], env: NodeJS.ProcessEnv): McpBenchSettings {
   const values = parseFlags(

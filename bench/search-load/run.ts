@@ -22,7 +22,12 @@ import { ROOT } from '../lib/paths.js';
 import { DEFAULT_BENCH_DATABASE_URL } from '../lib/postgres.js';
 import { commandLine, environmentLine, formatNumber, markdownTable } from '../lib/report.js';
 import { DEFAULT_SCIFACT_DIR, type loadScifact, type ScifactQuery } from '../lib/scifact.js';
-import { indexScifact, readScifactSettings, runScifactBench } from '../lib/scifact-bench.js';
+import {
+  indexScifact,
+  readScifactSettings,
+  runScifactBench,
+  type ScifactSettings,
+} from '../lib/scifact-bench.js';
 import { searchOnce } from '../lib/search-client.js';
 import { type RunningServer, startService } from '../lib/service.js';
 import { parseFlags, SERVICE_RUN_FLAGS, Settings, serviceRunUsage } from '../lib/settings.js';
@@ -67,22 +72,14 @@ ${serviceRunUsage(24)}
   -h, --help            this text
   PostgreSQL: BENCH_DATABASE_URL (default ${DEFAULT_BENCH_DATABASE_URL})`;
 
-interface SearchLoadSettings {
-  readonly databases: readonly DatabaseName[];
+type SearchLoadSettings = ScifactSettings & {
   readonly clients: number;
   readonly durationSeconds: number;
   readonly warmupSeconds: number;
   readonly probeIntervalMs: number;
-  readonly queries: number;
   readonly topK: number;
-  readonly batchSize: number;
-  readonly timeoutSeconds: number;
-  readonly datasetDir: string;
   readonly cpuProfileDir: string | undefined;
-  readonly build: boolean;
-  readonly fromSource: boolean;
-  readonly write: boolean;
-}
+};
 
 function parseSettings(argv: readonly string[], env: NodeJS.ProcessEnv): SearchLoadSettings {
   const values = parseFlags(

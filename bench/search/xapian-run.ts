@@ -19,7 +19,12 @@ import { backendPids, DEFAULT_BENCH_DATABASE_URL } from '../lib/postgres.js';
 import { commandLine, environmentLine, formatNumber, markdownTable } from '../lib/report.js';
 import { mean, ndcgAt } from '../lib/retrieval-metrics.js';
 import { DEFAULT_SCIFACT_DIR, type loadScifact, type ScifactQuery } from '../lib/scifact.js';
-import { indexScifact, readScifactSettings, runScifactBench } from '../lib/scifact-bench.js';
+import {
+  indexScifact,
+  readScifactSettings,
+  runScifactBench,
+  type ScifactSettings,
+} from '../lib/scifact-bench.js';
 import { searchOnce } from '../lib/search-client.js';
 import { type RunningServer, startService } from '../lib/service.js';
 import { parseFlags, SERVICE_RUN_FLAGS, Settings, serviceRunUsage } from '../lib/settings.js';
@@ -50,7 +55,7 @@ ${serviceRunUsage(22)}
   -h, --help          this text
   PostgreSQL: BENCH_DATABASE_URL (default ${DEFAULT_BENCH_DATABASE_URL})`;
 
-type XapianBenchSettings = ReturnType<typeof readScifactSettings> & {
+type XapianBenchSettings = ScifactSettings & {
   readonly passes: number;
   readonly warmup: number;
   /** No CPU profiles: the service's CPU per search is what this measures. */
