@@ -3,6 +3,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SCIFACT_DIR, loadScifact } from '../../../bench/lib/scifact.js';
 import { peopleAccess } from '../../../src/access.js';
+import { HANG_BOUND_MS } from '../../../test/helpers/hang-bound.js';
 import { databaseForTheseTests } from '../../../test/helpers/test-database.js';
 import { insertTeam, uploadFields } from '../../../test/helpers/test-documents.js';
 import { scoreEveryPosting } from '../../../test/helpers/unpruned-bm25.js';
@@ -169,7 +170,7 @@ describe('exact BM25 top k, pruned, against scoring every posting', () => {
     long = await storeCollection(11, 12, 400);
     // Vacuumed, as the service's storage maintenance does after writes: plans are the service's.
     await sql().executeSql('VACUUM');
-  }, 120_000);
+  }, HANG_BOUND_MS);
 
   it('ranks a collection of short chunks exactly, for every depth', async () => {
     const totals = await readTeamChunkTotals(sql(), short.teamId);
@@ -258,30 +259,34 @@ const scifactDirectory = process.env.BENCH_SCIFACT_DIR ?? DEFAULT_SCIFACT_DIR;
 describe.runIf(existsSync(path.join(scifactDirectory, 'corpus.jsonl')))(
   'exact BM25 top k on SciFact abstracts and claims, pruned, against scoring every posting',
   () => {
-    it('ranks every test claim exactly over 1,000 abstracts', async () => {
-      const { documents, queries } = loadScifact(scifactDirectory);
-      const teamId = await insertTeam(sql(), 'SciFact');
-      for (const document of documents.slice(0, 1000)) {
-        const text = `${document.title}\n${document.text}`;
-        await replaceDocument(
-          sql(),
-          uploadFields(teamId, document.id),
-          document.id,
-          asChunks([text]),
-          undefined,
+    it(
+      'ranks every test claim exactly over 1,000 abstracts',
+      async () => {
+        const { documents, queries } = loadScifact(scifactDirectory);
+        const teamId = await insertTeam(sql(), 'SciFact');
+        for (const document of documents.slice(0, 1000)) {
+          const text = `${document.title}\n${document.text}`;
+          await replaceDocument(
+            sql(),
+            uploadFields(teamId, document.id),
+            document.id,
+            asChunks([text]),
+            undefined,
+          );
+        }
+        // Vacuumed, as the service's storage maintenance does after writes: plans are the service's.
+        await sql().executeSql('VACUUM');
+        const { rows } = await sql().executeSql<{ id: number }>(
+          'SELECT id FROM access_lists WHERE team_id = $1',
+          [teamId],
         );
-      }
-      // Vacuumed, as the service's storage maintenance does after writes: plans are the service's.
-      await sql().executeSql('VACUUM');
-      const { rows } = await sql().executeSql<{ id: number }>(
-        'SELECT id FROM access_lists WHERE team_id = $1',
-        [teamId],
-      );
-      const claims = queries.map((query) => query.text);
-      expect(claims).toHaveLength(300);
-      const ids = rows.map((row) => Number(row.id));
-      expect(await expectSameTopK({ teamId }, claims, ids, [10])).toBe(300);
-      expect(await expectSameTopK({ teamId }, claims.slice(0, 60), ids, [50])).toBe(60);
-    }, 300_000);
+        const claims = queries.map((query) => query.text);
+        expect(claims).toHaveLength(300);
+        const ids = rows.map((row) => Number(row.id));
+        expect(await expectSameTopK({ teamId }, claims, ids, [10])).toBe(300);
+        expect(await expectSameTopK({ teamId }, claims.slice(0, 60), ids, [50])).toBe(60);
+      },
+      HANG_BOUND_MS,
+    );
   },
 );
