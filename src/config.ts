@@ -160,6 +160,11 @@ export interface Config {
     readonly rrfK: number;
     /** HNSW candidates a vector query considers (pgvector's `hnsw.ef_search`). */
     readonly efSearch: number;
+    /**
+     * Memory each process may give teams' lexical postings, so BM25 ranks in memory
+     * (retrieval/lexical-index); 0 ranks every search in the database.
+     */
+    readonly memoryIndexBytes: number;
   };
   readonly answering: {
     readonly answerer: AnswererKind;
@@ -457,6 +462,7 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
       denseWeight: read.number('SEARCH_DENSE_WEIGHT', 0, 0, 100),
       rrfK: read.integer('SEARCH_RRF_K', 60, 1, 10_000),
       efSearch: read.integer('SEARCH_EF_SEARCH', 100, 1, 1000),
+      memoryIndexBytes: read.integer('SEARCH_MEMORY_INDEX_MB', 512, 0, 1_048_576) * 1024 * 1024,
     },
     answering: {
       answerer,

@@ -188,10 +188,12 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       : new SmtpMailer({ url: config.smtp.url, from: config.smtp.from }));
   const oidc = overrides.oidc ?? oidcProviderFrom(config);
   if (oidc !== undefined && config.role !== 'worker') checkOidcDiscovery(oidc, logger);
-  const search = new PostgresTeamSearch(database.sql, embeddingModel, {
-    ...config.search,
-    sessionEfSearch: config.search.efSearch,
-  });
+  const search = new PostgresTeamSearch(
+    database.sql,
+    embeddingModel,
+    { ...config.search, sessionEfSearch: config.search.efSearch },
+    logger,
+  );
   const repositories = repositoryAccess(connectionOf(database));
   const data = dataAccess(repositories, queue);
   const services: ServiceDependencies = {

@@ -9,6 +9,7 @@ import { INDEX_DOCUMENTS_JOB } from './jobs/definitions/index-documents.js';
 import { SEND_ACCOUNT_EMAIL_JOB } from './jobs/definitions/send-account-email.js';
 import { forgetOldChatappEvents } from './services/forget-chatapp-events.js';
 import { forgetExpiredAuthRecords } from './services/forget-expired-auth-records.js';
+import { forgetOldLexicalChanges } from './services/forget-old-lexical-changes.js';
 import { forgetOrphanedUploads } from './services/forget-orphaned-uploads.js';
 import { driveSyncClient, queueDueDriveSyncs } from './services/sync-drive.js';
 import { queueDueWikiSyncs } from './services/sync-wiki.js';
@@ -66,6 +67,7 @@ export async function startWorker(runtime: Runtime, config: Config, logger: Logg
         if (forgotten > 0) logger.info({ events: forgotten }, 'old Slack event records forgotten');
       }, failed('forgetting old Slack event records failed'));
       forgetExpiredAuthRecords(deps).catch(failed('forgetting expired sign-in records failed'));
+      forgetOldLexicalChanges(deps).catch(failed('forgetting old changes of postings failed'));
       void sweepUploads();
     }, CLEANUP_MS),
   ];

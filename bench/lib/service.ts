@@ -1,5 +1,9 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import {
+  MEMORY_INDEX_LOADED,
+  MEMORY_INDEX_REFUSED,
+} from '../../src/retrieval/lexical-index/team-lexical-indexes.js';
 import { type Child, onCleanup, spawnChild } from './children.js';
 import { freePort, waitUntilReady } from './http.js';
 import { ROOT } from './paths.js';
@@ -107,4 +111,66 @@ function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const result: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) if (value !== undefined) result[key] = value;
   return result;
+}
+
+/**
+ * Resolves when the service logs a JSON line that `matches` (the service must run with
+ * `LOG_LEVEL` low enough to log it); rejects if it exits first.
+ */
+export function waitForLogRecord(
+  server: RunningServer,
+  matches: (record: Record<string, unknown>) => boolean,
+): Promise<void> {
+  const stdout = server.child.process.stdout;
+  if (stdout === null) return Promise.reject(new Error(`${server.child.name}: its output is not read`));
+  return new Promise<void>((resolve, reject) => {
+    let pending = '';
+    const onData = (chunk: Buffer) => {
+      pending += chunk.toString('utf8');
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        if (!line.startsWith('{')) continue;
+        try {
+          if (matches(JSON.parse(line) as Record<string, unknown>)) {
+            finish();
+            resolve();
+            return;
+          }
+        } catch {
+          // Not a log record.
+        }
+      }
+    };
+    const onExit = () => {
+      finish();
+      reject(new Error(`${server.child.name} exited before logging what was awaited`));
+    };
+    const finish = () => {
+      stdout.off('data', onData);
+      server.child.process.off('exit', onExit);
+    };
+    stdout.on('data', onData);
+    server.child.process.once('exit', onExit);
+  });
+}
+
+/**
+ * Searches once, so the team's postings start loading into the service's memory
+ * (retrieval/lexical-index), and resolves once the service says they are loaded.
+ */
+export async function postingsInMemory(
+  server: RunningServer,
+  teamId: number,
+  search: () => Promise<unknown>,
+): Promise<void> {
+  let refused = false;
+  const loaded = waitForLogRecord(server, (record) => {
+    if (record.team !== teamId) return false;
+    refused = record.msg === MEMORY_INDEX_REFUSED;
+    return refused || record.msg === MEMORY_INDEX_LOADED;
+  });
+  await search();
+  await loaded;
+  if (refused) throw new Error(`team ${teamId}: its postings do not fit in SEARCH_MEMORY_INDEX_MB`);
 }

@@ -6,7 +6,13 @@
 // from a copy.
 
 import { randomBytes } from 'node:crypto';
-import { type DocumentAccess, memberReader, peopleAccess, readerMayOpen } from '../../src/access.js';
+import {
+  type DocumentAccess,
+  memberReader,
+  normalizeAccess,
+  peopleAccess,
+  readerMayOpen,
+} from '../../src/access.js';
 import { openDatabase } from '../../src/db/client.js';
 import type { FakeSlackInstallation, FakeSlackServer } from '../../test/fakes/fake-slack-server.js';
 import { dataKey, findCachedData, keepData } from './data-cache.js';
@@ -22,7 +28,7 @@ import { type BenchUser, inviteMember, registerUser } from './users.js';
  * addresses are proven, the access lists): part of the kept data's key, so that data kept by an
  * older layout is never reused.
  */
-const DATA_LAYOUT = 3;
+const DATA_LAYOUT = 4;
 
 /** One document in this many of the big team is shared with its member (spread evenly). */
 export const MEMBER_SHARE_EVERY = 10;
@@ -33,14 +39,18 @@ export const COLLEAGUES = 20;
  * Who may open the big team's documents, all indexed by the owner: every tenth (the 6th, 16th, …)
  * the owner and the member; each of the others the owner and one of 20 colleagues in turn. None
  * is team-wide, and every list names the owner, who may open everything; the member, a tenth.
+ * The owner is named by account as well as address, as a Drive indexer's lists name whoever
+ * indexed them (drive-access.ts): an owner whose address is unproven still opens them.
  */
 export function bigTeamAccess(
   owner: BenchUser,
   memberEmail: string,
   colleagues: readonly string[],
 ): TeamAccess {
-  const shared = peopleAccess(owner.email, memberEmail);
-  const withColleague = colleagues.map((colleague) => peopleAccess(owner.email, colleague));
+  const listed = (...emails: string[]): DocumentAccess =>
+    normalizeAccess({ ...peopleAccess(...emails), users: [owner.userId] });
+  const shared = listed(owner.email, memberEmail);
+  const withColleague = colleagues.map((colleague) => listed(owner.email, colleague));
   return {
     indexedBy: owner.userId,
     listOf: (index) => {
@@ -328,6 +338,14 @@ async function buildTeamFixture(
     progress(
       `stored in ${result.loadSeconds.toFixed(0)} s; indexes built and tables vacuumed in ${result.indexSeconds.toFixed(0)} s`,
     );
+    // The owner's figures measure searches over every document: refuse data the owner cannot open.
+    const [bigTeam] = result.teams;
+    const ownerOpens = bigTeam === undefined ? undefined : readableShare(bigTeam, big);
+    if (bigTeam === undefined || ownerOpens?.documents !== bigTeam.documents) {
+      throw new Error(
+        `the big team's owner may open ${ownerOpens?.documents ?? 0} of its ${bigTeam?.documents ?? 0} documents, not all`,
+      );
+    }
     return {
       big,
       member,
@@ -380,7 +398,12 @@ export function readableShare(
 ): { documents: number; chunks: number; lists: number } {
   const readable = team.lists.filter((list) =>
     readerMayOpen(
-      memberReader({ teamId: team.teamId, email: reader.email, emailVerified: reader.emailVerified }),
+      memberReader({
+        teamId: team.teamId,
+        userId: reader.userId,
+        email: reader.email,
+        emailVerified: reader.emailVerified,
+      }),
       list.access,
     ),
   );

@@ -26,7 +26,7 @@ import {
   type ScifactSettings,
 } from '../lib/scifact-bench.js';
 import { searchOnce } from '../lib/search-client.js';
-import { type RunningServer, startService } from '../lib/service.js';
+import { postingsInMemory, type RunningServer, startService } from '../lib/service.js';
 import { parseFlags, SERVICE_RUN_FLAGS, Settings, serviceRunUsage } from '../lib/settings.js';
 import { percentile } from '../lib/stats.js';
 import { startXapian, type XapianEngine, xapianAvailable } from './xapian-engine.js';
@@ -122,7 +122,8 @@ async function measureOn(
     log('starting the service (no embeddings: lexical search)');
     service = await startService(
       `service (${label})`,
-      { LOG_LEVEL: 'warn', ...database.env },
+      // info: the service says when the team's postings are in memory (every request is logged too).
+      { LOG_LEVEL: 'info', ...database.env },
       [],
       settings.fromSource,
     );
@@ -133,6 +134,10 @@ async function measureOn(
       corpus.documents,
       settings,
       log,
+    );
+    log("waiting for the team's postings to load into the service's memory");
+    await postingsInMemory(running, user.teamId, () =>
+      searchOnce(running.url, user.headers, { query: 'warm', top_k: 1, mode: 'lexical' }),
     );
     log('indexing the same abstracts in Xapian');
     xapian = await startXapian(

@@ -12,6 +12,7 @@ import * as documents from './repositories/documents.js';
 import * as driveSync from './repositories/drive-sync.js';
 import * as emailCodes from './repositories/email-codes.js';
 import * as indexJobs from './repositories/index-jobs.js';
+import * as lexicalChanges from './repositories/lexical-changes.js';
 import * as oauth from './repositories/oauth.js';
 import * as scim from './repositories/scim.js';
 import * as search from './repositories/search.js';
@@ -37,6 +38,7 @@ const modules = {
   driveSync,
   emailCodes,
   indexJobs,
+  lexicalChanges,
   oauth,
   scim,
   search,

@@ -28,6 +28,8 @@ const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 /** Raw bytes (uploaded files waiting for their job). */
 const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
 const vector = customType<{ data: string }>({ dataType: () => 'vector' });
+/** A transaction id with its epoch (`pg_current_xact_id()`), comparable with a snapshot's bounds. */
+const xid8 = customType<{ data: string }>({ dataType: () => 'xid8' });
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true }).notNull().defaultNow();
@@ -646,6 +648,29 @@ export const teamTermChunks = pgTable(
     chunks: bigint('chunks', { mode: 'number' }).notNull(),
   },
   (table) => [index('team_term_chunks_team_term_idx').on(table.teamId, table.term, table.chunks)],
+);
+
+/**
+ * Which chunks' postings changed, and in which transaction: statement-level triggers on
+ * `chunk_terms` (migration 0013) add one row per chunk a statement inserted, deleted or re-listed
+ * postings of, in the writer's transaction. A process that keeps a team's postings in memory
+ * (retrieval/lexical-index) reads the rows its last snapshot could not see and re-reads those
+ * chunks, so every process searches what has committed. Old rows are deleted by storage
+ * maintenance; a process that has not caught up for that long reloads the team.
+ */
+export const lexicalChanges = pgTable(
+  'lexical_changes',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    teamId: integer('team_id').notNull(),
+    chunkId: bigint('chunk_id', { mode: 'number' }).notNull(),
+    transactionId: xid8('transaction_id').notNull().default(sql`pg_current_xact_id()`),
+    changedAt: timestamp('changed_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    index('lexical_changes_team_transaction_idx').on(table.teamId, table.transactionId),
+    index('lexical_changes_changed_at_idx').on(table.changedAt),
+  ],
 );
 
 /**

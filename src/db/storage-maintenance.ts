@@ -98,8 +98,9 @@ const INDEX_BLOAT_FACTOR = 3;
 const INDEX_BLOAT_SLACK_BYTES = 1024 * 1024;
 
 /**
- * Tables whose deleted rows are many after documents go (a chunk's postings are its terms), and
- * the teams' totals and term counts, whose rows are folded away as writes add them.
+ * Tables whose deleted rows are many after documents go (a chunk's postings are its terms), the
+ * teams' totals and term counts, whose rows are folded away as writes add them, and the change
+ * log of postings, whose old rows are deleted.
  */
 const CHUNK_TABLES: readonly ChunkTable[] = [
   'chunks',
@@ -109,6 +110,7 @@ const CHUNK_TABLES: readonly ChunkTable[] = [
   'index_job_items',
   'team_chunk_totals',
   'team_term_chunks',
+  'lexical_changes',
 ];
 
 /**

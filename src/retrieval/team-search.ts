@@ -11,7 +11,8 @@ import type { SqlConnection } from '../db/sql-connection.js';
 import { ServiceError } from '../errors.js';
 import { BackgroundFolds } from './background-folds.js';
 import { fuseRankings } from './fusion.js';
-import { searchLexical, searchLexicalHits } from './lexical-search.js';
+import { type LexicalIndexLogger, TeamLexicalIndexes } from './lexical-index/team-lexical-indexes.js';
+import { type LexicalQuery, searchLexical, searchLexicalHits } from './lexical-search.js';
 import { parseQuery } from './query-text.js';
 import type { SearchHit, SearchRequest, TeamSearch, TermStatistics } from './search-types.js';
 import { TeamStatisticsCache } from './team-statistics.js';
@@ -26,7 +27,14 @@ export interface TeamSearchSettings {
   readonly sessionEfSearch?: number | undefined;
   /** Teams up to this many chunks get exact vector search (tests lower it to reach the HNSW path). */
   readonly exactScanMaxChunks?: number;
+  /** Memory for teams' postings, so BM25 ranks in memory (`TeamLexicalIndexes`); 0 or absent: none. */
+  readonly memoryIndexBytes?: number;
 }
+
+/** A team's postings in memory not brought up to date for this long are loaded again. */
+export const MEMORY_INDEX_RELOAD_AFTER_MS = 6 * 3_600_000;
+/** After a load that failed or did not fit, the team is ranked in the database this long. */
+const MEMORY_INDEX_RETRY_AFTER_MS = 10 * 60_000;
 
 /** The team searched and the access lists its reader may open. */
 interface ReaderScope {
@@ -46,14 +54,26 @@ export class PostgresTeamSearch implements TeamSearch {
   private readonly statistics: TeamStatisticsCache;
   /** Folds of `team_term_chunks` that searches ask for. */
   private readonly folds = new BackgroundFolds();
+  /** Teams' postings in this process, where BM25 ranks when they are loaded. */
+  readonly lexicalIndexes: TeamLexicalIndexes;
 
   constructor(
     private readonly sql: SqlConnection,
     /** The configured model, for query vectors; undefined when embeddings are off. */
     private readonly embeddingModel: EmbeddingModel | undefined,
     private readonly settings: TeamSearchSettings,
+    logger?: LexicalIndexLogger,
   ) {
     this.statistics = new TeamStatisticsCache(sql);
+    this.lexicalIndexes = new TeamLexicalIndexes(
+      sql,
+      {
+        memoryBytes: settings.memoryIndexBytes ?? 0,
+        reloadAfterMs: MEMORY_INDEX_RELOAD_AFTER_MS,
+        retryAfterMs: MEMORY_INDEX_RETRY_AFTER_MS,
+      },
+      logger,
+    );
   }
 
   async search(request: SearchRequest): Promise<readonly SearchHit[]> {
@@ -93,7 +113,11 @@ export class PostgresTeamSearch implements TeamSearch {
     }
     if (!useVectors) {
       const ranking = lexicalQuery(request.topK);
-      const hits = (await searchLexicalHits(this.sql, statistics, ranking)).map(toHit);
+      const inMemory = await this.rankInMemory(statistics, ranking);
+      const hits =
+        inMemory === undefined
+          ? (await searchLexicalHits(this.sql, statistics, ranking)).map(toHit)
+          : await this.hydrate(scope, inMemory);
       request.signal?.throwIfAborted();
       if (!vectorsMayHelp || hits.length >= request.topK) return hits;
       // Vectors out of the fusion still fill in where BM25 runs out (no shared words at all):
@@ -112,8 +136,10 @@ export class PostgresTeamSearch implements TeamSearch {
       return [...hits, ...(await this.hydrate(scope, extra))].slice(0, request.topK);
     }
     const depth = Math.max(request.topK, MIN_FUSION_DEPTH);
+    const rankLexically = async (ranking: LexicalQuery) =>
+      (await this.rankInMemory(statistics, ranking)) ?? searchLexical(this.sql, statistics, ranking);
     const [lexical, dense] = await Promise.all([
-      searchLexical(this.sql, statistics, lexicalQuery(depth)),
+      rankLexically(lexicalQuery(depth)),
       searchVectors(this.sql, this.vectorQuery(vector ?? [], scope, statistics.chunks, depth, request)),
     ]);
     request.signal?.throwIfAborted();
@@ -126,6 +152,27 @@ export class PostgresTeamSearch implements TeamSearch {
       request.topK,
     );
     return this.hydrate(scope, ranked.slice(0, request.topK));
+  }
+
+  /**
+   * BM25 from the team's postings in memory, brought up to date first; undefined when they are not
+   * loaded or the query has phrases (their positions are only in the database).
+   */
+  private rankInMemory(
+    statistics: { readonly chunks: number; readonly averageLength: number },
+    ranking: LexicalQuery,
+  ) {
+    if (ranking.query.phrases.length > 0) return Promise.resolve(undefined);
+    return this.lexicalIndexes.rank({
+      teamId: ranking.teamId,
+      text: ranking.query.text,
+      limit: ranking.limit,
+      teamChunks: statistics.chunks,
+      averageLength: statistics.averageLength,
+      accessListIds: ranking.accessListIds,
+      connectorIds: ranking.connectorIds,
+      sources: ranking.sources,
+    });
   }
 
   analyze(texts: readonly string[]): Promise<ReadonlyArray<ReadonlyMap<string, number>>> {

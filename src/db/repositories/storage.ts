@@ -8,7 +8,8 @@ export type ChunkTable =
   | 'documents'
   | 'index_job_items'
   | 'team_chunk_totals'
-  | 'team_term_chunks';
+  | 'team_term_chunks'
+  | 'lexical_changes';
 
 /** Writes every dirty page out, so the WAL before this point can be recycled. */
 export async function checkpoint(connection: SqlExecutor): Promise<void> {

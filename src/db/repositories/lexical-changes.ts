@@ -1,0 +1,171 @@
+import type { SqlExecutor } from '../sql-connection.js';
+
+/**
+ * The statements that let a process keep a team's postings in memory and current
+ * (retrieval/lexical-index): a team's postings read chunk by chunk, and the chunks whose postings
+ * changed since a snapshot, from `lexical_changes`, which triggers on `chunk_terms` fill in the
+ * writers' transactions (migration 0013).
+ *
+ * What a reader saw is a PostgreSQL snapshot (`pg_current_snapshot()`, as text). Every change it
+ * did not see was made by a transaction that snapshot could not see: one still running when it
+ * was taken, or one that began later. Those rows are the ones whose transaction id is at least
+ * the snapshot's xmin and not visible in it, whatever order transactions commit in; rows of
+ * transactions that are still running are not visible to the next read either, and it finds them
+ * once they commit.
+ */
+
+/** A chunk's postings now (none: it is gone), with what ranking needs to know of the chunk. */
+export interface ChunkPostings {
+  readonly chunkId: number;
+  readonly length: number;
+  readonly accessListId: number;
+  readonly connectorId: number | null;
+  readonly source: string;
+  readonly postings: readonly { readonly term: string; readonly frequency: number }[];
+}
+
+/** Where a reader stands: the snapshot it read with, and the database's clock then. */
+export interface LexicalSnapshot {
+  /** `pg_current_snapshot()` as text (`xmin:xmax:xip,…`). */
+  readonly snapshot: string;
+  readonly databaseTime: Date;
+}
+
+/** The changes a snapshot did not see, and the query's lexemes, read in one statement. */
+export interface LexicalSync extends LexicalSnapshot {
+  /** Every chunk of the team changed since the earlier snapshot, as it is now (empty postings: deleted). */
+  readonly changed: readonly ChunkPostings[];
+  /** The query text's distinct lexemes (PostgreSQL's English analysis), in the database's order of text. */
+  readonly lexemes: readonly string[];
+}
+
+interface PostingRow {
+  readonly chunk_id: string | number;
+  readonly term: string | null;
+  readonly frequency: number | null;
+  readonly chunk_length: number | null;
+  readonly access_list_id: number | null;
+  readonly connector_id: number | null;
+  readonly source: string | null;
+}
+
+const POSTING_COLUMNS = 'p.term, p.frequency, p.chunk_length, p.access_list_id, p.connector_id, p.source';
+
+/** The snapshot a load starts from: changes after it are read once the load is done. */
+export async function readLexicalSnapshot(sql: SqlExecutor): Promise<LexicalSnapshot> {
+  const { rows } = await sql.executeSql<{ snapshot: string; now: string | Date }>(
+    'SELECT pg_current_snapshot()::text AS snapshot, now() AS now',
+  );
+  const row = rows[0];
+  if (row === undefined) throw new Error('the database returned no snapshot');
+  return { snapshot: row.snapshot, databaseTime: new Date(row.now) };
+}
+
+/** The team's chunk ids, ascending: a load reads their postings in batches. */
+export async function readTeamChunkIds(sql: SqlExecutor, teamId: number): Promise<number[]> {
+  const { rows } = await sql.executeSql<{ id: string | number }>(
+    'SELECT id FROM chunks WHERE team_id = $1 ORDER BY id',
+    [teamId],
+  );
+  return rows.map((row) => Number(row.id));
+}
+
+/** These chunks' postings, by primary key; a chunk with none (or of another team) is left out. */
+export async function readChunkPostings(
+  sql: SqlExecutor,
+  teamId: number,
+  chunkIds: readonly number[],
+): Promise<ChunkPostings[]> {
+  if (chunkIds.length === 0) return [];
+  const { rows } = await sql.executeSql<PostingRow>(
+    `SELECT p.chunk_id, ${POSTING_COLUMNS} FROM chunk_terms AS p
+     WHERE p.chunk_id = ANY($2::bigint[]) AND p.team_id = $1 ORDER BY p.chunk_id`,
+    [teamId, chunkIds],
+  );
+  return groupByChunk(rows).filter((chunk) => chunk.postings.length > 0);
+}
+
+/**
+ * The chunks of the team whose postings changed in transactions `since` did not see, each with
+ * its postings now, and the query's lexemes, all in one statement (one snapshot, returned).
+ */
+export async function readLexicalSync(
+  sql: SqlExecutor,
+  teamId: number,
+  since: string,
+  queryText: string,
+): Promise<LexicalSync> {
+  const { rows } = await sql.executeSql<
+    PostingRow & { snapshot: string; now: string | Date; lexemes: string[] | null }
+  >(
+    `WITH changed AS (
+       SELECT DISTINCT l.chunk_id FROM lexical_changes AS l
+       WHERE l.team_id = $1 AND l.transaction_id >= pg_snapshot_xmin($2::text::pg_snapshot)
+         AND NOT pg_visible_in_snapshot(l.transaction_id, $2::text::pg_snapshot)
+     ), present AS (
+       SELECT c.chunk_id, ${POSTING_COLUMNS} FROM changed AS c
+       LEFT JOIN chunk_terms AS p ON p.chunk_id = c.chunk_id AND p.team_id = $1
+     )
+     SELECT s.snapshot, s.now, s.lexemes, present.*
+     FROM (
+       SELECT pg_current_snapshot()::text AS snapshot, now() AS now,
+         ARRAY(SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', $3::text)) ORDER BY 1) AS lexemes
+     ) AS s
+     LEFT JOIN present ON true
+     ORDER BY present.chunk_id`,
+    [teamId, since, queryText],
+  );
+  const first = rows[0];
+  if (first === undefined) throw new Error('the database returned no snapshot');
+  const changed = groupByChunk(rows.filter((row) => row.chunk_id !== null));
+  return {
+    snapshot: first.snapshot,
+    databaseTime: new Date(first.now),
+    lexemes: first.lexemes ?? [],
+    changed,
+  };
+}
+
+/**
+ * Deletes change rows older than `cutoff` whose transactions every snapshot now sees (a process
+ * that has not read changes for longer reloads its teams); answers how many.
+ */
+export async function deleteOldLexicalChanges(
+  sql: SqlExecutor,
+  cutoff: Date,
+  limit: number,
+): Promise<number> {
+  const { rows } = await sql.executeSql<{ '?column?': number }>(
+    `WITH old AS (
+       SELECT id FROM lexical_changes
+       WHERE changed_at < $1 AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+       ORDER BY changed_at LIMIT $2
+     )
+     DELETE FROM lexical_changes AS l USING old WHERE l.id = old.id
+     RETURNING 1`,
+    [cutoff.toISOString(), limit],
+  );
+  return rows.length;
+}
+
+/** Rows in chunk order to one entry per chunk (a chunk with no postings gets an empty list). */
+function groupByChunk(rows: readonly PostingRow[]): ChunkPostings[] {
+  const chunks: ChunkPostings[] = [];
+  let current: (ChunkPostings & { postings: { term: string; frequency: number }[] }) | undefined;
+  for (const row of rows) {
+    const chunkId = Number(row.chunk_id);
+    if (current === undefined || current.chunkId !== chunkId) {
+      current = {
+        chunkId,
+        length: Number(row.chunk_length ?? 0),
+        accessListId: Number(row.access_list_id ?? 0),
+        connectorId: row.connector_id === null ? null : Number(row.connector_id),
+        source: String(row.source ?? ''),
+        postings: [],
+      };
+      chunks.push(current);
+    }
+    if (row.term !== null) current.postings.push({ term: row.term, frequency: Number(row.frequency) });
+  }
+  return chunks;
+}

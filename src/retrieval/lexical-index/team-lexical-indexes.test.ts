@@ -1,0 +1,294 @@
+import { describe, expect, it } from 'vitest';
+import { databaseForTheseTests, testDatabaseKind } from '../../../test/helpers/test-database.js';
+import { insertTeam, uploadFields } from '../../../test/helpers/test-documents.js';
+import { peopleAccess } from '../../access.js';
+import { saveAccessList, spreadDocumentAccess } from '../../db/repositories/access-lists.js';
+import { type ChunkToStore, deleteTeamDocument, replaceDocument } from '../../db/repositories/documents.js';
+import { deleteOldLexicalChanges } from '../../db/repositories/lexical-changes.js';
+import { type RankedChunk, rankChunksLexically, readTeamChunkTotals } from '../../db/repositories/search.js';
+import { TeamLexicalIndexes } from './team-lexical-indexes.js';
+
+const testDatabase = databaseForTheseTests();
+const sql = () => testDatabase().sql;
+
+const WORDS = Array.from({ length: 60 }, (_, index) => `w${index.toString(36)}q`);
+
+/** mulberry32: the same texts on every run. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Texts whose words follow Zipf's law: a few words in most chunks, most in few. */
+function texts(next: () => number, count: number): string[] {
+  return Array.from({ length: count }, () =>
+    Array.from({ length: 5 + Math.floor(next() * 40) }, () => {
+      const rank = Math.floor(WORDS.length * next() ** 2.5);
+      return WORDS[rank] ?? 'w0q';
+    }).join(' '),
+  );
+}
+
+function chunksOf(parts: readonly string[]): ChunkToStore[] {
+  return parts.map((text, position) => ({
+    position,
+    text,
+    headingPath: [],
+    pageLabels: [],
+    tokenCount: text.split(' ').length,
+    contextualText: text,
+  }));
+}
+
+const settings = { memoryBytes: 64 * 1024 * 1024, reloadAfterMs: 3_600_000, retryAfterMs: 3_600_000 };
+
+async function accessListIds(teamId: number): Promise<{ all: number[]; team: number[] }> {
+  const { rows } = await sql().executeSql<{ id: number; team: boolean }>(
+    'SELECT id, team FROM access_lists WHERE team_id = $1',
+    [teamId],
+  );
+  return {
+    all: rows.map((row) => Number(row.id)),
+    team: rows.filter((row) => row.team).map((row) => Number(row.id)),
+  };
+}
+
+/** The team's postings in memory, loaded: the first search starts the load and answers nothing. */
+async function loaded(teamId: number): Promise<TeamLexicalIndexes> {
+  const indexes = new TeamLexicalIndexes(sql(), settings);
+  const query = { teamId, text: 'w0q', limit: 1, teamChunks: 1, averageLength: 1, accessListIds: [] };
+  expect(await indexes.rank(query)).toBeUndefined();
+  await indexes.loadsSettled();
+  expect(indexes.holds(teamId)).toBe(true);
+  return indexes;
+}
+
+/** The same search in memory and in the database's statement. */
+async function bothWays(
+  indexes: TeamLexicalIndexes,
+  teamId: number,
+  text: string,
+  lists: readonly number[],
+  limit = 10,
+): Promise<{ memory: RankedChunk[]; database: RankedChunk[] }> {
+  const totals = await readTeamChunkTotals(sql(), teamId);
+  const ranking = {
+    teamId,
+    text,
+    limit,
+    teamChunks: totals.chunks,
+    averageLength: totals.averageLength,
+    accessListIds: lists,
+  };
+  const memory = await indexes.rank(ranking);
+  if (memory === undefined) throw new Error('the postings are not in memory');
+  const database = (await rankChunksLexically(sql(), { ...ranking, phrases: [] })).rows;
+  return { memory, database };
+}
+
+/**
+ * The same top k, each chunk with the same score to 9 digits: chunks whose scores differ only in
+ * the last bits (JavaScript's and PostgreSQL's logarithms round apart) may trade places.
+ */
+function expectSameRanking(memory: readonly RankedChunk[], database: readonly RankedChunk[]): void {
+  expect(memory.map((hit) => hit.score).length).toBe(database.length);
+  memory.forEach((hit, index) => {
+    expect(hit.score).toBeCloseTo(database[index]?.score ?? Number.NaN, 9);
+  });
+  const scores = new Map(database.map((hit) => [hit.chunkId, hit.score]));
+  for (const hit of memory) {
+    const score = scores.get(hit.chunkId);
+    if (score !== undefined) expect(hit.score).toBeCloseTo(score, 9);
+  }
+  // Every chunk clearly above the k-th score is on both sides.
+  const last = database.at(-1)?.score ?? 0;
+  const clearlyIn = (hits: readonly RankedChunk[]) =>
+    hits
+      .filter((hit) => hit.score - last > 1e-9 * Math.max(1, last))
+      .map((hit) => hit.chunkId)
+      .sort();
+  expect(clearlyIn(memory)).toEqual(clearlyIn(database));
+}
+
+function queries(next: () => number, count: number): string[] {
+  return Array.from({ length: count }, () =>
+    Array.from({ length: 1 + Math.floor(next() * 6) }, () => WORDS[Math.floor(next() * WORDS.length)]).join(
+      ' ',
+    ),
+  );
+}
+
+describe('the postings of a team in memory', () => {
+  it('rank as the database does, and every write is searchable in the search that follows it', async () => {
+    const next = random(7);
+    const teamId = await insertTeam(sql(), 'In memory');
+    const documentIds: number[] = [];
+    for (let index = 0; index < 40; index++) {
+      const fields = uploadFields(teamId, `doc-${index}`, {
+        ...(index % 5 === 4 ? { access: peopleAccess('ada@example.com') } : {}),
+      });
+      documentIds.push(
+        await replaceDocument(sql(), fields, `h${index}`, chunksOf(texts(next, 8)), undefined),
+      );
+    }
+    // Two processes' worth: neither hears of the other's writes except through the database.
+    const first = await loaded(teamId);
+    const second = await loaded(teamId);
+    const lists = await accessListIds(teamId);
+    const check = async (indexes: TeamLexicalIndexes) => {
+      for (const text of queries(next, 12)) {
+        for (const readable of [lists.all, lists.team]) {
+          const { memory, database } = await bothWays(indexes, teamId, text, readable);
+          expectSameRanking(memory, database);
+        }
+      }
+    };
+    await check(first);
+    const onlyTeamWide = await bothWays(first, teamId, WORDS.slice(0, 3).join(' '), lists.team, 50);
+    const everything = await bothWays(first, teamId, WORDS.slice(0, 3).join(' '), lists.all, 50);
+    expect(onlyTeamWide.memory.map((hit) => hit.chunkId)).not.toEqual(
+      everything.memory.map((hit) => hit.chunkId),
+    );
+
+    // A new document, with a word no other chunk has.
+    const added = await replaceDocument(
+      sql(),
+      uploadFields(teamId, 'fresh'),
+      'fresh',
+      chunksOf(['zyxwfresh w0q w1q', 'w2q zyxwfresh']),
+      undefined,
+    );
+    for (const indexes of [first, second]) {
+      const { memory, database } = await bothWays(indexes, teamId, 'zyxwfresh', lists.all);
+      expect(memory).toHaveLength(2);
+      expectSameRanking(memory, database);
+    }
+    // The same document replaced: its old chunks go, the new ones come.
+    await replaceDocument(sql(), uploadFields(teamId, 'fresh'), 'fresh-2', chunksOf(['w3q only']), undefined);
+    expect((await bothWays(second, teamId, 'zyxwfresh', lists.all)).memory).toEqual([]);
+    // A document made private: a reader of team-wide documents no longer finds it.
+    const [shared] = (await bothWays(second, teamId, 'w3q', lists.team, 1)).memory;
+    expect(shared).toBeDefined();
+    const { rows } = await sql().executeSql<{ document_id: number }>(
+      'SELECT document_id FROM chunks WHERE id = $1',
+      [shared?.chunkId],
+    );
+    const documentId = Number(rows[0]?.document_id);
+    const privateList = await saveAccessList(sql(), teamId, peopleAccess('bo@example.com'));
+    await sql().executeSql('UPDATE documents SET access_list_id = $2 WHERE id = $1', [
+      documentId,
+      privateList,
+    ]);
+    await spreadDocumentAccess(sql(), documentId);
+    for (const indexes of [first, second]) {
+      const { memory, database } = await bothWays(indexes, teamId, 'w3q', lists.team, 50);
+      expect(memory.map((hit) => hit.chunkId)).not.toContain(shared?.chunkId);
+      expectSameRanking(memory, database);
+    }
+    // A deleted document.
+    await deleteTeamDocument(sql(), teamId, documentIds[0] ?? 0);
+    await deleteTeamDocument(sql(), teamId, added);
+    const after = await accessListIds(teamId);
+    await check(first);
+    await check(second);
+    for (const text of queries(next, 8)) {
+      const { memory, database } = await bothWays(second, teamId, text, after.all, 50);
+      expectSameRanking(memory, database);
+    }
+  });
+
+  it('is not loaded past the memory it may take: the database ranks that team', async () => {
+    const teamId = await insertTeam(sql(), 'Too big');
+    await replaceDocument(
+      sql(),
+      uploadFields(teamId, 'one'),
+      'one',
+      chunksOf(texts(random(3), 50)),
+      undefined,
+    );
+    const indexes = new TeamLexicalIndexes(sql(), { ...settings, memoryBytes: 1024 });
+    const query = { teamId, text: 'w0q', limit: 5, teamChunks: 50, averageLength: 20, accessListIds: [] };
+    expect(await indexes.rank(query)).toBeUndefined();
+    await indexes.loadsSettled();
+    expect(indexes.holds(teamId)).toBe(false);
+    // Not tried again at once (retryAfterMs).
+    expect(await indexes.rank(query)).toBeUndefined();
+    await indexes.loadsSettled();
+    expect(indexes.holds(teamId)).toBe(false);
+  });
+
+  it('is loaded again once it has not caught up for longer than the change log may be kept', async () => {
+    const teamId = await insertTeam(sql(), 'Idle');
+    await replaceDocument(sql(), uploadFields(teamId, 'one'), 'one', chunksOf(['w0q w1q']), undefined);
+    let clock = 0;
+    const indexes = new TeamLexicalIndexes(sql(), settings, undefined, () => clock);
+    const query = {
+      teamId,
+      text: 'w0q',
+      limit: 5,
+      teamChunks: 1,
+      averageLength: 2,
+      accessListIds: (await accessListIds(teamId)).all,
+    };
+    expect(await indexes.rank(query)).toBeUndefined();
+    await indexes.loadsSettled();
+    expect(await indexes.rank(query)).toHaveLength(1);
+    await replaceDocument(sql(), uploadFields(teamId, 'two'), 'two', chunksOf(['w0q w2q']), undefined);
+    // The log is emptied, as after its retention; the process has been idle past reloadAfterMs.
+    await deleteOldLexicalChanges(sql(), new Date(Date.now() + 86_400_000), 10_000);
+    clock += settings.reloadAfterMs + 1;
+    expect(await indexes.rank(query)).toBeUndefined();
+    await indexes.loadsSettled();
+    expect(await indexes.rank({ ...query, teamChunks: 2 })).toHaveLength(2);
+  });
+
+  it.runIf(testDatabaseKind() === 'postgres')(
+    'sees a write whose transaction began before a search and committed after it',
+    async () => {
+      const teamId = await insertTeam(sql(), 'Out of order');
+      const lists = () => accessListIds(teamId);
+      const early = await replaceDocument(
+        sql(),
+        uploadFields(teamId, 'early'),
+        'e',
+        chunksOf(['w0q w1q w9q']),
+        undefined,
+      );
+      const indexes = await loaded(teamId);
+      const privateList = await saveAccessList(sql(), teamId, peopleAccess('bo@example.com'));
+      let commit: () => void = () => undefined;
+      const mayCommit = new Promise<void>((resolve) => {
+        commit = resolve;
+      });
+      let written: () => void = () => undefined;
+      const wasWritten = new Promise<void>((resolve) => {
+        written = resolve;
+      });
+      // A long transaction makes the early document private, and commits only when told.
+      const slow = sql().transaction(async (transaction) => {
+        await transaction.executeSql('UPDATE documents SET access_list_id = $2 WHERE id = $1', [
+          early,
+          privateList,
+        ]);
+        await spreadDocumentAccess(transaction, early);
+        written();
+        await mayCommit;
+      });
+      await wasWritten;
+      // Meanwhile a later transaction stores a document and commits first; a search sees it.
+      await replaceDocument(sql(), uploadFields(teamId, 'late'), 'l', chunksOf(['w0q w2q']), undefined);
+      const teamWide = (await lists()).team;
+      expect((await bothWays(indexes, teamId, 'w0q', teamWide)).memory).toHaveLength(2);
+      commit();
+      await slow;
+      const { memory, database } = await bothWays(indexes, teamId, 'w0q', teamWide);
+      expect(memory).toHaveLength(1);
+      expectSameRanking(memory, database);
+    },
+  );
+});

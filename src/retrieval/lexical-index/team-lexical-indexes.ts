@@ -1,0 +1,216 @@
+import {
+  readChunkPostings,
+  readLexicalSnapshot,
+  readLexicalSync,
+  readTeamChunkIds,
+} from '../../db/repositories/lexical-changes.js';
+import type { RankedChunk } from '../../db/repositories/search.js';
+import type { SqlExecutor } from '../../db/sql-connection.js';
+import { TeamLexicalIndex } from './team-lexical-index.js';
+
+/** Where loads that fail or do not fit are told. */
+export interface LexicalIndexLogger {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+}
+
+export interface TeamLexicalIndexesSettings {
+  /** What the teams' postings may take in memory together; 0 keeps every search in the database. */
+  readonly memoryBytes: number;
+  /**
+   * A team's postings not brought up to date for this long are reloaded instead: the change rows
+   * they would need may have been deleted (`LEXICAL_CHANGE_RETENTION_MS`, twice this).
+   */
+  readonly reloadAfterMs: number;
+  /** After a failed or refused load, how long the team is searched in the database before a retry. */
+  readonly retryAfterMs: number;
+}
+
+/** A search the in-memory postings can answer: BM25 without phrases. */
+export interface MemoryLexicalQuery {
+  readonly teamId: number;
+  readonly text: string;
+  readonly limit: number;
+  readonly teamChunks: number;
+  readonly averageLength: number;
+  readonly accessListIds: readonly number[];
+  readonly connectorIds?: readonly number[] | undefined;
+  readonly sources?: readonly string[] | undefined;
+}
+
+/** The message logged (at info) once a team's postings are in memory; benchmarks wait for it. */
+export const MEMORY_INDEX_LOADED = "a team's postings are loaded into memory: BM25 ranks there";
+
+/** The message logged (at info) when a team's postings do not fit in the memory allowed. */
+export const MEMORY_INDEX_REFUSED =
+  "a team's postings do not fit in the memory allowed (SEARCH_MEMORY_INDEX_MB): BM25 ranks in the database";
+
+/** Chunks whose postings one statement of a load reads. */
+const LOAD_BATCH_CHUNKS = 500;
+
+interface LoadedTeam {
+  readonly index: TeamLexicalIndex;
+  /** The snapshot the postings are current as of. */
+  snapshot: string;
+  /** When they were last brought up to date (this process's clock). */
+  syncedAt: number;
+  lastUsedAt: number;
+  /** The sync under way: syncs of a team run one after another, so snapshots only move forward. */
+  syncing: Promise<unknown>;
+}
+
+/** A team that is loading, or whose load failed or did not fit (searched in the database until `retryAt`). */
+interface UnloadedTeam {
+  readonly loading?: Promise<void>;
+  readonly retryAt: number;
+}
+
+/**
+ * Teams' lexical postings held in this process (one `TeamLexicalIndex` each), so that BM25 ranks
+ * in memory instead of in a statement. PostgreSQL stays the source of truth: a team is loaded from
+ * `chunk_terms` in the background the first time it is searched (the database answers meanwhile),
+ * and before every search the postings are brought up to date with one statement that reads the
+ * chunks changed since the last one (`lexical_changes`, filled by triggers in the writers'
+ * transactions) and analyses the query. A search therefore sees everything committed before it
+ * began, in every process, and a restarted process simply loads again. Teams are kept within
+ * `memoryBytes`, the least recently searched given up first; a team that cannot fit is searched
+ * in the database.
+ */
+export class TeamLexicalIndexes {
+  private readonly loaded = new Map<number, LoadedTeam>();
+  private readonly unloaded = new Map<number, UnloadedTeam>();
+
+  constructor(
+    private readonly sql: SqlExecutor,
+    private readonly settings: TeamLexicalIndexesSettings,
+    private readonly logger?: LexicalIndexLogger,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /**
+   * The best `limit` chunks by BM25 from the team's postings in memory, brought up to date first;
+   * undefined when they are not in memory (loading starts, if it may): the caller asks the database.
+   */
+  async rank(query: MemoryLexicalQuery): Promise<RankedChunk[] | undefined> {
+    if (this.settings.memoryBytes <= 0) return undefined;
+    const team = this.loaded.get(query.teamId);
+    if (team === undefined || this.now() - team.syncedAt > this.settings.reloadAfterMs) {
+      if (team !== undefined) this.loaded.delete(query.teamId);
+      this.startLoad(query.teamId);
+      return undefined;
+    }
+    team.lastUsedAt = this.now();
+    const lexemes = await this.sync(team, query.teamId, query.text);
+    if (lexemes.length === 0 || query.teamChunks === 0) return [];
+    return team.index.rank({
+      terms: lexemes,
+      limit: query.limit,
+      teamChunks: query.teamChunks,
+      averageLength: query.averageLength,
+      accessListIds: query.accessListIds,
+      connectorIds: query.connectorIds,
+      sources: query.sources,
+    });
+  }
+
+  /** Whether a team's postings are in memory (for tests and benchmarks). */
+  holds(teamId: number): boolean {
+    return this.loaded.has(teamId);
+  }
+
+  /** Resolves once the loads under way have ended, loaded or not (tests wait on it, not on time). */
+  async loadsSettled(): Promise<void> {
+    await Promise.all([...this.unloaded.values()].map((team) => team.loading));
+  }
+
+  /**
+   * Reads what changed since the team's snapshot and applies it, after any sync already under way
+   * (so a later snapshot is never overwritten by an earlier one); answers the query's lexemes.
+   */
+  private sync(team: LoadedTeam, teamId: number, text: string): Promise<readonly string[]> {
+    const run = team.syncing.then(async () => {
+      const started = this.now();
+      const read = await readLexicalSync(this.sql, teamId, team.snapshot, text);
+      for (const chunk of read.changed) {
+        if (chunk.postings.length === 0) team.index.removeChunk(chunk.chunkId);
+        else team.index.setChunk(chunk.chunkId, chunk, chunk.postings);
+      }
+      team.snapshot = read.snapshot;
+      team.syncedAt = started;
+      return read.lexemes;
+    });
+    // A failed sync leaves the snapshot where it was: the next one reads the same changes again.
+    team.syncing = run.catch(() => undefined);
+    return run;
+  }
+
+  private startLoad(teamId: number): void {
+    const known = this.unloaded.get(teamId);
+    if (known !== undefined && (known.loading !== undefined || known.retryAt > this.now())) return;
+    const retryLater = () => this.unloaded.set(teamId, { retryAt: this.now() + this.settings.retryAfterMs });
+    const loading = this.load(teamId).then(
+      (team) => {
+        if (team === undefined) {
+          retryLater();
+          return;
+        }
+        this.unloaded.delete(teamId);
+        this.loaded.set(teamId, team);
+        this.keepWithinMemory(teamId);
+      },
+      (error: unknown) => {
+        retryLater();
+        this.logger?.warn({ err: error, team: teamId }, 'loading postings into memory failed');
+      },
+    );
+    this.unloaded.set(teamId, { loading, retryAt: 0 });
+  }
+
+  /**
+   * Reads every posting of the team, a batch of chunks per statement (each its own snapshot, so
+   * nothing waits behind one long read), from a snapshot taken first: what changed after it is read
+   * by the first sync. Undefined when the team outgrows the memory allowed.
+   */
+  private async load(teamId: number): Promise<LoadedTeam | undefined> {
+    const began = performance.now();
+    const { snapshot } = await readLexicalSnapshot(this.sql);
+    const syncedAt = this.now();
+    const chunkIds = await readTeamChunkIds(this.sql, teamId);
+    const index = new TeamLexicalIndex();
+    for (let start = 0; start < chunkIds.length; start += LOAD_BATCH_CHUNKS) {
+      const batch = chunkIds.slice(start, start + LOAD_BATCH_CHUNKS);
+      for (const chunk of await readChunkPostings(this.sql, teamId, batch)) {
+        index.setChunk(chunk.chunkId, chunk, chunk.postings);
+      }
+      if (index.estimatedBytes() > this.settings.memoryBytes) {
+        this.logger?.info({ team: teamId, chunks: chunkIds.length }, MEMORY_INDEX_REFUSED);
+        return undefined;
+      }
+    }
+    // The arrays grew by doubling while loading: give back the room a full team no longer needs.
+    index.compact();
+    this.logger?.info(
+      {
+        team: teamId,
+        chunks: index.chunkCount,
+        postings: index.postingCount,
+        megabytes: Math.round(index.estimatedBytes() / 1024 / 102.4) / 10,
+        durationMs: Math.round(performance.now() - began),
+      },
+      MEMORY_INDEX_LOADED,
+    );
+    return { index, snapshot, syncedAt, lastUsedAt: this.now(), syncing: Promise.resolve() };
+  }
+
+  /** Gives up the least recently searched teams (not `keep`) until the rest fit. */
+  private keepWithinMemory(keep: number): void {
+    const bytes = () => [...this.loaded.values()].reduce((sum, team) => sum + team.index.estimatedBytes(), 0);
+    const byAge = [...this.loaded.entries()]
+      .filter(([teamId]) => teamId !== keep)
+      .sort(([, a], [, b]) => a.lastUsedAt - b.lastUsedAt);
+    for (const [teamId] of byAge) {
+      if (bytes() <= this.settings.memoryBytes) return;
+      this.loaded.delete(teamId);
+    }
+  }
+}
