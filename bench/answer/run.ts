@@ -566,7 +566,7 @@ function report(
         ]
       : []),
     '',
-    `The service runs as users run it (\`node dist/src/main.js\`, \`LOG_LEVEL=warn\`, embeddings on, the extractive answerer,`,
+    `The service runs as users run it (\`node dist/src/main.js\`, \`LOG_LEVEL=info\`, so it says when the big team's postings are in memory, which measuring waits for; embeddings on, the extractive answerer,`,
     `\`ANSWER_PASSAGES\` ${config.answering.passages}, \`SEARCH_DENSE_WEIGHT\` ${config.search.denseWeight}). The big team's user asks ${formatNumber(settings.questions)} SciFact test queries in`,
     '`POST /v1/chat/` (each a new chat, with its own `user_context` from `GET /v1/users/me`), after',
     `${settings.warmup} warm-up questions, one client at a time, then ${settings.clients} at once; the stream is read as a client reads NDJSON,`,

@@ -15,7 +15,8 @@ import {
 import { startFakeOpenAiProcess } from './fake-openai-process.js';
 import { formatNumber } from './report.js';
 import type { ScifactDocument } from './scifact.js';
-import { type RunningServer, startService } from './service.js';
+import { searchOnce } from './search-client.js';
+import { postingsInMemory, type RunningServer, startService } from './service.js';
 import { sleep } from './stats.js';
 import { prepareTeamData, slackServiceEnv, type TeamData, type TeamDataSettings } from './team-fixture.js';
 
@@ -81,7 +82,8 @@ export async function withTeamService<T>(
     service = await startService(
       `service (${label})`,
       {
-        LOG_LEVEL: 'warn',
+        // info: the service says when the big team's postings are in memory (every request is logged too).
+        LOG_LEVEL: 'info',
         ...database.env,
         ...(options.slackApp ? slackServiceEnv(slack) : {}),
         EMBEDDING_PROVIDER: 'openai',
@@ -93,6 +95,12 @@ export async function withTeamService<T>(
     );
     // The worker probes the model and looks for chunks without vectors at start: let it finish.
     await sleep(3_000);
+    const big = teamData.fixture.big;
+    const running = service;
+    log("waiting for the big team's postings to load into the service's memory");
+    await postingsInMemory(running, big.teamId, () =>
+      searchOnce(running.url, big.headers, { query: 'warm', top_k: 1, mode: 'lexical' }),
+    );
     return await measure({ teamData, database, sizeMiB, service, slack, embeddingModel });
   } finally {
     await service?.stop();

@@ -29,7 +29,7 @@ import {
   type ScifactSettings,
 } from '../lib/scifact-bench.js';
 import { searchOnce } from '../lib/search-client.js';
-import { type RunningServer, startService } from '../lib/service.js';
+import { postingsInMemory, type RunningServer, startService } from '../lib/service.js';
 import { parseFlags, SERVICE_RUN_FLAGS, Settings, serviceRunUsage } from '../lib/settings.js';
 import { percentile, sleep } from '../lib/stats.js';
 import type { BenchUser } from '../lib/users.js';
@@ -366,7 +366,8 @@ async function measureOn(
     service = await startService(
       `service (${label})`,
       // The embedded database in its own thread (PGLITE_THREAD), the setting these targets are for.
-      { LOG_LEVEL: 'warn', PGLITE_THREAD: 'true', ...database.env },
+      // info: the service says when the team's postings are in memory (every request is logged too).
+      { LOG_LEVEL: 'info', PGLITE_THREAD: 'true', ...database.env },
       nodeArgs,
       settings.fromSource,
     );
@@ -379,6 +380,10 @@ async function measureOn(
       log,
     );
 
+    log("waiting for the team's postings to load into the service's memory");
+    await postingsInMemory(running, user.teamId, () =>
+      searchOnce(running.url, user.headers, { query: 'warm', top_k: 1 }),
+    );
     // The search must answer, with passages, before anything is timed.
     for (const query of queries.slice(0, 3)) {
       const { results } = await searchOnce(running.url, user.headers, {
@@ -528,7 +533,7 @@ function report(
     ...postgresLine(available),
     '',
     "SciFact's abstracts are uploaded to `POST /v1/documents` of the service as users run it (`node dist/src/main.js`,",
-    '`LOG_LEVEL=warn`, `PGLITE_THREAD=true`, a fresh PGlite folder or PostgreSQL database with the default pool of 10, no embeddings: lexical',
+    '`LOG_LEVEL=info` (to hear when the postings are in memory), `PGLITE_THREAD=true`, a fresh PGlite folder or PostgreSQL database with the default pool of 10, no embeddings: lexical',
     `search). Then, on the same running service, \`POST /v1/search\` (the ${settings.queries} SciFact test queries, cycling, \`top_k\``,
     `${settings.topK}) is sent by 1 client, then by ${settings.clients} clients at once, each phase ${settings.durationSeconds} s measured after ${settings.warmupSeconds} s of the same load.`,
     'Each client sends its next search when its last one is answered, from this process (node:http, one kept-alive',

@@ -702,7 +702,7 @@ function report(
     '',
     ...teamDataDescription(settings.data),
     '',
-    `The service runs as users run it (\`node dist/src/main.js\`, \`LOG_LEVEL=warn\`, embeddings on, default search settings:`,
+    `The service runs as users run it (\`node dist/src/main.js\`, \`LOG_LEVEL=info\`, so it says when the big team's postings are in memory, which measuring waits for; embeddings on, default search settings:`,
     `\`SEARCH_DENSE_WEIGHT\` ${parseConfig({}).search.denseWeight}, \`SEARCH_EF_SEARCH\` ${efSearch}). ${queryCount} SciFact test queries go to \`POST /v1/search\` (\`top_k\` ${settings.topK})`,
     `in each mode, after ${settings.warmup} warm-up queries: one client at a time, then ${settings.clients} clients at once (each sends its next query`,
     'when its last is answered). Times run from sending the request to reading the whole answer, in this process. `short`',
