@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { databaseForTheseTests, testDatabaseKind } from '../../../test/helpers/test-database.js';
 import { insertTeam, uploadFields } from '../../../test/helpers/test-documents.js';
 import { peopleAccess } from '../../access.js';
@@ -6,6 +6,7 @@ import { saveAccessList, spreadDocumentAccess } from '../../db/repositories/acce
 import { type ChunkToStore, deleteTeamDocument, replaceDocument } from '../../db/repositories/documents.js';
 import { deleteOldLexicalChanges } from '../../db/repositories/lexical-changes.js';
 import { type RankedChunk, rankChunksLexically, readTeamChunkTotals } from '../../db/repositories/search.js';
+import { TeamLexicalIndex } from './team-lexical-index.js';
 import { TeamLexicalIndexes } from './team-lexical-indexes.js';
 
 const testDatabase = databaseForTheseTests();
@@ -245,6 +246,31 @@ describe('the postings of a team in memory', () => {
     expect(await indexes.rank(query)).toBeUndefined();
     await indexes.loadsSettled();
     expect(await indexes.rank({ ...query, teamChunks: 2 })).toHaveLength(2);
+  });
+
+  it('gives a team up, for the database to rank, when changed postings cannot be applied', async () => {
+    const teamId = await insertTeam(sql(), 'Refused');
+    await replaceDocument(sql(), uploadFields(teamId, 'one'), 'one', chunksOf(['w0q w1q']), undefined);
+    const indexes = await loaded(teamId);
+    const query = {
+      teamId,
+      text: 'w0q',
+      limit: 5,
+      teamChunks: 2,
+      averageLength: 2,
+      accessListIds: (await accessListIds(teamId)).all,
+    };
+    expect(await indexes.rank(query)).toHaveLength(1);
+    await replaceDocument(sql(), uploadFields(teamId, 'two'), 'two', chunksOf(['w0q w2q']), undefined);
+    const refuse = vi.spyOn(TeamLexicalIndex.prototype, 'setChunk').mockImplementation(() => {
+      throw new RangeError('refused');
+    });
+    try {
+      expect(await indexes.rank(query)).toBeUndefined();
+      expect(indexes.holds(teamId)).toBe(false);
+    } finally {
+      refuse.mockRestore();
+    }
   });
 
   it.runIf(testDatabaseKind() === 'postgres')(

@@ -101,6 +101,7 @@ export class TeamLexicalIndexes {
     }
     team.lastUsedAt = this.now();
     const lexemes = await this.sync(team, query.teamId, query.text);
+    if (lexemes === undefined) return undefined;
     if (lexemes.length === 0 || query.teamChunks === 0) return [];
     return team.index.rank({
       terms: lexemes,
@@ -127,19 +128,28 @@ export class TeamLexicalIndexes {
    * Reads what changed since the team's snapshot and applies it, after any sync already under way
    * (so a later snapshot is never overwritten by an earlier one); answers the query's lexemes.
    */
-  private sync(team: LoadedTeam, teamId: number, text: string): Promise<readonly string[]> {
+  private sync(team: LoadedTeam, teamId: number, text: string): Promise<readonly string[] | undefined> {
     const run = team.syncing.then(async () => {
       const started = this.now();
+      // A failed read changes nothing: the next sync reads the same changes again.
       const read = await readLexicalSync(this.sql, teamId, team.snapshot, text);
-      for (const chunk of read.changed) {
-        if (chunk.postings.length === 0) team.index.removeChunk(chunk.chunkId);
-        else team.index.setChunk(chunk.chunkId, chunk, chunk.postings);
+      try {
+        for (const chunk of read.changed) {
+          if (chunk.postings.length === 0) team.index.removeChunk(chunk.chunkId);
+          else team.index.setChunk(chunk.chunkId, chunk, chunk.postings);
+        }
+      } catch (error) {
+        // Postings the index refuses would be refused again by every later sync: this process
+        // gives the team up (the database ranks it) and loads it again after the retry delay.
+        if (this.loaded.get(teamId) === team) this.loaded.delete(teamId);
+        this.unloaded.set(teamId, { retryAt: this.now() + this.settings.retryAfterMs });
+        this.logger?.warn({ err: error, team: teamId }, 'changed postings could not be applied in memory');
+        return undefined;
       }
       team.snapshot = read.snapshot;
       team.syncedAt = started;
       return read.lexemes;
     });
-    // A failed sync leaves the snapshot where it was: the next one reads the same changes again.
     team.syncing = run.catch(() => undefined);
     return run;
   }
