@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../test/helpers/test-app.js';
-import { insertTeam, uploadFields } from '../../test/helpers/test-documents.js';
+import { insertTeam, textChunks, uploadFields } from '../../test/helpers/test-documents.js';
 import { replaceDocument } from '../db/repositories/documents.js';
 import { forgetOldLexicalChanges, LEXICAL_CHANGE_RETENTION_MS } from './forget-old-lexical-changes.js';
 
@@ -17,20 +17,12 @@ describe('forgetOldLexicalChanges', () => {
   it('forgets the changes of postings older than the retention and keeps recent ones', async () => {
     const { sql } = testApp.runtime.database;
     const teamId = await insertTeam(sql, 'Changes');
-    const chunk = (text: string) => ({
-      position: 0,
-      text,
-      headingPath: [],
-      pageLabels: [],
-      tokenCount: 2,
-      contextualText: text,
-    });
-    await replaceDocument(sql, uploadFields(teamId, 'old'), 'o', [chunk('alpha beta')], undefined);
+    await replaceDocument(sql, uploadFields(teamId, 'old'), 'o', textChunks(['alpha beta']), undefined);
     await sql.executeSql(`UPDATE lexical_changes SET changed_at = now() - $2::interval WHERE team_id = $1`, [
       teamId,
       `${LEXICAL_CHANGE_RETENTION_MS + 60_000} milliseconds`,
     ]);
-    await replaceDocument(sql, uploadFields(teamId, 'new'), 'n', [chunk('gamma delta')], undefined);
+    await replaceDocument(sql, uploadFields(teamId, 'new'), 'n', textChunks(['gamma delta']), undefined);
     const changes = async () =>
       Number(
         (

@@ -1,5 +1,5 @@
 import { TEAM_ACCESS } from '../../src/access.js';
-import type { DocumentFields } from '../../src/db/repositories/documents.js';
+import type { ChunkToStore, DocumentFields } from '../../src/db/repositories/documents.js';
 import type { SqlExecutor } from '../../src/db/sql-connection.js';
 
 /** A new team, straight in the database (repository tests need no user for it). */
@@ -30,4 +30,16 @@ export function uploadFields(
     indexedBy: null,
     ...overrides,
   };
+}
+
+/** Plain chunks of these texts, in order, as the indexer would store them (no headings or pages). */
+export function textChunks(texts: readonly string[]): ChunkToStore[] {
+  return texts.map((text, position) => ({
+    position,
+    text,
+    headingPath: [],
+    pageLabels: [],
+    tokenCount: text.split(' ').length,
+    contextualText: text,
+  }));
 }

@@ -4,26 +4,16 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SCIFACT_DIR, loadScifact } from '../../../bench/lib/scifact.js';
 import { peopleAccess } from '../../../src/access.js';
 import { HANG_BOUND_MS } from '../../../test/helpers/hang-bound.js';
+import { seededRandom } from '../../../test/helpers/seeded-random.js';
 import { databaseForTheseTests } from '../../../test/helpers/test-database.js';
-import { insertTeam, uploadFields } from '../../../test/helpers/test-documents.js';
+import { insertTeam, textChunks, uploadFields } from '../../../test/helpers/test-documents.js';
 import { scoreEveryPosting } from '../../../test/helpers/unpruned-bm25.js';
 import type { SqlExecutor } from '../sql-connection.js';
-import { type ChunkToStore, replaceDocument } from './documents.js';
+import { replaceDocument } from './documents.js';
 import { type ChunkScope, rankChunksLexically, readTeamChunkTotals } from './search.js';
 
 const testDatabase = databaseForTheseTests();
 const sql = () => testDatabase().sql;
-
-/** mulberry32: the same "random" collection on every run, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'tu', 'vas', 'qi', 'zor', 'bel', 'dun', 'fip', 'gax'];
 
@@ -61,17 +51,6 @@ function zipfChunks(next: () => number, words: readonly string[], count: number,
   });
 }
 
-function asChunks(texts: readonly string[]): ChunkToStore[] {
-  return texts.map((text, position) => ({
-    position,
-    text,
-    headingPath: [],
-    pageLabels: [],
-    tokenCount: text.split(' ').length,
-    contextualText: text,
-  }));
-}
-
 interface Collection {
   readonly teamId: number;
   readonly words: readonly string[];
@@ -81,7 +60,7 @@ interface Collection {
 
 /** A team of `documents` × 10 chunks; every fourth document readable by one person only. */
 async function storeCollection(seed: number, documents: number, meanLength: number): Promise<Collection> {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const words = vocabulary(400);
   const teamId = await insertTeam(sql(), `Ranking ${seed}`);
   for (let index = 0; index < documents; index++) {
@@ -92,7 +71,7 @@ async function storeCollection(seed: number, documents: number, meanLength: numb
       sql(),
       fields,
       `h${index}`,
-      asChunks(zipfChunks(next, words, 10, meanLength)),
+      textChunks(zipfChunks(next, words, 10, meanLength)),
       undefined,
     );
   }
@@ -110,7 +89,7 @@ async function storeCollection(seed: number, documents: number, meanLength: numb
 
 /** Queries of 1 to 8 words, common and rare alike, some words repeated and some in no chunk. */
 function queries(seed: number, words: readonly string[], count: number): string[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   return Array.from({ length: count }, () => {
     const length = 1 + Math.floor(next() * 8);
     return Array.from({ length }, () => {
@@ -270,7 +249,7 @@ describe.runIf(existsSync(path.join(scifactDirectory, 'corpus.jsonl')))(
             sql(),
             uploadFields(teamId, document.id),
             document.id,
-            asChunks([text]),
+            textChunks([text]),
             undefined,
           );
         }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../../test/helpers/seeded-random.js';
 import {
   type ChunkAttributes,
   type IndexedPosting,
@@ -6,18 +7,6 @@ import {
   type LexicalIndexQuery,
   TeamLexicalIndex,
 } from './team-lexical-index.js';
-
-/** A seeded PRNG (mulberry32): every collection and query below is the same on every run. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let mixed = state;
-    mixed = Math.imul(mixed ^ (mixed >>> 15), mixed | 1);
-    mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface ModelChunk {
   readonly attributes: ChunkAttributes;

@@ -1,9 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
+import { seededRandom } from '../../../test/helpers/seeded-random.js';
 import { databaseForTheseTests, testDatabaseKind } from '../../../test/helpers/test-database.js';
-import { insertTeam, uploadFields } from '../../../test/helpers/test-documents.js';
+import { insertTeam, textChunks, uploadFields } from '../../../test/helpers/test-documents.js';
 import { peopleAccess } from '../../access.js';
 import { saveAccessList, spreadDocumentAccess } from '../../db/repositories/access-lists.js';
-import { type ChunkToStore, deleteTeamDocument, replaceDocument } from '../../db/repositories/documents.js';
+import { deleteTeamDocument, replaceDocument } from '../../db/repositories/documents.js';
 import { deleteOldLexicalChanges } from '../../db/repositories/lexical-changes.js';
 import { type RankedChunk, rankChunksLexically, readTeamChunkTotals } from '../../db/repositories/search.js';
 import { TeamLexicalIndex } from './team-lexical-index.js';
@@ -14,17 +15,6 @@ const sql = () => testDatabase().sql;
 
 const WORDS = Array.from({ length: 60 }, (_, index) => `w${index.toString(36)}q`);
 
-/** mulberry32: the same texts on every run. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Texts whose words follow Zipf's law: a few words in most chunks, most in few. */
 function texts(next: () => number, count: number): string[] {
   return Array.from({ length: count }, () =>
@@ -33,17 +23,6 @@ function texts(next: () => number, count: number): string[] {
       return WORDS[rank] ?? 'w0q';
     }).join(' '),
   );
-}
-
-function chunksOf(parts: readonly string[]): ChunkToStore[] {
-  return parts.map((text, position) => ({
-    position,
-    text,
-    headingPath: [],
-    pageLabels: [],
-    tokenCount: text.split(' ').length,
-    contextualText: text,
-  }));
 }
 
 const settings = { memoryBytes: 64 * 1024 * 1024, reloadAfterMs: 3_600_000, retryAfterMs: 3_600_000 };
@@ -126,7 +105,7 @@ function queries(next: () => number, count: number): string[] {
 
 describe('the postings of a team in memory', () => {
   it('rank as the database does, and every write is searchable in the search that follows it', async () => {
-    const next = random(7);
+    const next = seededRandom(7);
     const teamId = await insertTeam(sql(), 'In memory');
     const documentIds: number[] = [];
     for (let index = 0; index < 40; index++) {
@@ -134,7 +113,7 @@ describe('the postings of a team in memory', () => {
         ...(index % 5 === 4 ? { access: peopleAccess('ada@example.com') } : {}),
       });
       documentIds.push(
-        await replaceDocument(sql(), fields, `h${index}`, chunksOf(texts(next, 8)), undefined),
+        await replaceDocument(sql(), fields, `h${index}`, textChunks(texts(next, 8)), undefined),
       );
     }
     // Two processes' worth: neither hears of the other's writes except through the database.
@@ -161,7 +140,7 @@ describe('the postings of a team in memory', () => {
       sql(),
       uploadFields(teamId, 'fresh'),
       'fresh',
-      chunksOf(['zyxwfresh w0q w1q', 'w2q zyxwfresh']),
+      textChunks(['zyxwfresh w0q w1q', 'w2q zyxwfresh']),
       undefined,
     );
     for (const indexes of [first, second]) {
@@ -170,7 +149,13 @@ describe('the postings of a team in memory', () => {
       expectSameRanking(memory, database);
     }
     // The same document replaced: its old chunks go, the new ones come.
-    await replaceDocument(sql(), uploadFields(teamId, 'fresh'), 'fresh-2', chunksOf(['w3q only']), undefined);
+    await replaceDocument(
+      sql(),
+      uploadFields(teamId, 'fresh'),
+      'fresh-2',
+      textChunks(['w3q only']),
+      undefined,
+    );
     expect((await bothWays(second, teamId, 'zyxwfresh', lists.all)).memory).toEqual([]);
     // A document made private: a reader of team-wide documents no longer finds it.
     const [shared] = (await bothWays(second, teamId, 'w3q', lists.team, 1)).memory;
@@ -209,7 +194,7 @@ describe('the postings of a team in memory', () => {
       sql(),
       uploadFields(teamId, 'one'),
       'one',
-      chunksOf(texts(random(3), 50)),
+      textChunks(texts(seededRandom(3), 50)),
       undefined,
     );
     const indexes = new TeamLexicalIndexes(sql(), { ...settings, memoryBytes: 1024 });
@@ -225,7 +210,7 @@ describe('the postings of a team in memory', () => {
 
   it('is loaded again once it has not caught up for longer than the change log may be kept', async () => {
     const teamId = await insertTeam(sql(), 'Idle');
-    await replaceDocument(sql(), uploadFields(teamId, 'one'), 'one', chunksOf(['w0q w1q']), undefined);
+    await replaceDocument(sql(), uploadFields(teamId, 'one'), 'one', textChunks(['w0q w1q']), undefined);
     let clock = 0;
     const indexes = new TeamLexicalIndexes(sql(), settings, undefined, () => clock);
     const query = {
@@ -239,7 +224,7 @@ describe('the postings of a team in memory', () => {
     expect(await indexes.rank(query)).toBeUndefined();
     await indexes.loadsSettled();
     expect(await indexes.rank(query)).toHaveLength(1);
-    await replaceDocument(sql(), uploadFields(teamId, 'two'), 'two', chunksOf(['w0q w2q']), undefined);
+    await replaceDocument(sql(), uploadFields(teamId, 'two'), 'two', textChunks(['w0q w2q']), undefined);
     // The log is emptied, as after its retention; the process has been idle past reloadAfterMs.
     await deleteOldLexicalChanges(sql(), new Date(Date.now() + 86_400_000), 10_000);
     clock += settings.reloadAfterMs + 1;
@@ -250,7 +235,7 @@ describe('the postings of a team in memory', () => {
 
   it('gives a team up, for the database to rank, when changed postings cannot be applied', async () => {
     const teamId = await insertTeam(sql(), 'Refused');
-    await replaceDocument(sql(), uploadFields(teamId, 'one'), 'one', chunksOf(['w0q w1q']), undefined);
+    await replaceDocument(sql(), uploadFields(teamId, 'one'), 'one', textChunks(['w0q w1q']), undefined);
     const indexes = await loaded(teamId);
     const query = {
       teamId,
@@ -261,7 +246,7 @@ describe('the postings of a team in memory', () => {
       accessListIds: (await accessListIds(teamId)).all,
     };
     expect(await indexes.rank(query)).toHaveLength(1);
-    await replaceDocument(sql(), uploadFields(teamId, 'two'), 'two', chunksOf(['w0q w2q']), undefined);
+    await replaceDocument(sql(), uploadFields(teamId, 'two'), 'two', textChunks(['w0q w2q']), undefined);
     const refuse = vi.spyOn(TeamLexicalIndex.prototype, 'setChunk').mockImplementation(() => {
       throw new RangeError('refused');
     });
@@ -282,7 +267,7 @@ describe('the postings of a team in memory', () => {
         sql(),
         uploadFields(teamId, 'early'),
         'e',
-        chunksOf(['w0q w1q w9q']),
+        textChunks(['w0q w1q w9q']),
         undefined,
       );
       const indexes = await loaded(teamId);
@@ -307,7 +292,7 @@ describe('the postings of a team in memory', () => {
       });
       await wasWritten;
       // Meanwhile a later transaction stores a document and commits first; a search sees it.
-      await replaceDocument(sql(), uploadFields(teamId, 'late'), 'l', chunksOf(['w0q w2q']), undefined);
+      await replaceDocument(sql(), uploadFields(teamId, 'late'), 'l', textChunks(['w0q w2q']), undefined);
       const teamWide = (await lists()).team;
       expect((await bothWays(indexes, teamId, 'w0q', teamWide)).memory).toHaveLength(2);
       commit();

@@ -6,7 +6,7 @@ import {
 } from '../../db/repositories/lexical-changes.js';
 import type { RankedChunk } from '../../db/repositories/search.js';
 import type { SqlExecutor } from '../../db/sql-connection.js';
-import { TeamLexicalIndex } from './team-lexical-index.js';
+import { type LexicalIndexQuery, TeamLexicalIndex } from './team-lexical-index.js';
 
 /** Where loads that fail or do not fit are told. */
 export interface LexicalIndexLogger {
@@ -26,16 +26,10 @@ export interface TeamLexicalIndexesSettings {
   readonly retryAfterMs: number;
 }
 
-/** A search the in-memory postings can answer: BM25 without phrases. */
-export interface MemoryLexicalQuery {
+/** A search the in-memory postings can answer: BM25 without phrases, of the query's text. */
+export interface MemoryLexicalQuery extends Omit<LexicalIndexQuery, 'terms'> {
   readonly teamId: number;
   readonly text: string;
-  readonly limit: number;
-  readonly teamChunks: number;
-  readonly averageLength: number;
-  readonly accessListIds: readonly number[];
-  readonly connectorIds?: readonly number[] | undefined;
-  readonly sources?: readonly string[] | undefined;
 }
 
 /** The message logged (at info) once a team's postings are in memory; benchmarks wait for it. */
@@ -103,15 +97,8 @@ export class TeamLexicalIndexes {
     const lexemes = await this.sync(team, query.teamId, query.text);
     if (lexemes === undefined) return undefined;
     if (lexemes.length === 0 || query.teamChunks === 0) return [];
-    return team.index.rank({
-      terms: lexemes,
-      limit: query.limit,
-      teamChunks: query.teamChunks,
-      averageLength: query.averageLength,
-      accessListIds: query.accessListIds,
-      connectorIds: query.connectorIds,
-      sources: query.sources,
-    });
+    const { teamId: _team, text: _text, ...ranking } = query;
+    return team.index.rank({ ...ranking, terms: lexemes });
   }
 
   /** Whether a team's postings are in memory (for tests and benchmarks). */
