@@ -24,11 +24,10 @@ export interface ChunkPostings {
   readonly postings: readonly { readonly term: string; readonly frequency: number }[];
 }
 
-/** Where a reader stands: the snapshot it read with, and the database's clock then. */
+/** Where a reader stands: the snapshot it read with. */
 export interface LexicalSnapshot {
   /** `pg_current_snapshot()` as text (`xmin:xmax:xip,…`). */
   readonly snapshot: string;
-  readonly databaseTime: Date;
 }
 
 /** The changes a snapshot did not see, and the query's lexemes, read in one statement. */
@@ -53,12 +52,12 @@ const POSTING_COLUMNS = 'p.term, p.frequency, p.chunk_length, p.access_list_id, 
 
 /** The snapshot a load starts from: changes after it are read once the load is done. */
 export async function readLexicalSnapshot(sql: SqlExecutor): Promise<LexicalSnapshot> {
-  const { rows } = await sql.executeSql<{ snapshot: string; now: string | Date }>(
-    'SELECT pg_current_snapshot()::text AS snapshot, now() AS now',
+  const { rows } = await sql.executeSql<{ snapshot: string }>(
+    'SELECT pg_current_snapshot()::text AS snapshot',
   );
   const row = rows[0];
   if (row === undefined) throw new Error('the database returned no snapshot');
-  return { snapshot: row.snapshot, databaseTime: new Date(row.now) };
+  return { snapshot: row.snapshot };
 }
 
 /** The team's chunk ids, ascending: a load reads their postings in batches. */
@@ -95,9 +94,7 @@ export async function readLexicalSync(
   since: string,
   queryText: string,
 ): Promise<LexicalSync> {
-  const { rows } = await sql.executeSql<
-    PostingRow & { snapshot: string; now: string | Date; lexemes: string[] | null }
-  >(
+  const { rows } = await sql.executeSql<PostingRow & { snapshot: string; lexemes: string[] | null }>(
     `WITH changed AS (
        SELECT DISTINCT l.chunk_id FROM lexical_changes AS l
        WHERE l.team_id = $1 AND l.transaction_id >= pg_snapshot_xmin($2::text::pg_snapshot)
@@ -106,9 +103,9 @@ export async function readLexicalSync(
        SELECT c.chunk_id, ${POSTING_COLUMNS} FROM changed AS c
        LEFT JOIN chunk_terms AS p ON p.chunk_id = c.chunk_id AND p.team_id = $1
      )
-     SELECT s.snapshot, s.now, s.lexemes, present.*
+     SELECT s.snapshot, s.lexemes, present.*
      FROM (
-       SELECT pg_current_snapshot()::text AS snapshot, now() AS now,
+       SELECT pg_current_snapshot()::text AS snapshot,
          ARRAY(SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', $3::text)) ORDER BY 1) AS lexemes
      ) AS s
      LEFT JOIN present ON true
@@ -120,7 +117,6 @@ export async function readLexicalSync(
   const changed = groupByChunk(rows.filter((row) => row.chunk_id !== null));
   return {
     snapshot: first.snapshot,
-    databaseTime: new Date(first.now),
     lexemes: first.lexemes ?? [],
     changed,
   };

@@ -19,7 +19,7 @@ export interface TeamLexicalIndexesSettings {
   readonly memoryBytes: number;
   /**
    * A team's postings not brought up to date for this long are reloaded instead: the change rows
-   * they would need may have been deleted (`LEXICAL_CHANGE_RETENTION_MS`, twice this).
+   * they would need may have been deleted (`LEXICAL_CHANGE_RETENTION_MS` is four times this).
    */
   readonly reloadAfterMs: number;
   /** After a failed or refused load, how long the team is searched in the database before a retry. */
@@ -135,6 +135,8 @@ export class TeamLexicalIndexes {
       }
       team.snapshot = read.snapshot;
       team.syncedAt = started;
+      // A team that grew gives other teams' room back (their searches go to the database).
+      if (read.changed.length > 0) this.keepWithinMemory(teamId);
       return read.lexemes;
     });
     team.syncing = run.catch(() => undefined);
