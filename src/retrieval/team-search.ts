@@ -4,6 +4,7 @@ import {
   analyzeTexts,
   type ChunkHitRow,
   foldTeamTermChunks,
+  type RankedChunk,
   readChunkHits,
   readTermChunks,
 } from '../db/repositories/search.js';
@@ -15,7 +16,7 @@ import { type LexicalIndexLogger, TeamLexicalIndexes } from './lexical-index/tea
 import { type LexicalQuery, searchLexical, searchLexicalHits } from './lexical-search.js';
 import { parseQuery } from './query-text.js';
 import type { SearchHit, SearchRequest, TeamSearch, TermStatistics } from './search-types.js';
-import { TeamStatisticsCache } from './team-statistics.js';
+import { type TeamStatistics, TeamStatisticsCache } from './team-statistics.js';
 import { searchVectorHits, searchVectors, type VectorQuery } from './vector-search.js';
 
 export interface TeamSearchSettings {
@@ -55,7 +56,7 @@ export class PostgresTeamSearch implements TeamSearch {
   /** Folds of `team_term_chunks` that searches ask for. */
   private readonly folds = new BackgroundFolds();
   /** Teams' postings in this process, where BM25 ranks when they are loaded. */
-  readonly lexicalIndexes: TeamLexicalIndexes;
+  private readonly lexicalIndexes: TeamLexicalIndexes;
 
   constructor(
     private readonly sql: SqlConnection,
@@ -159,9 +160,9 @@ export class PostgresTeamSearch implements TeamSearch {
    * loaded or the query has phrases (their positions are only in the database).
    */
   private rankInMemory(
-    statistics: { readonly chunks: number; readonly averageLength: number },
+    statistics: TeamStatistics,
     ranking: LexicalQuery,
-  ) {
+  ): Promise<RankedChunk[] | undefined> {
     if (ranking.query.phrases.length > 0) return Promise.resolve(undefined);
     return this.lexicalIndexes.rank({
       teamId: ranking.teamId,
