@@ -18,6 +18,7 @@ import { chunkDocument } from '../../src/indexing/chunk.js';
 import { contentHash } from '../../src/indexing/content-hash.js';
 import { contextualText } from '../../src/indexing/document.js';
 import { parseDocument } from '../../src/indexing/parse/parse-document.js';
+import { seededRandom } from '../../test/helpers/seeded-random.js';
 import type { ScifactDocument } from './scifact.js';
 
 /** Who may open a team's documents, and who indexed them. */
@@ -66,18 +67,6 @@ export interface StoredTeam {
   readonly lists: readonly StoredList[];
 }
 
-/** A seeded pseudo-random generator (mulberry32): the same seed, the same data. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 function shuffle<T>(items: readonly T[], next: () => number): T[] {
   const copy = [...items];
   for (let index = copy.length - 1; index > 0; index -= 1) {
@@ -108,7 +97,7 @@ export async function* teamDocuments(
   spec: TeamSpec,
   abstractsPerDocument: number,
 ): AsyncGenerator<VariantDocument> {
-  const next = random(spec.seed * 7_919 + 17);
+  const next = seededRandom(spec.seed * 7_919 + 17);
   let remaining = spec.chunks;
   let stored = 0;
   for (let pass = 0; remaining > 0; pass += 1) {
