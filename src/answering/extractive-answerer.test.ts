@@ -673,6 +673,60 @@ describe('ExtractiveAnswerer on documentation (sections under headings)', () => 
     );
     expect(answered.text).toContain('set variables in the function settings');
   });
+
+  it('answers what documentation names only as the context of the question ("on our CI server") when the collection names it elsewhere', async () => {
+    const passages = documented(
+      section(
+        'chalk',
+        ['API', 'supportsColor'],
+        'Colors are detected automatically. Where chalk prints no colors on a server, force them on with the environment variable FORCE_COLOR=1.',
+      ),
+    );
+    // "CI" is in the team's collection (another package's README), though in no passage found.
+    const collection = new FakeTeamSearch().add(
+      { teamId: 1, title: 'ws', text: 'The CI runs the tests on every push.' },
+      { teamId: 1, title: 'chalk', text: 'chalk prints colors; force them on a server with FORCE_COLOR.' },
+    );
+    const { text } = await answer(
+      'chalk prints no colors on our CI server. How do I force them on?',
+      passages,
+      {
+        collection,
+      },
+    );
+    expect(text).toContain('FORCE_COLOR=1');
+    // A name the collection never holds is what the question is about: nothing answers it.
+    const kubernetes = await answer('Which Kubernetes namespace forces colors on?', passages, { collection });
+    expect(kubernetes.text.startsWith(NOT_FOUND_ANSWER)).toBe(true);
+  });
+
+  it('shows what follows the sentence that answers (its list, its code) before going back to the start of its section', async () => {
+    const readme = [
+      'A modern toolset for manipulating dates in a browser and Node.js.',
+      '',
+      'It works with every bundler and supports tree-shaking.',
+      '',
+      'Each function returns a new date instead of modifying the one you pass:',
+      '',
+      '```js',
+      'const next = addDays(today, 1) // today is unchanged',
+      '```',
+    ].join('\n');
+    // An untitled introduction (no heading of its own) of a document named by its file.
+    const intro = hitOf(
+      { title: 'README', fileName: 'date-fns-README.md', headingPath: [], text: readme },
+      0,
+    );
+    const docs = hitOf({ title: 'README', headingPath: ['Docs'], text: 'See the documentation site.' }, 1);
+    const { text } = await answer(
+      'Does date-fns modify the Date I pass to its functions?',
+      numberPassages([intro, docs]),
+    );
+    expect(
+      text.startsWith('Each function returns a new date instead of modifying the one you pass [1]:'),
+    ).toBe(true);
+    expect(text.indexOf('const next = addDays(today, 1)')).toBeLessThan(text.indexOf('A modern toolset'));
+  });
 });
 
 describe('withCitation', () => {

@@ -1,3 +1,5 @@
+import { withoutContractions } from '../contractions.js';
+import { fileNameWords } from '../file-name-words.js';
 import { identifierWords } from '../identifier-words.js';
 import { fenced } from '../markdown-fence.js';
 import type { TeamSearch } from '../retrieval/search-types.js';
@@ -187,7 +189,13 @@ export class ExtractiveAnswerer implements Answerer {
 
   private async choose(given: AnswerInput): Promise<{ chosen: Scored[]; missing: readonly string[] }> {
     const none = { chosen: [], missing: [] };
-    const input = { ...given, passages: joinSectionParts(given.passages) };
+    // Spelled out as search reads them: "I'm" would ask for a word "m".
+    const input = {
+      ...given,
+      question: withoutContractions(given.question),
+      topic: given.topic.map(withoutContractions),
+      passages: joinSectionParts(given.passages),
+    };
     const candidates = candidatesOf(input.passages);
     if (candidates.length === 0) return none;
     // A turn that continues the conversation ("and for contractors?") is matched with the topic it
@@ -217,7 +225,14 @@ export class ExtractiveAnswerer implements Answerer {
           ...SYNONYM_WORDS,
           ...candidates.map((candidate) => candidate.unit.text),
           ...input.passages.map((passage) => withIdentifierWords(passage.hit.headingPath.join(' '))),
-          ...input.passages.map((passage) => withIdentifierWords(passage.hit.title)),
+          // The file name with the title: `date-fns-README.md` names what its untitled intro is about.
+          ...input.passages.map((passage) =>
+            withIdentifierWords(
+              passage.hit.fileName === null
+                ? passage.hit.title
+                : `${passage.hit.title}\n${fileNameWords(passage.hit.fileName)}`,
+            ),
+          ),
         ].map((text) => americanSpelling(unaccented(text))),
       )
     ).map(withoutCompounds);
@@ -258,7 +273,15 @@ export class ExtractiveAnswerer implements Answerer {
     if (unmentioned.length > 0) {
       const longNameWords = longNamesIn(input.question);
       const passageWords = input.passages.map((passage) => plainWords(passage.hit.text));
-      if (unmentioned.some((name) => !misspeltInLongName(name, longNameWords, passageWords))) return none;
+      const absent = unmentioned.filter((name) => !misspeltInLongName(name, longNameWords, passageWords));
+      // Documentation names what it is used with ("on our CI server", "JSON lines") beside what it
+      // is about: a name the collection holds elsewhere is weighed with the question's other
+      // terms below; one the collection never names is what the question is about.
+      if (
+        absent.length > 0 &&
+        !(documentation && (await this.allNamed(input.teamId, absent, nameTerms, names)))
+      )
+        return none;
     }
     // In documentation a name of several words is one product or API ("AWS Secrets Manager"); prose
     // goes on to call "Frédéric Chopin" Chopin, so there the parts are enough.
@@ -301,7 +324,7 @@ export class ExtractiveAnswerer implements Answerer {
       const [section] = rankSections(sections, weights, match);
       // Documentation (a section under a heading) answers with that section; prose passages with
       // their best sentences, below.
-      if (section !== undefined && section.hit.headingPath.length > 0) {
+      if (section !== undefined && documentation) {
         // What a turn that continues the conversation asks about is its topic too ("How often?"
         // after "How do I descale the machine?"): the evidence must hold both, the topic at full weight.
         const asks = new Map([...terms.keys()].map((term) => [term, 1]));
@@ -321,6 +344,21 @@ export class ExtractiveAnswerer implements Answerer {
     return { chosen, missing: [] };
   }
 
+  /** Whether every one of `absent` (some of `names`, analysed as `nameTerms`) is held by some chunk of the team's. */
+  private async allNamed(
+    teamId: number,
+    absent: readonly string[],
+    nameTerms: readonly (ReadonlyMap<string, number> | undefined)[],
+    names: readonly string[],
+  ): Promise<boolean> {
+    const termsOf = absent.map((name) => [...(nameTerms[names.indexOf(name)]?.keys() ?? [])]);
+    const statistics = await this.analyzer.termStatistics(teamId, [...new Set(termsOf.flat())]);
+    return termsOf.every(
+      (terms) =>
+        terms.length > 0 && terms.every((term) => (statistics.documentFrequencies.get(term) ?? 0) > 0),
+    );
+  }
+
   /**
    * A documentation section's answer: its sentence that answers best leads (prose: code shows, it
    * does not answer), then the section as it reads, from the top: what the lead needs around it,
@@ -337,7 +375,15 @@ export class ExtractiveAnswerer implements Answerer {
     if (lead === undefined) return [];
     const chosen: Scored[] = [this.trimmed(lead)];
     let words = Math.min(lead.candidate.words, this.limits.maxWords);
-    const rest = own.filter((item) => item !== lead).sort((a, b) => a.candidate.index - b.candidate.index);
+    // What follows the lead (its list, its code, what it goes on to say), then the section's start.
+    const at = lead.candidate.index;
+    const rest = own
+      .filter((item) => item !== lead)
+      .sort(
+        (a, b) =>
+          Number(a.candidate.index < at) - Number(b.candidate.index < at) ||
+          a.candidate.index - b.candidate.index,
+      );
     for (const item of rest) {
       if (words >= this.limits.maxWords || chosen.length >= MAX_SECTION_UNITS) break;
       if (words + item.candidate.words > this.limits.maxWords) continue;
@@ -847,7 +893,8 @@ function overlap(
  */
 function* render(chosen: readonly Scored[]): Generator<string> {
   let previous: Candidate | undefined;
-  const shown = new Set<TextUnit>();
+  // By text: overlapping chunks joined into one section repeat a unit (an introduction, a line).
+  const shown = new Set<string>();
   // A section's answer is one passage's: its number once, after the sentence that leads.
   const onePassage = chosen.every((item) => item.candidate.passage === chosen[0]?.candidate.passage);
   const sectionAnswer = onePassage && chosen[0]?.candidate.passage.hit.headingPath.length !== 0;
@@ -858,7 +905,7 @@ function* render(chosen: readonly Scored[]): Generator<string> {
     return withCitation(text, number);
   };
   for (const { candidate } of chosen) {
-    if (shown.has(candidate.unit)) continue;
+    if (shown.has(candidate.unit.text)) continue;
     const number = candidate.passage.number;
     const separator =
       previous === undefined
@@ -869,7 +916,7 @@ function* render(chosen: readonly Scored[]): Generator<string> {
           ? ' '
           : '\n\n';
     previous = candidate;
-    shown.add(candidate.unit);
+    shown.add(candidate.unit.text);
     if (candidate.unit.kind === 'code') {
       // Code is shown after the sentence that introduces it ("…run the following:"), which carries
       // the citation; without one, the citation follows the fence. Never inside it.
@@ -878,9 +925,9 @@ function* render(chosen: readonly Scored[]): Generator<string> {
         intro !== undefined &&
         intro.kind !== 'code' &&
         intro.text.trimEnd().endsWith(':') &&
-        !shown.has(intro)
+        !shown.has(intro.text)
       ) {
-        shown.add(intro);
+        shown.add(intro.text);
         yield `${separator}${cite(intro.text, number)}\n\n${fenced(candidate.unit.text, candidate.unit.language)}`;
       } else {
         const fence = fenced(candidate.unit.text, candidate.unit.language);
@@ -891,8 +938,8 @@ function* render(chosen: readonly Scored[]): Generator<string> {
     }
     yield `${separator}${cite(candidate.unit.text, number)}`;
     if (!candidate.unit.text.trimEnd().endsWith(':')) continue;
-    const following = followingUnits(candidate).filter((unit) => !shown.has(unit));
-    for (const unit of following) shown.add(unit);
+    const following = followingUnits(candidate).filter((unit) => !shown.has(unit.text));
+    for (const unit of following) shown.add(unit.text);
     const lines = following.map((unit) =>
       unit.kind === 'code' ? fenced(unit.text, unit.language) : `- ${unit.text}`,
     );

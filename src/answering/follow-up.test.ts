@@ -12,9 +12,9 @@ const search = new FakeTeamSearch().add(
   { teamId: TEAM, title: 'Redaction', text: 'pino logger redact paths' },
 );
 
-const asked = (question: string) => [
+const asked = (question: string, answer = 'See the documentation [1].') => [
   { role: 'user' as const, content: question },
-  { role: 'assistant' as const, content: 'Call logger.child(bindings) [1].' },
+  { role: 'assistant' as const, content: answer },
 ];
 
 describe('leansOnConversation', () => {
@@ -66,5 +66,31 @@ describe('carriedTopic', () => {
     // "transports" was asked three turns ago: the topic moved on.
     expect(topic).not.toContain('transports');
     expect(topic).toEqual(expect.arrayContaining(['redact', 'paths']));
+  });
+
+  it('carries first the words the last answer repeats: what the exchange was about, not a rare word of its phrasing', async () => {
+    // "rather" is the rarest word asked; "full", "help" and "error" are what the answer was about.
+    const cli = new FakeTeamSearch().add(
+      { teamId: TEAM, title: 'Help', text: 'commander help full usage error' },
+      { teamId: TEAM, title: 'Errors', text: 'commander error short message full' },
+      { teamId: TEAM, title: 'Options', text: 'commander option value rather short' },
+      { teamId: TEAM, title: 'Commands', text: 'commander command action help' },
+      { teamId: TEAM, title: 'Parsing', text: 'commander parse argv' },
+      { teamId: TEAM, title: 'Hooks', text: 'commander hook event' },
+    );
+    const question = 'Print the full help rather than a short error?';
+    const turn = 'And how do I trigger that for my own failures?';
+    const answered = 'Call showHelpAfterError() to show the full help after an error [1].';
+    expect(await carriedTopic(cli, TEAM, turn, asked(question, answered))).toEqual(['full', 'help', 'error']);
+    // An answer about none of them, or one that cites nothing (a "not found" repeats the question's
+    // words), says nothing: the rarest words lead.
+    const notFound = "I couldn't find an answer to that. Nothing in them is about print, short and error.";
+    for (const answer of ['See the documentation [1].', notFound]) {
+      expect(await carriedTopic(cli, TEAM, turn, asked(question, answer)), answer).toEqual([
+        'full',
+        'help',
+        'rather',
+      ]);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { withoutContractions } from '../contractions.js';
 import type { TeamSearch } from '../retrieval/search-types.js';
 import type { ConversationTurn } from './answerer.js';
 
@@ -34,12 +35,17 @@ const TOPIC_WORDS = 3;
 /** How many earlier questions the topic is taken from, the latest first (a chain of follow-ups). */
 const TOPIC_QUESTIONS = 2;
 
+/** `[1]`: an answer that cites. */
+const CITATION_MARK = /\[\d+\]/;
+
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'\u2019._-]*/gu;
 
 /**
- * What a turn that leans on the conversation continues: the rarest words (by how few of the team's
- * chunks hold them, and held by at most half of them) of the last questions asked before it, those
- * it does not say itself, at most three, the latest question's first among equals: "child" for
+ * What a turn that leans on the conversation continues: the words of the last questions asked
+ * before it that it does not say itself, at most three: first those the last answer repeats (what
+ * the exchange turned out to be about, rather than a rare word of its phrasing), then the rarest
+ * (by how few of the team's chunks hold them, and held by at most half of them), the latest
+ * question's first among equals: "child" for
  * "Can that logger use a different level from its parent?" after "How do I tag every pino log
  * line with a child logger?". None for a turn that stands alone, or at a conversation's start.
  */
@@ -54,14 +60,24 @@ export async function carriedTopic(
     .filter((turn) => turn.role === 'user')
     .slice(-TOPIC_QUESTIONS)
     .reverse()
-    .map((turn) => turn.content);
+    .map((turn) => withoutContractions(turn.content));
   const words = [...new Set(earlier.flatMap((text) => text.match(WORD) ?? []))];
+  // The last answer says which of those words the exchange was about: the ones it repeats.
+  // One that cites nothing found nothing (a "not found" repeats the question's words).
+  const last = history.findLast((turn) => turn.role === 'assistant')?.content ?? '';
+  const answered = CITATION_MARK.test(last) ? last : '';
   if (words.length === 0) return [];
-  const [own, ...analysed] = await search.analyze([question, ...words]);
+  const [own, answer, ...analysed] = await search.analyze([
+    withoutContractions(question),
+    answered,
+    ...words,
+  ]);
   const lexemes = analysed.map((terms, index) => ({
     word: words[index] as string,
     terms: [...(terms?.keys() ?? [])].filter((term) => own?.has(term) !== true),
   }));
+  const inAnswer = (entry: { terms: readonly string[] }) =>
+    entry.terms.some((term) => answer?.has(term) === true);
   const candidates = lexemes.filter((entry) => entry.terms.length > 0);
   if (candidates.length === 0) return [];
   const statistics = await search.termStatistics(teamId, [
@@ -73,7 +89,7 @@ export async function carriedTopic(
   return candidates
     .map((entry, index) => ({ ...entry, index, chunks: chunksHolding(entry) }))
     .filter((entry) => entry.chunks > 0 && entry.chunks * 2 <= statistics.chunks)
-    .sort((a, b) => a.chunks - b.chunks || a.index - b.index)
+    .sort((a, b) => Number(inAnswer(b)) - Number(inAnswer(a)) || a.chunks - b.chunks || a.index - b.index)
     .slice(0, TOPIC_WORDS)
     .sort((a, b) => a.index - b.index)
     .map((entry) => entry.word);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { contextualText, fileNameWords } from './document.js';
+import { fileNameWords } from '../file-name-words.js';
+import { contextualText } from './document.js';
 
 describe('contextualText', () => {
   it("indexes a chunk with its document's title, file name, headings and the words of their identifiers", () => {

@@ -3,6 +3,7 @@
  * Stages are pure where they can be, so each is testable alone.
  */
 
+import { fileNameWords } from '../file-name-words.js';
 import { identifierWords } from '../identifier-words.js';
 
 /** A structural piece of a parsed document, in reading order. */
@@ -67,16 +68,6 @@ export function contextualText(
   return [title, name, heading, chunk.text, identifierWords(`${title}\n${heading}`)]
     .filter((part) => part.trim() !== '')
     .join('\n');
-}
-
-/** A file name as words: its extension off, `-`, `_` and `.` as spaces (`pino-api.md`: "pino api"). */
-export function fileNameWords(fileName: string): string {
-  const dot = fileName.lastIndexOf('.');
-  const stem = dot > 0 ? fileName.slice(0, dot) : fileName;
-  let words = '';
-  for (const character of stem)
-    words += character === '-' || character === '_' || character === '.' ? ' ' : character;
-  return words.trim();
 }
 
 /** Why one file was skipped or failed, as the job status reports it (the issue's vocabulary). */

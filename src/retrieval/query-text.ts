@@ -1,3 +1,4 @@
+import { withoutContractions } from '../contractions.js';
 import { identifierWords } from '../identifier-words.js';
 
 /** A search query split into its free text and the phrases it quotes. */
@@ -21,7 +22,7 @@ export function parseQuery(query: string): ParsedQuery {
   const phrases = [...query.matchAll(QUOTED)]
     .map((match) => (match[1] ?? '').trim())
     .filter((phrase) => phrase !== '');
-  const text = query.replace(QUOTED, ' $1 ').replace(/\s+/g, ' ').trim();
+  const text = withoutContractions(query.replace(QUOTED, ' $1 ')).replace(/\s+/g, ' ').trim();
   const words = identifierWords(text);
   return { text: words === '' ? text : `${text} ${words}`, phrases };
 }
