@@ -7,12 +7,17 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 const SLOW_FILES = [
   'test/e2e/large-docx.test.ts',
-  'test/fuzz/endpoints.fuzz.test.ts',
+  'src/db/repositories/lexical-ranking.test.ts',
   'test/e2e/npm-start.test.ts',
-  'src/db/storage-maintenance.test.ts',
+  'test/fuzz/endpoints.fuzz.test.ts',
+  'test/e2e/database-outage.test.ts',
+  'test/e2e/indexing-crash.test.ts',
   'test/e2e/restart.test.ts',
   'src/indexing/parse-pool.test.ts',
-  'test/e2e/indexing-crash.test.ts',
+  'test/e2e/worker-crash.test.ts',
+  'src/http/routes/chatapp/chatapp.test.ts',
+  'src/jobs/pg-boss-queue.test.ts',
+  'src/db/storage-maintenance.test.ts',
   'src/indexing/regex-safety.test.ts',
   'test/e2e/archive-bomb.test.ts',
 ];
