@@ -9,6 +9,8 @@ import {
 } from '../../test/helpers/test-app.js';
 import { teamReader } from '../access.js';
 import { HashingEmbeddingModel } from '../adapters/embeddings/hashing-embedding-model.js';
+import type { SqlConnection } from '../db/sql-connection.js';
+import { MEMORY_INDEX_LOADED } from './lexical-index/team-lexical-indexes.js';
 import { PostgresTeamSearch } from './team-search.js';
 
 type Registered = Awaited<ReturnType<typeof registerUser>>;
@@ -209,5 +211,45 @@ describe('hybrid search with embeddings on', () => {
     const hybrid = await lexicalOnly.search(request);
     const lexical = await lexicalOnly.search({ ...request, mode: 'lexical' });
     expect(hybrid.map((hit) => hit.chunkId)).toEqual(lexical.map((hit) => hit.chunkId));
+  });
+
+  it('ranks a team held in memory with two statements: the changes with the reader’s lists, then the hits’ text', async () => {
+    const database = testApp.runtime.database.sql;
+    const statements: string[] = [];
+    const counting: SqlConnection = {
+      runsOnMainThread: database.runsOnMainThread,
+      executeSql: (text, values) => {
+        statements.push(text);
+        return database.executeSql(text, values);
+      },
+      transaction: (work) => database.transaction(work),
+    };
+    let loaded: () => void = () => undefined;
+    const isLoaded = new Promise<void>((resolve) => {
+      loaded = resolve;
+    });
+    const logger = {
+      info: (_details: object, message: string) => {
+        if (message === MEMORY_INDEX_LOADED) loaded();
+      },
+      warn: () => undefined,
+    };
+    const search = new PostgresTeamSearch(
+      counting,
+      undefined,
+      { denseWeight: 0, rrfK: 60, efSearch: 40, memoryIndexBytes: 64 * 1024 * 1024 },
+      logger,
+    );
+    const request = { reader: teamReader(large.teamId), query: 'payroll form number 13', topK: 10 };
+    // The first search is ranked by the database while the team's postings load.
+    const fromDatabase = await search.search(request);
+    await isLoaded;
+    await search.search(request);
+    statements.length = 0;
+    const fromMemory = await search.search(request);
+    expect(fromMemory.map((hit) => [hit.chunkId, hit.score.toFixed(9)])).toEqual(
+      fromDatabase.map((hit) => [hit.chunkId, hit.score.toFixed(9)]),
+    );
+    expect(statements).toHaveLength(2);
   });
 });

@@ -1,3 +1,4 @@
+import type { Reader } from '../access.js';
 import type { EmbeddingModel } from '../adapters/embeddings/embedding-model.js';
 import { readableAccessListIds } from '../db/repositories/access-lists.js';
 import {
@@ -91,6 +92,25 @@ export class PostgresTeamSearch implements TeamSearch {
       );
     }
     const teamId = request.reader.teamId;
+    // Ranked in memory, a search reads the reader's lists with the changes it syncs: one statement
+    // before the hits' text instead of two.
+    if (!useVectors && query.phrases.length === 0 && this.lexicalIndexes.holds(teamId)) {
+      const statistics = await this.statistics.get(teamId);
+      const ranked = await this.lexicalIndexes.rank({
+        reader: request.reader,
+        text: query.text,
+        limit: request.topK,
+        teamChunks: statistics.chunks,
+        averageLength: statistics.averageLength,
+        connectorIds: request.connectorIds,
+        sources: request.sources,
+      });
+      if (ranked !== undefined && (!vectorsMayHelp || ranked.chunks.length >= request.topK)) {
+        const hits = await this.hydrate({ teamId, accessListIds: ranked.accessListIds }, ranked.chunks);
+        request.signal?.throwIfAborted();
+        return hits;
+      }
+    }
     // The query's vector, when it will be needed, is asked for while the reader's lists are read.
     const embedding = useVectors ? this.embed(request) : undefined;
     const [statistics, accessListIds, vector] = await Promise.all([
@@ -114,7 +134,7 @@ export class PostgresTeamSearch implements TeamSearch {
     }
     if (!useVectors) {
       const ranking = lexicalQuery(request.topK);
-      const inMemory = await this.rankInMemory(statistics, ranking);
+      const inMemory = await this.rankInMemory(statistics, request.reader, ranking);
       const hits =
         inMemory === undefined
           ? (await searchLexicalHits(this.sql, statistics, ranking)).map(toHit)
@@ -138,7 +158,8 @@ export class PostgresTeamSearch implements TeamSearch {
     }
     const depth = Math.max(request.topK, MIN_FUSION_DEPTH);
     const rankLexically = async (ranking: LexicalQuery) =>
-      (await this.rankInMemory(statistics, ranking)) ?? searchLexical(this.sql, statistics, ranking);
+      (await this.rankInMemory(statistics, request.reader, ranking)) ??
+      searchLexical(this.sql, statistics, ranking);
     const [lexical, dense] = await Promise.all([
       rankLexically(lexicalQuery(depth)),
       searchVectors(this.sql, this.vectorQuery(vector ?? [], scope, statistics.chunks, depth, request)),
@@ -159,21 +180,22 @@ export class PostgresTeamSearch implements TeamSearch {
    * BM25 from the team's postings in memory, brought up to date first; undefined when they are not
    * loaded or the query has phrases (their positions are only in the database).
    */
-  private rankInMemory(
+  private async rankInMemory(
     statistics: TeamStatistics,
+    reader: Reader,
     ranking: LexicalQuery,
   ): Promise<RankedChunk[] | undefined> {
-    if (ranking.query.phrases.length > 0) return Promise.resolve(undefined);
-    return this.lexicalIndexes.rank({
-      teamId: ranking.teamId,
+    if (ranking.query.phrases.length > 0) return undefined;
+    const ranked = await this.lexicalIndexes.rank({
+      reader,
       text: ranking.query.text,
       limit: ranking.limit,
       teamChunks: statistics.chunks,
       averageLength: statistics.averageLength,
-      accessListIds: ranking.accessListIds,
       connectorIds: ranking.connectorIds,
       sources: ranking.sources,
     });
+    return ranked?.chunks;
   }
 
   analyze(texts: readonly string[]): Promise<ReadonlyArray<ReadonlyMap<string, number>>> {

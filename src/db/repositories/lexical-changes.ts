@@ -1,4 +1,6 @@
+import type { Reader } from '../../access.js';
 import type { SqlExecutor } from '../sql-connection.js';
+import { readableListCondition } from './access-lists.js';
 
 /**
  * The statements that let a process keep a team's postings in memory and current
@@ -36,6 +38,8 @@ export interface LexicalSync extends LexicalSnapshot {
   readonly changed: readonly ChunkPostings[];
   /** The query text's distinct lexemes (PostgreSQL's English analysis), in the database's order of text. */
   readonly lexemes: readonly string[];
+  /** The ids of the team's access lists the reader may open (as `readableAccessListIds` reads them). */
+  readonly accessListIds: readonly number[];
 }
 
 interface PostingRow {
@@ -86,15 +90,24 @@ export async function readChunkPostings(
 
 /**
  * The chunks of the team whose postings changed in transactions `since` did not see, each with
- * its postings now, and the query's lexemes, all in one statement (one snapshot, returned).
+ * its postings now, the query's lexemes and the access lists the reader may open, all in one
+ * statement (one snapshot, returned): a search in memory needs no other before its hits' text.
  */
 export async function readLexicalSync(
   sql: SqlExecutor,
-  teamId: number,
+  reader: Reader,
   since: string,
   queryText: string,
 ): Promise<LexicalSync> {
-  const { rows } = await sql.executeSql<PostingRow & { snapshot: string; lexemes: string[] | null }>(
+  const values: unknown[] = [reader.teamId, since, queryText];
+  const parameter = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const readable = readableListCondition('a', reader, parameter);
+  const { rows } = await sql.executeSql<
+    PostingRow & { snapshot: string; lexemes: string[] | null; readable: (number | string)[] | null }
+  >(
     `WITH changed AS (
        SELECT DISTINCT l.chunk_id FROM lexical_changes AS l
        WHERE l.team_id = $1 AND l.transaction_id >= pg_snapshot_xmin($2::text::pg_snapshot)
@@ -103,14 +116,15 @@ export async function readLexicalSync(
        SELECT c.chunk_id, ${POSTING_COLUMNS} FROM changed AS c
        LEFT JOIN chunk_terms AS p ON p.chunk_id = c.chunk_id AND p.team_id = $1
      )
-     SELECT s.snapshot, s.lexemes, present.*
+     SELECT s.snapshot, s.lexemes, s.readable, present.*
      FROM (
        SELECT pg_current_snapshot()::text AS snapshot,
-         ARRAY(SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', $3::text)) ORDER BY 1) AS lexemes
+         ARRAY(SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', $3::text)) ORDER BY 1) AS lexemes,
+         ARRAY(SELECT a.id FROM access_lists AS a WHERE a.team_id = $1 AND ${readable}) AS readable
      ) AS s
      LEFT JOIN present ON true
      ORDER BY present.chunk_id`,
-    [teamId, since, queryText],
+    values,
   );
   const first = rows[0];
   if (first === undefined) throw new Error('the database returned no snapshot');
@@ -118,6 +132,7 @@ export async function readLexicalSync(
   return {
     snapshot: first.snapshot,
     lexemes: first.lexemes ?? [],
+    accessListIds: (first.readable ?? []).map(Number),
     changed,
   };
 }

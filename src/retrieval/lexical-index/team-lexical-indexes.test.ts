@@ -2,8 +2,12 @@ import { describe, expect, it, vi } from 'vitest';
 import { seededRandom } from '../../../test/helpers/seeded-random.js';
 import { databaseForTheseTests, testDatabaseKind } from '../../../test/helpers/test-database.js';
 import { insertTeam, textChunks, uploadFields } from '../../../test/helpers/test-documents.js';
-import { peopleAccess } from '../../access.js';
-import { saveAccessList, spreadDocumentAccess } from '../../db/repositories/access-lists.js';
+import { peopleAccess, type Reader } from '../../access.js';
+import {
+  readableAccessListIds,
+  saveAccessList,
+  spreadDocumentAccess,
+} from '../../db/repositories/access-lists.js';
 import { deleteTeamDocument, replaceDocument } from '../../db/repositories/documents.js';
 import { deleteOldLexicalChanges } from '../../db/repositories/lexical-changes.js';
 import { type RankedChunk, rankChunksLexically, readTeamChunkTotals } from '../../db/repositories/search.js';
@@ -27,48 +31,44 @@ function texts(next: () => number, count: number): string[] {
 
 const settings = { memoryBytes: 64 * 1024 * 1024, reloadAfterMs: 3_600_000, retryAfterMs: 3_600_000 };
 
-async function accessListIds(teamId: number): Promise<{ all: number[]; team: number[] }> {
-  const { rows } = await sql().executeSql<{ id: number; team: boolean }>(
-    'SELECT id, team FROM access_lists WHERE team_id = $1',
-    [teamId],
-  );
+/** Two readers of a team: Ada (team-wide documents and hers) and someone who may open only team-wide ones. */
+function readers(teamId: number): { ada: Reader; teamOnly: Reader } {
   return {
-    all: rows.map((row) => Number(row.id)),
-    team: rows.filter((row) => row.team).map((row) => Number(row.id)),
+    ada: { teamId, userId: null, email: 'ada@example.com', groups: [] },
+    teamOnly: { teamId, userId: null, email: null, groups: [] },
   };
 }
 
 /** The team's postings in memory, loaded: the first search starts the load and answers nothing. */
 async function loaded(teamId: number): Promise<TeamLexicalIndexes> {
   const indexes = new TeamLexicalIndexes(sql(), settings);
-  const query = { teamId, text: 'w0q', limit: 1, teamChunks: 1, averageLength: 1, accessListIds: [] };
+  const query = { reader: readers(teamId).teamOnly, text: 'w0q', limit: 1, teamChunks: 1, averageLength: 1 };
   expect(await indexes.rank(query)).toBeUndefined();
   await indexes.loadsSettled();
   expect(indexes.holds(teamId)).toBe(true);
   return indexes;
 }
 
-/** The same search in memory and in the database's statement. */
+/**
+ * The same search in memory and in the database's statement, the latter filtered by the access
+ * lists the reader may open as `readableAccessListIds` reads them (which the sync must read alike).
+ */
 async function bothWays(
   indexes: TeamLexicalIndexes,
-  teamId: number,
+  reader: Reader,
   text: string,
-  lists: readonly number[],
   limit = 10,
 ): Promise<{ memory: RankedChunk[]; database: RankedChunk[] }> {
-  const totals = await readTeamChunkTotals(sql(), teamId);
-  const ranking = {
-    teamId,
-    text,
-    limit,
-    teamChunks: totals.chunks,
-    averageLength: totals.averageLength,
-    accessListIds: lists,
-  };
-  const memory = await indexes.rank(ranking);
+  const totals = await readTeamChunkTotals(sql(), reader.teamId);
+  const ranking = { text, limit, teamChunks: totals.chunks, averageLength: totals.averageLength };
+  const memory = await indexes.rank({ ...ranking, reader });
   if (memory === undefined) throw new Error('the postings are not in memory');
-  const database = (await rankChunksLexically(sql(), { ...ranking, phrases: [] })).rows;
-  return { memory, database };
+  const accessListIds = await readableAccessListIds(sql(), reader);
+  expect([...memory.accessListIds].sort()).toEqual([...accessListIds].sort());
+  const database = (
+    await rankChunksLexically(sql(), { ...ranking, teamId: reader.teamId, accessListIds, phrases: [] })
+  ).rows;
+  return { memory: memory.chunks, database };
 }
 
 /**
@@ -119,18 +119,18 @@ describe('the postings of a team in memory', () => {
     // Two processes' worth: neither hears of the other's writes except through the database.
     const first = await loaded(teamId);
     const second = await loaded(teamId);
-    const lists = await accessListIds(teamId);
+    const { ada, teamOnly } = readers(teamId);
     const check = async (indexes: TeamLexicalIndexes) => {
       for (const text of queries(next, 12)) {
-        for (const readable of [lists.all, lists.team]) {
-          const { memory, database } = await bothWays(indexes, teamId, text, readable);
+        for (const reader of [ada, teamOnly]) {
+          const { memory, database } = await bothWays(indexes, reader, text);
           expectSameRanking(memory, database);
         }
       }
     };
     await check(first);
-    const onlyTeamWide = await bothWays(first, teamId, WORDS.slice(0, 3).join(' '), lists.team, 50);
-    const everything = await bothWays(first, teamId, WORDS.slice(0, 3).join(' '), lists.all, 50);
+    const onlyTeamWide = await bothWays(first, teamOnly, WORDS.slice(0, 3).join(' '), 50);
+    const everything = await bothWays(first, ada, WORDS.slice(0, 3).join(' '), 50);
     expect(onlyTeamWide.memory.map((hit) => hit.chunkId)).not.toEqual(
       everything.memory.map((hit) => hit.chunkId),
     );
@@ -144,7 +144,7 @@ describe('the postings of a team in memory', () => {
       undefined,
     );
     for (const indexes of [first, second]) {
-      const { memory, database } = await bothWays(indexes, teamId, 'zyxwfresh', lists.all);
+      const { memory, database } = await bothWays(indexes, ada, 'zyxwfresh');
       expect(memory).toHaveLength(2);
       expectSameRanking(memory, database);
     }
@@ -156,9 +156,9 @@ describe('the postings of a team in memory', () => {
       textChunks(['w3q only']),
       undefined,
     );
-    expect((await bothWays(second, teamId, 'zyxwfresh', lists.all)).memory).toEqual([]);
+    expect((await bothWays(second, ada, 'zyxwfresh')).memory).toEqual([]);
     // A document made private: a reader of team-wide documents no longer finds it.
-    const [shared] = (await bothWays(second, teamId, 'w3q', lists.team, 1)).memory;
+    const [shared] = (await bothWays(second, teamOnly, 'w3q', 1)).memory;
     expect(shared).toBeDefined();
     const { rows } = await sql().executeSql<{ document_id: number }>(
       'SELECT document_id FROM chunks WHERE id = $1',
@@ -172,18 +172,17 @@ describe('the postings of a team in memory', () => {
     ]);
     await spreadDocumentAccess(sql(), documentId);
     for (const indexes of [first, second]) {
-      const { memory, database } = await bothWays(indexes, teamId, 'w3q', lists.team, 50);
+      const { memory, database } = await bothWays(indexes, teamOnly, 'w3q', 50);
       expect(memory.map((hit) => hit.chunkId)).not.toContain(shared?.chunkId);
       expectSameRanking(memory, database);
     }
     // A deleted document.
     await deleteTeamDocument(sql(), teamId, documentIds[0] ?? 0);
     await deleteTeamDocument(sql(), teamId, added);
-    const after = await accessListIds(teamId);
     await check(first);
     await check(second);
     for (const text of queries(next, 8)) {
-      const { memory, database } = await bothWays(second, teamId, text, after.all, 50);
+      const { memory, database } = await bothWays(second, ada, text, 50);
       expectSameRanking(memory, database);
     }
   });
@@ -198,7 +197,7 @@ describe('the postings of a team in memory', () => {
       undefined,
     );
     const indexes = new TeamLexicalIndexes(sql(), { ...settings, memoryBytes: 1024 });
-    const query = { teamId, text: 'w0q', limit: 5, teamChunks: 50, averageLength: 20, accessListIds: [] };
+    const query = { reader: readers(teamId).ada, text: 'w0q', limit: 5, teamChunks: 50, averageLength: 20 };
     expect(await indexes.rank(query)).toBeUndefined();
     await indexes.loadsSettled();
     expect(indexes.holds(teamId)).toBe(false);
@@ -213,39 +212,25 @@ describe('the postings of a team in memory', () => {
     await replaceDocument(sql(), uploadFields(teamId, 'one'), 'one', textChunks(['w0q w1q']), undefined);
     let clock = 0;
     const indexes = new TeamLexicalIndexes(sql(), settings, undefined, () => clock);
-    const query = {
-      teamId,
-      text: 'w0q',
-      limit: 5,
-      teamChunks: 1,
-      averageLength: 2,
-      accessListIds: (await accessListIds(teamId)).all,
-    };
+    const query = { reader: readers(teamId).ada, text: 'w0q', limit: 5, teamChunks: 1, averageLength: 2 };
     expect(await indexes.rank(query)).toBeUndefined();
     await indexes.loadsSettled();
-    expect(await indexes.rank(query)).toHaveLength(1);
+    expect((await indexes.rank(query))?.chunks).toHaveLength(1);
     await replaceDocument(sql(), uploadFields(teamId, 'two'), 'two', textChunks(['w0q w2q']), undefined);
     // The log is emptied, as after its retention; the process has been idle past reloadAfterMs.
     await deleteOldLexicalChanges(sql(), new Date(Date.now() + 86_400_000), 10_000);
     clock += settings.reloadAfterMs + 1;
     expect(await indexes.rank(query)).toBeUndefined();
     await indexes.loadsSettled();
-    expect(await indexes.rank({ ...query, teamChunks: 2 })).toHaveLength(2);
+    expect((await indexes.rank({ ...query, teamChunks: 2 }))?.chunks).toHaveLength(2);
   });
 
   it('gives a team up, for the database to rank, when changed postings cannot be applied', async () => {
     const teamId = await insertTeam(sql(), 'Refused');
     await replaceDocument(sql(), uploadFields(teamId, 'one'), 'one', textChunks(['w0q w1q']), undefined);
     const indexes = await loaded(teamId);
-    const query = {
-      teamId,
-      text: 'w0q',
-      limit: 5,
-      teamChunks: 2,
-      averageLength: 2,
-      accessListIds: (await accessListIds(teamId)).all,
-    };
-    expect(await indexes.rank(query)).toHaveLength(1);
+    const query = { reader: readers(teamId).ada, text: 'w0q', limit: 5, teamChunks: 2, averageLength: 2 };
+    expect((await indexes.rank(query))?.chunks).toHaveLength(1);
     await replaceDocument(sql(), uploadFields(teamId, 'two'), 'two', textChunks(['w0q w2q']), undefined);
     const refuse = vi.spyOn(TeamLexicalIndex.prototype, 'setChunk').mockImplementation(() => {
       throw new RangeError('refused');
@@ -262,7 +247,6 @@ describe('the postings of a team in memory', () => {
     'sees a write whose transaction began before a search and committed after it',
     async () => {
       const teamId = await insertTeam(sql(), 'Out of order');
-      const lists = () => accessListIds(teamId);
       const early = await replaceDocument(
         sql(),
         uploadFields(teamId, 'early'),
@@ -293,11 +277,11 @@ describe('the postings of a team in memory', () => {
       await wasWritten;
       // Meanwhile a later transaction stores a document and commits first; a search sees it.
       await replaceDocument(sql(), uploadFields(teamId, 'late'), 'l', textChunks(['w0q w2q']), undefined);
-      const teamWide = (await lists()).team;
-      expect((await bothWays(indexes, teamId, 'w0q', teamWide)).memory).toHaveLength(2);
+      const { teamOnly } = readers(teamId);
+      expect((await bothWays(indexes, teamOnly, 'w0q')).memory).toHaveLength(2);
       commit();
       await slow;
-      const { memory, database } = await bothWays(indexes, teamId, 'w0q', teamWide);
+      const { memory, database } = await bothWays(indexes, teamOnly, 'w0q');
       expect(memory).toHaveLength(1);
       expectSameRanking(memory, database);
     },

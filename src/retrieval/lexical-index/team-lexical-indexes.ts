@@ -1,4 +1,6 @@
+import type { Reader } from '../../access.js';
 import {
+  type LexicalSync,
   readChunkPostings,
   readLexicalSnapshot,
   readLexicalSync,
@@ -26,10 +28,19 @@ export interface TeamLexicalIndexesSettings {
   readonly retryAfterMs: number;
 }
 
-/** A search the in-memory postings can answer: BM25 without phrases, of the query's text. */
-export interface MemoryLexicalQuery extends Omit<LexicalIndexQuery, 'terms'> {
-  readonly teamId: number;
+/**
+ * A search the in-memory postings can answer: BM25 without phrases, of the query's text, among
+ * what the reader may open (their access lists are read with the changes, in one statement).
+ */
+export interface MemoryLexicalQuery extends Omit<LexicalIndexQuery, 'terms' | 'accessListIds'> {
+  readonly reader: Reader;
   readonly text: string;
+}
+
+/** The ranking, and the access lists it was filtered by (the reader's, read with the changes). */
+export interface MemoryRanking {
+  readonly chunks: RankedChunk[];
+  readonly accessListIds: readonly number[];
 }
 
 /** The message logged (at info) once a team's postings are in memory; benchmarks wait for it. */
@@ -85,20 +96,22 @@ export class TeamLexicalIndexes {
    * The best `limit` chunks by BM25 from the team's postings in memory, brought up to date first;
    * undefined when they are not in memory (loading starts, if it may): the caller asks the database.
    */
-  async rank(query: MemoryLexicalQuery): Promise<RankedChunk[] | undefined> {
+  async rank(query: MemoryLexicalQuery): Promise<MemoryRanking | undefined> {
     if (this.settings.memoryBytes <= 0) return undefined;
-    const team = this.loaded.get(query.teamId);
+    const teamId = query.reader.teamId;
+    const team = this.loaded.get(teamId);
     if (team === undefined || this.now() - team.syncedAt > this.settings.reloadAfterMs) {
-      if (team !== undefined) this.loaded.delete(query.teamId);
-      this.startLoad(query.teamId);
+      if (team !== undefined) this.loaded.delete(teamId);
+      this.startLoad(teamId);
       return undefined;
     }
     team.lastUsedAt = this.now();
-    const lexemes = await this.sync(team, query.teamId, query.text);
-    if (lexemes === undefined) return undefined;
-    if (lexemes.length === 0 || query.teamChunks === 0) return [];
-    const { teamId: _team, text: _text, ...ranking } = query;
-    return team.index.rank({ ...ranking, terms: lexemes });
+    const read = await this.sync(team, query.reader, query.text);
+    if (read === undefined) return undefined;
+    const { accessListIds, lexemes } = read;
+    if (lexemes.length === 0 || query.teamChunks === 0) return { chunks: [], accessListIds };
+    const { reader: _reader, text: _text, ...ranking } = query;
+    return { chunks: team.index.rank({ ...ranking, accessListIds, terms: lexemes }), accessListIds };
   }
 
   /** Whether a team's postings are in memory (for tests and benchmarks). */
@@ -113,13 +126,15 @@ export class TeamLexicalIndexes {
 
   /**
    * Reads what changed since the team's snapshot and applies it, after any sync already under way
-   * (so a later snapshot is never overwritten by an earlier one); answers the query's lexemes.
+   * (so a later snapshot is never overwritten by an earlier one); answers the query's lexemes and
+   * the reader's access lists, read in the same statement.
    */
-  private sync(team: LoadedTeam, teamId: number, text: string): Promise<readonly string[] | undefined> {
+  private sync(team: LoadedTeam, reader: Reader, text: string): Promise<LexicalSync | undefined> {
+    const teamId = reader.teamId;
     const run = team.syncing.then(async () => {
       const started = this.now();
       // A failed read changes nothing: the next sync reads the same changes again.
-      const read = await readLexicalSync(this.sql, teamId, team.snapshot, text);
+      const read = await readLexicalSync(this.sql, reader, team.snapshot, text);
       try {
         for (const chunk of read.changed) {
           if (chunk.postings.length === 0) team.index.removeChunk(chunk.chunkId);
@@ -137,7 +152,7 @@ export class TeamLexicalIndexes {
       team.syncedAt = started;
       // A team that grew gives other teams' room back (their searches go to the database).
       if (read.changed.length > 0) this.keepWithinMemory(teamId);
-      return read.lexemes;
+      return read;
     });
     team.syncing = run.catch(() => undefined);
     return run;
