@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import { type Config, ConfigError, parseConfig } from './config.js';
 import { createRuntime } from './deps.js';
 import { type App, buildApp } from './http/app.js';
@@ -16,12 +16,15 @@ const READY = 'ready';
  */
 async function main(): Promise<void> {
   const config = readConfig();
-  const logger = pino(loggerOptions(config.logLevel));
+  // Written to stdout asynchronously: a synchronous write per line (two per request) waited on
+  // whatever reads the pipe. pino flushes what is pending when the process exits.
+  const destination = pino.destination({ dest: 1, sync: false });
+  const logger = pino(loggerOptions(config.logLevel), destination);
   if (config.apiProcesses > 1 && config.role !== 'worker' && cluster.isPrimary) {
     superviseApiProcesses(config, logger);
     return;
   }
-  await serve(config, logger);
+  await serve(config, logger, destination);
 }
 
 function readConfig(): Config {
@@ -54,7 +57,7 @@ function watchParent(stop: (reason: string) => void): void {
 }
 
 /** One process: opens (and migrates) the database, serves its role, stops gracefully. */
-async function serve(config: Config, logger: Logger): Promise<void> {
+async function serve(config: Config, logger: Logger, destination: DestinationStream): Promise<void> {
   // A stop asked for while still starting is honoured once started, never by dying mid-migration.
   let stopRequested: string | undefined;
   let requestStop = (reason: string) => {
@@ -78,7 +81,7 @@ async function serve(config: Config, logger: Logger): Promise<void> {
     app = await buildApp({
       deps: runtime.deps,
       ping: runtime.database.ping,
-      logger: { ...loggerOptions(config.logLevel) },
+      logger: { ...loggerOptions(config.logLevel), stream: destination },
     });
     await app.listen({ host: config.host, port: config.port });
   }
