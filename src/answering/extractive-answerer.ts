@@ -177,17 +177,19 @@ export class ExtractiveAnswerer implements Answerer {
   }
 
   async *answer(input: AnswerInput): AsyncGenerator<string, void, undefined> {
-    const { chosen, missing } = await this.choose(input);
+    const { chosen, missing, section } = await this.choose(input);
     if (chosen.length === 0) {
       yield missing.length === 0
         ? NOT_FOUND_ANSWER
         : `${NOT_FOUND_ANSWER} Nothing in them is about ${wordList(missing)}.`;
       return;
     }
-    yield* render(chosen);
+    yield* render(chosen, section === true);
   }
 
-  private async choose(given: AnswerInput): Promise<{ chosen: Scored[]; missing: readonly string[] }> {
+  private async choose(
+    given: AnswerInput,
+  ): Promise<{ chosen: Scored[]; missing: readonly string[]; section?: boolean }> {
     const none = { chosen: [], missing: [] };
     // Spelled out as search reads them: "I'm" would ask for a word "m".
     const input = {
@@ -322,8 +324,8 @@ export class ExtractiveAnswerer implements Answerer {
       input.signal.throwIfAborted();
       const weights = collectionWeights(terms, statistics);
       const [section] = rankSections(sections, weights, match);
-      // Documentation (a section under a heading) answers with that section; prose passages with
-      // their best sentences, below.
+      // Documentation (passages under headings, and a README's untitled introduction beside them)
+      // answers with one section; prose passages with their best sentences, below.
       if (section !== undefined && documentation) {
         // What a turn that continues the conversation asks about is its topic too ("How often?"
         // after "How do I descale the machine?"): the evidence must hold both, the topic at full weight.
@@ -333,7 +335,7 @@ export class ExtractiveAnswerer implements Answerer {
           return { chosen: [], missing: missingWords(evidence.missing, questionTerms, asked, wordTerms) };
         }
         const lead = sectionLead(scored, section, question, headingTerms, titleTerms);
-        return { chosen: this.selectSection(scored, section, lead, question), missing: [] };
+        return { chosen: this.selectSection(scored, section, lead, question), missing: [], section: true };
       }
     }
     const chosen = this.selectSentences(
@@ -361,9 +363,9 @@ export class ExtractiveAnswerer implements Answerer {
 
   /**
    * A documentation section's answer: its sentence that answers best leads (prose: code shows, it
-   * does not answer), then the section as it reads, from the top: what the lead needs around it,
-   * and the code that shows it, within the word limit (a code block that would pass it is left
-   * out, not cut). Other passages' sentences are never stitched on.
+   * does not answer), then what follows it in the section (its list, the code that shows it), then
+   * the section from its top, each part in the document's order, within the word limit (a code
+   * block that would pass it is left out, not cut). Other passages' sentences are never stitched on.
    */
   private selectSection(
     scored: readonly Scored[],
@@ -889,15 +891,13 @@ function overlap(
  * The chosen sentences, best first, each followed by its citation; a sentence of the same passage
  * as the one before it continues its paragraph, another passage starts a new one. A sentence that
  * introduces what follows ("…as follows:") brings its list or code along; code is fenced and its
- * citation stays outside the fence.
+ * citation stays outside the fence. A section's answer (`sectionAnswer`) cites its one passage once.
  */
-function* render(chosen: readonly Scored[]): Generator<string> {
+function* render(chosen: readonly Scored[], sectionAnswer: boolean): Generator<string> {
   let previous: Candidate | undefined;
   // By text: overlapping chunks joined into one section repeat a unit (an introduction, a line).
   const shown = new Set<string>();
   // A section's answer is one passage's: its number once, after the sentence that leads.
-  const onePassage = chosen.every((item) => item.candidate.passage === chosen[0]?.candidate.passage);
-  const sectionAnswer = onePassage && chosen[0]?.candidate.passage.hit.headingPath.length !== 0;
   let cited = false;
   const cite = (text: string, number: number) => {
     if (sectionAnswer && cited) return text;
