@@ -700,6 +700,24 @@ describe('ExtractiveAnswerer on documentation (sections under headings)', () => 
     expect(kubernetes.text.startsWith(NOT_FOUND_ANSWER)).toBe(true);
   });
 
+  it("keeps a section's paragraphs apart: sentences of one paragraph run on, another paragraph starts a new one", async () => {
+    const passages = documented(
+      section(
+        'Features',
+        ['Features'],
+        [
+          'Modular: pick what you need.',
+          '',
+          'Immutable: the date you pass is never changed. Each call returns a new one instead.',
+        ].join('\n'),
+      ),
+    );
+    const { text } = await answer('Is the date I pass changed?', passages);
+    expect(text).toBe(
+      'Immutable: the date you pass is never changed [1]. Each call returns a new one instead.\n\nModular: pick what you need.',
+    );
+  });
+
   it('shows what follows the sentence that answers (its list, its code) before going back to the start of its section', async () => {
     const readme = [
       'A modern toolset for manipulating dates in a browser and Node.js.',

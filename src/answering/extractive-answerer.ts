@@ -889,7 +889,7 @@ function overlap(
 
 /**
  * The chosen sentences, best first, each followed by its citation; a sentence of the same passage
- * as the one before it continues its paragraph, another passage starts a new one. A sentence that
+ * and paragraph (block) as the one before it continues its paragraph, anything else starts a new one. A sentence that
  * introduces what follows ("…as follows:") brings its list or code along; code is fenced and its
  * citation stays outside the fence. A section's answer (`sectionAnswer`) cites its one passage once.
  */
@@ -912,7 +912,8 @@ function* render(chosen: readonly Scored[], sectionAnswer: boolean): Generator<s
         ? ''
         : previous.passage === candidate.passage &&
             previous.unit.kind === 'sentence' &&
-            candidate.unit.kind === 'sentence'
+            candidate.unit.kind === 'sentence' &&
+            previous.unit.block === candidate.unit.block
           ? ' '
           : '\n\n';
     previous = candidate;
