@@ -1,6 +1,7 @@
 import { withoutContractions } from '../contractions.js';
 import type { TeamSearch } from '../retrieval/search-types.js';
 import type { ConversationTurn } from './answerer.js';
+import { citedNumbers } from './citations.js';
 
 /** Words that point back at something said before ("how long does *it* take?"). */
 const REFERS_BACK =
@@ -35,9 +36,6 @@ const TOPIC_WORDS = 3;
 /** How many earlier questions the topic is taken from, the latest first (a chain of follow-ups). */
 const TOPIC_QUESTIONS = 2;
 
-/** `[1]`: an answer that cites. */
-const CITATION_MARK = /\[\d+\]/;
-
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'\u2019._-]*/gu;
 
 /**
@@ -62,11 +60,11 @@ export async function carriedTopic(
     .reverse()
     .map((turn) => withoutContractions(turn.content));
   const words = [...new Set(earlier.flatMap((text) => text.match(WORD) ?? []))];
+  if (words.length === 0) return [];
   // The last answer says which of those words the exchange was about: the ones it repeats.
   // One that cites nothing found nothing (a "not found" repeats the question's words).
   const last = history.findLast((turn) => turn.role === 'assistant')?.content ?? '';
-  const answered = CITATION_MARK.test(last) ? last : '';
-  if (words.length === 0) return [];
+  const answered = citedNumbers(last).length > 0 ? last : '';
   const [own, answer, ...analysed] = await search.analyze([
     withoutContractions(question),
     answered,

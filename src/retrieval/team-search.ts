@@ -105,10 +105,11 @@ export class PostgresTeamSearch implements TeamSearch {
         connectorIds: request.connectorIds,
         sources: request.sources,
       });
-      if (ranked !== undefined && (!vectorsMayHelp || ranked.chunks.length >= request.topK)) {
-        const hits = await this.hydrate({ teamId, accessListIds: ranked.accessListIds }, ranked.chunks);
+      if (ranked !== undefined) {
+        const scope = { teamId, accessListIds: ranked.accessListIds };
+        const hits = await this.hydrate(scope, ranked.chunks);
         request.signal?.throwIfAborted();
-        return hits;
+        return vectorsMayHelp ? this.withVectorsBelow(hits, scope, statistics.chunks, request) : hits;
       }
     }
     // The query's vector, when it will be needed, is asked for while the reader's lists are read.
@@ -140,21 +141,7 @@ export class PostgresTeamSearch implements TeamSearch {
           ? (await searchLexicalHits(this.sql, statistics, ranking)).map(toHit)
           : await this.hydrate(scope, inMemory);
       request.signal?.throwIfAborted();
-      if (!vectorsMayHelp || hits.length >= request.topK) return hits;
-      // Vectors out of the fusion still fill in where BM25 runs out (no shared words at all):
-      // below every lexical match, so they can only add results, never displace one.
-      const found = new Set(hits.map((hit) => hit.chunkId));
-      const query = this.vectorQuery(
-        await this.embed(request),
-        scope,
-        statistics.chunks,
-        request.topK,
-        request,
-      );
-      const extra = (await searchVectors(this.sql, query))
-        .filter((match) => !found.has(match.chunkId))
-        .map((match) => ({ chunkId: match.chunkId, score: 0 }));
-      return [...hits, ...(await this.hydrate(scope, extra))].slice(0, request.topK);
+      return vectorsMayHelp ? this.withVectorsBelow(hits, scope, statistics.chunks, request) : hits;
     }
     const depth = Math.max(request.topK, MIN_FUSION_DEPTH);
     const rankLexically = async (ranking: LexicalQuery) =>
@@ -211,6 +198,25 @@ export class PostgresTeamSearch implements TeamSearch {
     const crowded = frequencies.crowdedTerms;
     if (crowded.length > 0) this.folds.request(teamId, () => foldTeamTermChunks(this.sql, teamId, crowded));
     return { chunks: statistics.chunks, documentFrequencies: frequencies.chunks };
+  }
+
+  /**
+   * Vectors out of the fusion still fill in where BM25 runs out (no shared words at all): below
+   * every lexical match, so they can only add results, never displace one.
+   */
+  private async withVectorsBelow(
+    hits: readonly SearchHit[],
+    scope: ReaderScope,
+    teamChunks: number,
+    request: SearchRequest,
+  ): Promise<readonly SearchHit[]> {
+    if (hits.length >= request.topK) return hits;
+    const found = new Set(hits.map((hit) => hit.chunkId));
+    const query = this.vectorQuery(await this.embed(request), scope, teamChunks, request.topK, request);
+    const extra = (await searchVectors(this.sql, query))
+      .filter((match) => !found.has(match.chunkId))
+      .map((match) => ({ chunkId: match.chunkId, score: 0 }));
+    return [...hits, ...(await this.hydrate(scope, extra))].slice(0, request.topK);
   }
 
   /** The question's vector by the configured model (none when embeddings are off). */

@@ -6,6 +6,7 @@ import {
   type Reader,
 } from '../../access.js';
 import type { SqlExecutor } from '../sql-connection.js';
+import { parameterIn } from './parameters.js';
 
 /**
  * The one place that decides what a reader may open. A document's access list (`access_lists`,
@@ -42,24 +43,26 @@ export function readableListCondition(
  * Appends what it needs to `values`.
  */
 export function readableDocumentCondition(documentAlias: string, reader: Reader, values: unknown[]): string {
-  const parameter = (value: unknown) => {
-    values.push(value);
-    return `$${values.length}`;
-  };
+  const parameter = parameterIn(values);
   const team = parameter(reader.teamId);
   return `(${documentAlias}.team_id = ${team} AND EXISTS (SELECT 1 FROM access_lists AS readable
     WHERE readable.id = ${documentAlias}.access_list_id AND ${readableListCondition('readable', reader, parameter)}))`;
 }
 
+/**
+ * The query of the ids of the team's access lists the reader may open, alone or as a subquery.
+ * Appends what it needs to `values`.
+ */
+export function readableListIdsQuery(reader: Reader, values: unknown[]): string {
+  const parameter = parameterIn(values);
+  return `SELECT a.id FROM access_lists AS a WHERE a.team_id = ${parameter(reader.teamId)} AND ${readableListCondition('a', reader, parameter)}`;
+}
+
 /** The ids of the team's access lists the reader may open: few, since documents shared alike share one. */
 export async function readableAccessListIds(sql: SqlExecutor, reader: Reader): Promise<number[]> {
-  const values: unknown[] = [reader.teamId];
-  const parameter = (value: unknown) => {
-    values.push(value);
-    return `$${values.length}`;
-  };
+  const values: unknown[] = [];
   const { rows } = await sql.executeSql<{ id: number | string }>(
-    `SELECT a.id FROM access_lists AS a WHERE a.team_id = $1 AND ${readableListCondition('a', reader, parameter)}`,
+    readableListIdsQuery(reader, values),
     values,
   );
   return rows.map((row) => Number(row.id));

@@ -1,6 +1,6 @@
 import type { Reader } from '../../access.js';
 import type { SqlExecutor } from '../sql-connection.js';
-import { readableListCondition } from './access-lists.js';
+import { readableListIdsQuery } from './access-lists.js';
 
 /**
  * The statements that let a process keep a team's postings in memory and current
@@ -100,11 +100,7 @@ export async function readLexicalSync(
   queryText: string,
 ): Promise<LexicalSync> {
   const values: unknown[] = [reader.teamId, since, queryText];
-  const parameter = (value: unknown) => {
-    values.push(value);
-    return `$${values.length}`;
-  };
-  const readable = readableListCondition('a', reader, parameter);
+  const readable = readableListIdsQuery(reader, values);
   const { rows } = await sql.executeSql<
     PostingRow & { snapshot: string; lexemes: string[] | null; readable: (number | string)[] | null }
   >(
@@ -120,7 +116,7 @@ export async function readLexicalSync(
      FROM (
        SELECT pg_current_snapshot()::text AS snapshot,
          ARRAY(SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', $3::text)) ORDER BY 1) AS lexemes,
-         ARRAY(SELECT a.id FROM access_lists AS a WHERE a.team_id = $1 AND ${readable}) AS readable
+         ARRAY(${readable}) AS readable
      ) AS s
      LEFT JOIN present ON true
      ORDER BY present.chunk_id`,

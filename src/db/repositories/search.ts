@@ -1,5 +1,6 @@
 import type { SqlConnection, SqlExecutor } from '../sql-connection.js';
 import { indexedVectorType, vectorSessionSettings } from '../vector-index.js';
+import { parameterIn } from './parameters.js';
 
 /**
  * The search statements: BM25 over the postings, cosine kNN over the vectors, and the chunks they
@@ -170,10 +171,7 @@ async function runLexical<Row extends Pick<ScoredRow, 'crowded_terms'>>(
     Math.max(ranking.averageLength, 1),
     ranking.limit,
   ];
-  const parameter = (value: unknown): string => {
-    values.push(value);
-    return `$${values.length}`;
-  };
+  const parameter = parameterIn(values);
   const filters: string[] = [];
   // `+ 0`: a filter on the index-only scan's rows, never an index condition, which would read a
   // term's postings out of impact order (all of them, then a sort) instead of the best first.
