@@ -1,7 +1,8 @@
 // `npm run bench:search-xapian` (`npx tsx bench/search/xapian-run.ts`): the service's lexical
 // search over HTTP beside Xapian's BM25 on the same SciFact abstracts, the same queries
 // interleaved one by one in one run (issue 37): latency, CPU per search and nDCG@10 both ways, on
-// PGlite and, when it answers, PostgreSQL. Xapian (Debian's python3-xapian) is installed with apt
+// PGlite and, when it answers, PostgreSQL, for the abstracts alone and for larger sets grown from
+// them (bench/lib/scifact-derived.ts). Xapian (Debian's python3-xapian) is installed with apt
 // when missing, or the section says why it was skipped. Writes the search-xapian section of
 // docs/benchmarks.md. `--help` lists the settings.
 import { deferCleanup, runBenchmark } from '../lib/children.js';
@@ -25,16 +26,30 @@ import {
   runScifactBench,
   type ScifactSettings,
 } from '../lib/scifact-bench.js';
-import { searchOnce } from '../lib/search-client.js';
+import { scifactOfSize } from '../lib/scifact-derived.js';
+import { KeptAliveSearchClient, searchOnce } from '../lib/search-client.js';
 import { postingsInMemory, type RunningServer, startService } from '../lib/service.js';
 import { parseFlags, SERVICE_RUN_FLAGS, Settings, serviceRunUsage } from '../lib/settings.js';
 import { percentile } from '../lib/stats.js';
 import { startXapian, type XapianEngine, xapianAvailable } from './xapian-engine.js';
 
 const NAME = 'search-xapian';
-/** The issue's targets: p50 within 2× Xapian's round trip; nDCG@10 at least Xapian's − 0.01. */
-const TARGET = { latencyRatio: 2, ndcgMargin: 0.01 };
+/**
+ * The issue's targets: p50 within 2× Xapian's round trip; nDCG@10 at least Xapian's − 0.01; CPU
+ * per search within 2× Xapian's from 50,000 documents; PostgreSQL's p50 at 200,000 documents
+ * within 2.5× its p50 at 50,000.
+ */
+const TARGET = {
+  latencyRatio: 2,
+  ndcgMargin: 0.01,
+  cpuRatio: 2,
+  cpuFromDocuments: 50_000,
+  growth: { from: 50_000, to: 200_000, ratio: 2.5 },
+};
 const CUTOFF = 10;
+/** The issue's sets: the abstracts (5,183), 50,000 and 200,000 documents; PGlite up to 50,000. */
+const DEFAULT_SIZES = [5_183, 50_000, 200_000];
+const DEFAULT_PGLITE_MAX = 50_000;
 
 const USAGE = `npx tsx bench/search/xapian-run.ts [options]   (npm run bench:search-xapian -- [options])
 
@@ -42,20 +57,29 @@ Uploads SciFact's abstracts through POST /v1/documents and indexes the same abst
 (BM25, k1 1.2, b 0.75, English Snowball stemmer, PostgreSQL's English stop words), then sends each
 query to both in turn, one at a time: POST /v1/search (mode lexical) and a Xapian query over a pipe.
 
+Each set is measured in a fresh database and service: the abstracts alone, then sets grown to N
+documents with documents mixing three abstracts' sentences (distractors: the judgements name only
+the abstracts).
+
 Options (or the BENCH_* variable in brackets):
+  --sizes LIST        documents per set (BENCH_SIZES, default ${DEFAULT_SIZES.join(',')})
+  --pglite-max N      the largest set measured on PGlite (BENCH_PGLITE_MAX, default ${DEFAULT_PGLITE_MAX})
   --databases LIST    pglite and/or postgres (BENCH_DATABASES, default pglite,postgres;
                       PostgreSQL is skipped when BENCH_DATABASE_URL does not answer)
   --queries N         SciFact test queries (BENCH_QUERIES, default 300, at most 300)
   --passes N          times each query is sent, each way (BENCH_PASSES, default 2)
   --warmup N          queries sent each way before measuring (BENCH_WARMUP, default 50)
   --batch N           documents per upload request (BENCH_BATCH, default 250)
-  --timeout S         give up indexing after S seconds (BENCH_TIMEOUT, default 600)
+  --timeout S         give up indexing a set after S seconds per 5,000 documents (BENCH_TIMEOUT,
+                      default 600)
   --dataset DIR       the SciFact copy (BENCH_SCIFACT_DIR, default ${DEFAULT_SCIFACT_DIR})
 ${serviceRunUsage(22)}
   -h, --help          this text
   PostgreSQL: BENCH_DATABASE_URL (default ${DEFAULT_BENCH_DATABASE_URL})`;
 
 type XapianBenchSettings = ScifactSettings & {
+  readonly sizes: readonly number[];
+  readonly pgliteMax: number;
   readonly passes: number;
   readonly warmup: number;
   /** No CPU profiles: the service's CPU per search is what this measures. */
@@ -65,12 +89,14 @@ type XapianBenchSettings = ScifactSettings & {
 function parseSettings(argv: readonly string[], env: NodeJS.ProcessEnv): XapianBenchSettings {
   const values = parseFlags(
     argv,
-    ['databases', 'queries', 'passes', 'warmup', 'batch', 'timeout', 'dataset'],
+    ['sizes', 'pglite-max', 'databases', 'queries', 'passes', 'warmup', 'batch', 'timeout', 'dataset'],
     [...SERVICE_RUN_FLAGS],
     USAGE,
   );
   const read = new Settings(values, env, USAGE);
   return {
+    sizes: read.numbers('sizes', 'BENCH_SIZES', DEFAULT_SIZES, 1, 2_000_000),
+    pgliteMax: read.number('pglite-max', 'BENCH_PGLITE_MAX', DEFAULT_PGLITE_MAX, 0, 2_000_000),
     passes: read.number('passes', 'BENCH_PASSES', 2, 1, 20),
     warmup: read.number('warmup', 'BENCH_WARMUP', 50, 0, 10_000),
     cpuProfileDir: undefined,
@@ -102,6 +128,25 @@ interface DatabaseOutcome {
 
 type Engine = 'service' | 'xapian';
 
+/** Every set this database measures, the smallest first (PGlite's up to `pgliteMax` documents). */
+async function measureSetsOn(
+  settings: XapianBenchSettings,
+  available: AvailableDatabases,
+  name: DatabaseName,
+  corpus: ReturnType<typeof loadScifact>,
+  queries: readonly ScifactQuery[],
+): Promise<DatabaseOutcome[]> {
+  const sizes = [...settings.sizes]
+    .sort((a, b) => a - b)
+    .filter((size) => name !== 'pglite' || size <= settings.pgliteMax);
+  const outcomes: DatabaseOutcome[] = [];
+  for (const size of sizes) {
+    const documents = scifactOfSize(corpus.documents, size);
+    outcomes.push(await measureOn(settings, available, name, { ...corpus, documents }, queries));
+  }
+  return outcomes;
+}
+
 async function measureOn(
   settings: XapianBenchSettings,
   available: AvailableDatabases,
@@ -109,12 +154,14 @@ async function measureOn(
   corpus: ReturnType<typeof loadScifact>,
   queries: readonly ScifactQuery[],
 ): Promise<DatabaseOutcome> {
-  const label = DATABASE_LABEL[name];
+  const label = `${DATABASE_LABEL[name]}, ${formatNumber(corpus.documents.length)} documents`;
   const log = (message: string) => progress(`${label}: ${message}`);
   const database = await createBenchDatabase(name, 'bench_xapian', available.adminUrl, log);
   let service: RunningServer | undefined;
   let xapian: XapianEngine | undefined;
+  let client: KeptAliveSearchClient | undefined;
   const stop = deferCleanup(async () => {
+    client?.close();
     await service?.stop();
     await xapian?.stop();
   });
@@ -132,7 +179,7 @@ async function measureOn(
       running,
       `xapian-${name}`,
       corpus.documents,
-      settings,
+      { ...settings, timeoutSeconds: settings.timeoutSeconds * Math.ceil(corpus.documents.length / 5_000) },
       log,
     );
     log("waiting for the team's postings to load into the service's memory");
@@ -147,6 +194,8 @@ async function measureOn(
       })),
     );
     const engine = xapian;
+    client = new KeptAliveSearchClient(running.url, user.headers);
+    const searcher = client;
 
     /** One query both ways, in the given order: ranked document ids and times. */
     const both = async (query: ScifactQuery, order: readonly Engine[]) => {
@@ -154,7 +203,7 @@ async function measureOn(
       for (const which of order) {
         if (which === 'xapian') answers.xapian = await engine.search(query.text, CUTOFF);
         else {
-          const { results, ms } = await searchOnce(running.url, user.headers, {
+          const { results, ms } = await searcher.search({
             query: query.text,
             top_k: CUTOFF,
             mode: 'lexical',
@@ -230,11 +279,34 @@ function verdict(outcome: DatabaseOutcome): Check {
   const ratio = outcome.service.p50 / outcome.xapian.p50;
   const latencyMet = ratio <= TARGET.latencyRatio;
   const ndcgMet = outcome.service.ndcg >= outcome.xapian.ndcg - TARGET.ndcgMargin;
-  const met = latencyMet && ndcgMet;
+  // The CPU target is the larger sets' (issue 37): on the abstracts alone it is reported, not judged.
+  const cpuJudged = outcome.documents >= TARGET.cpuFromDocuments;
+  const cpuRatio = outcome.service.cpuMs / outcome.xapian.cpuMs;
+  const cpuMet = !cpuJudged || cpuRatio <= TARGET.cpuRatio;
+  const met = latencyMet && ndcgMet && cpuMet;
+  const cpuText = cpuJudged
+    ? `; CPU per search ${cpuRatio.toFixed(1)}× Xapian's (target ≤ ${TARGET.cpuRatio}×) ${cpuMet ? '✓' : '✗'}`
+    : '';
   return {
     met,
-    text: `${DATABASE_LABEL[outcome.database]}, ${formatNumber(outcome.documents)} abstracts: **${met ? 'met' : 'not met'}**: p50 ${ratio.toFixed(1)}× Xapian's (target ≤ ${TARGET.latencyRatio}×) ${latencyMet ? '✓' : '✗'}; nDCG@10 ${outcome.service.ndcg.toFixed(3)} vs ${outcome.xapian.ndcg.toFixed(3)} (target ≥ Xapian's − ${TARGET.ndcgMargin}) ${ndcgMet ? '✓' : '✗'}`,
+    text: `${DATABASE_LABEL[outcome.database]}, ${formatNumber(outcome.documents)} documents: **${met ? 'met' : 'not met'}**: p50 ${ratio.toFixed(1)}× Xapian's (target ≤ ${TARGET.latencyRatio}×) ${latencyMet ? '✓' : '✗'}${cpuText}; nDCG@10 ${outcome.service.ndcg.toFixed(3)} vs ${outcome.xapian.ndcg.toFixed(3)} (target ≥ Xapian's − ${TARGET.ndcgMargin}) ${ndcgMet ? '✓' : '✗'}`,
   };
+}
+
+/** PostgreSQL's p50 at 200k documents against 50k (target ≤ 2.5×), when both were measured. */
+function growth(outcomes: readonly DatabaseOutcome[]): Check[] {
+  const on = (documents: number) =>
+    outcomes.find((outcome) => outcome.database === 'postgres' && outcome.documents === documents);
+  const [small, large] = [on(TARGET.growth.from), on(TARGET.growth.to)];
+  if (small === undefined || large === undefined) return [];
+  const ratio = large.service.p50 / small.service.p50;
+  const met = ratio <= TARGET.growth.ratio;
+  return [
+    {
+      met,
+      text: `PostgreSQL, how cost grows: **${met ? 'met' : 'not met'}**: p50 at ${formatNumber(large.documents)} documents ${ratio.toFixed(2)}× p50 at ${formatNumber(small.documents)} (target ≤ ${TARGET.growth.ratio}×) ${met ? '✓' : '✗'}`,
+    },
+  ];
 }
 
 function report(
@@ -244,7 +316,7 @@ function report(
   startedAt: Date,
   skipped: string | undefined,
 ): { markdown: string; checks: Check[] } {
-  const checks = outcomes.map(verdict);
+  const checks = [...outcomes.map(verdict), ...growth(outcomes)];
   const rows = outcomes.map((outcome) => [
     `${DATABASE_LABEL[outcome.database]}, ${formatNumber(outcome.documents)} (${formatNumber(outcome.chunks)} chunks)`,
     outcome.service.p50.toFixed(1),
@@ -256,23 +328,30 @@ function report(
     `${outcome.service.ndcg.toFixed(3)} vs ${outcome.xapian.ndcg.toFixed(3)}`,
   ]);
   const lines = [
-    "## Search beside Xapian: SciFact's abstracts both ways (`bench/search/xapian-run.ts`)",
+    "## Search beside Xapian: SciFact's abstracts and larger sets both ways (`bench/search/xapian-run.ts`)",
     '',
     `Run ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${environmentLine()}.`,
     `Command: \`${commandLine(`bench:${NAME}`, 'bench/search/xapian-run.ts')}\`; took ${Math.round((Date.now() - startedAt.getTime()) / 1000)} s.`,
     ...postgresLine(available),
     '',
-    "SciFact's abstracts are uploaded to the service as users run it (`node dist/src/main.js`, a fresh PGlite folder or",
+    "Each set's documents are uploaded to the service as users run it (`node dist/src/main.js`, a fresh PGlite folder or",
     "PostgreSQL database, no embeddings; `LOG_LEVEL=info`, so it says when the team's postings are in its memory, which",
     "the measuring waits for) and indexed, title and abstract, in Xapian 1.4 (Debian's",
     '`python3-xapian`, an on-disk database in a temporary folder): BM25 with k1 1.2 and b 0.75 as the service, the English',
     "Snowball stemmer on every term and PostgreSQL's English stop words. Each query goes to both, one after the other,",
-    'who goes first alternating: `POST /v1/search` (`mode: lexical`, `top_k` 10) over a kept-alive HTTP connection, and',
+    "who goes first alternating: `POST /v1/search` (`mode: lexical`, `top_k` 10) by Node's `http` client over one",
+    "kept-alive connection (not `fetch`, whose own cost per request is the client's, not the service's), and",
     'a line to the Xapian process over a pipe (its round trip: writing the query to reading its answer).',
     `${queries(outcomes, settings)} queries × ${settings.passes} passes each way after ${settings.warmup} warm-up queries. CPU per search is`,
     "the service process (every thread) and its database's backends on PostgreSQL, against the Xapian process, read from",
     "/proc around each pair of searches and divided by the searches. nDCG@10 is over documents (the service's",
-    'chunks counted once per abstract, in their order), from the first pass.',
+    'chunks counted once per document, in their order), from the first pass.',
+    '',
+    'The sets beyond the 5,183 abstracts add documents grown from them (`bench/lib/scifact-derived.ts`): each mixes the',
+    "sentences of three abstracts chosen at random (seeded), under the first one's title, so it is a new bag of the",
+    "corpus's own words and lengths rather than a copy. The judgements name only the abstracts: the added documents",
+    'are distractors, as the rest of a larger real collection would be. Each set is uploaded to a fresh database and',
+    `service the same way. PGlite is measured up to ${formatNumber(settings.pgliteMax)} documents, as the issue asks.`,
     '',
     ...(skipped === undefined
       ? [
@@ -293,8 +372,8 @@ function report(
         ]
       : [`Skipped: ${skipped}.`]),
     '',
-    `Targets (issue 37): lexical search p50 at most ${TARGET.latencyRatio}× Xapian's round trip, and nDCG@10 at least Xapian's − ${TARGET.ndcgMargin}.`,
-    "The 50k and 200k sets and the CPU target (at most 2× Xapian's at 50k and 200k) are not measured here yet.",
+    `Targets (issue 37): lexical search p50 at most ${TARGET.latencyRatio}× Xapian's round trip and nDCG@10 at least Xapian's − ${TARGET.ndcgMargin} on every set;`,
+    `CPU per search at most ${TARGET.cpuRatio}× Xapian's from ${formatNumber(TARGET.cpuFromDocuments)} documents; on PostgreSQL, p50 at ${formatNumber(TARGET.growth.to)} documents at most ${TARGET.growth.ratio}× p50 at ${formatNumber(TARGET.growth.from)}.`,
     '',
     ...verdictLines(checks, available.skipped),
   ];
@@ -316,8 +395,9 @@ async function main(): Promise<void> {
     settings: skipped === undefined ? settings : { ...settings, databases: [] },
     progress,
     measure: (available, database, corpus, queryList) =>
-      measureOn(settings, available, database, corpus, queryList),
-    report: (available, outcomes, startedAt) => report(settings, available, outcomes, startedAt, skipped),
+      measureSetsOn(settings, available, database, corpus, queryList),
+    report: (available, outcomes, startedAt) =>
+      report(settings, available, outcomes.flat(), startedAt, skipped),
   });
 }
 

@@ -3,7 +3,13 @@ import { drizzle as drizzleNodePostgres } from 'drizzle-orm/node-postgres';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import type { Database } from './client.js';
 import * as schema from './schema.js';
-import type { DriverSqlConnection, SqlConnection, SqlExecutor, TransactionClient } from './sql-connection.js';
+import type {
+  DriverSqlConnection,
+  SqlConnection,
+  SqlExecutor,
+  StatementOptions,
+  TransactionClient,
+} from './sql-connection.js';
 
 /**
  * What every repository function accepts, whichever it is written against: drizzle's query
@@ -56,7 +62,8 @@ function joined(
   transaction: TransactionRunner,
 ): Connection {
   const raw: Omit<SqlConnection, 'transaction'> & { transaction: TransactionRunner } = {
-    executeSql: <Row>(text: string, values?: unknown[]) => executor.executeSql<Row>(text, values),
+    executeSql: <Row>(text: string, values?: unknown[], options?: StatementOptions) =>
+      executor.executeSql<Row>(text, values, options),
     runsOnMainThread,
     transaction,
   };

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { databaseForTheseTests, testDatabaseKind } from '../../test/helpers/test-database.js';
 import { ForegroundFirst } from './sql-connection.js';
+
+const testDatabase = databaseForTheseTests();
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve = () => {};
@@ -67,5 +70,30 @@ describe('ForegroundFirst', () => {
     expect(waited).toBeLessThan(1_000);
     endless.resolve();
     await running;
+  });
+});
+
+describe('a prepared statement', () => {
+  const text = 'SELECT $1::int + 1 AS next';
+
+  it('answers each run with its own values, in and out of transactions', async () => {
+    const sql = testDatabase().sql;
+    for (const value of [1, 41, -3]) {
+      const { rows } = await sql.executeSql<{ next: number }>(text, [value], { prepared: true });
+      expect(rows).toEqual([{ next: value + 1 }]);
+    }
+    const inTransaction = await sql.transaction(async (transaction) => {
+      const first = await transaction.executeSql<{ next: number }>(text, [7], { prepared: true });
+      const again = await transaction.executeSql<{ next: number }>(text, [8], { prepared: true });
+      // PGlite ignores the option: only PostgreSQL's session lists the statement.
+      const { rows } = await transaction.executeSql<{ statements: number }>(
+        'SELECT count(*)::int AS statements FROM pg_prepared_statements WHERE statement = $1',
+        [text],
+      );
+      return { first: first.rows, again: again.rows, statements: rows[0]?.statements };
+    });
+    expect(inTransaction.first).toEqual([{ next: 8 }]);
+    expect(inTransaction.again).toEqual([{ next: 9 }]);
+    expect(inTransaction.statements).toBe(testDatabaseKind() === 'postgres' ? 1 : 0);
   });
 });

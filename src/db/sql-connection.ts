@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { EmbeddedDatabase, EmbeddedTransaction } from './pglite-worker/pglite-worker.js';
 
@@ -11,7 +12,36 @@ export type RawDatabase = EmbeddedDatabase | pg.Pool;
  * a record of unknown values, read only through checks.
  */
 export interface SqlExecutor {
-  executeSql<Row = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: Row[] }>;
+  executeSql<Row = Record<string, unknown>>(
+    text: string,
+    values?: unknown[],
+    options?: StatementOptions,
+  ): Promise<{ rows: Row[] }>;
+}
+
+/** How a statement is sent; executors that cannot honour an option ignore it. */
+export interface StatementOptions {
+  /**
+   * The same text runs many times a second (a search's statements): PostgreSQL keeps it parsed,
+   * and its plan, per connection, instead of parsing and planning it each time (a named prepared
+   * statement). Only for texts from a small fixed set: each distinct text is kept on every
+   * connection for its life. PGlite ignores it.
+   */
+  readonly prepared?: boolean;
+}
+
+/** Prepared statements' names by their text: the same text always gets the same name. */
+const preparedNames = new Map<string, string>();
+
+/** The query config that runs `text` as a named prepared statement, or as it is. */
+function pgQuery(text: string, values: unknown[] | undefined, options: StatementOptions | undefined) {
+  if (options?.prepared !== true) return { text, values };
+  let name = preparedNames.get(text);
+  if (name === undefined) {
+    name = `prepared_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+    preparedNames.set(text, name);
+  }
+  return { name, text, values };
 }
 
 /**
@@ -191,8 +221,8 @@ export function sqlConnection(database: RawDatabase): DriverSqlConnection {
       await client.query('BEGIN');
       const result = await work(
         {
-          executeSql: async <Row>(text: string, values?: unknown[]) =>
-            rowsAs<Row>(await client.query(text, values)),
+          executeSql: async <Row>(text: string, values?: unknown[], options?: StatementOptions) =>
+            rowsAs<Row>(await client.query(pgQuery(text, values, options))),
         },
         client,
       );
@@ -218,8 +248,8 @@ export function sqlConnection(database: RawDatabase): DriverSqlConnection {
     inOrder(() => transactionOnClient(work));
   return {
     runsOnMainThread: false,
-    executeSql: <Row>(text: string, values?: unknown[]) =>
-      inOrder(async () => rowsAs<Row>(await database.query(text, values))),
+    executeSql: <Row>(text: string, values?: unknown[], options?: StatementOptions) =>
+      inOrder(async () => rowsAs<Row>(await database.query(pgQuery(text, values, options)))),
     transaction: (work) => ordered((transaction) => work(transaction)),
     transactionOnClient: ordered,
   };

@@ -107,7 +107,7 @@ export class PostgresTeamSearch implements TeamSearch {
       });
       if (ranked !== undefined) {
         const scope = { teamId, accessListIds: ranked.accessListIds };
-        const hits = await this.hydrate(scope, ranked.chunks);
+        const hits = await this.hydrateFromMemory(scope, ranked.chunks);
         request.signal?.throwIfAborted();
         return vectorsMayHelp ? this.withVectorsBelow(hits, scope, statistics.chunks, request) : hits;
       }
@@ -139,7 +139,7 @@ export class PostgresTeamSearch implements TeamSearch {
       const hits =
         inMemory === undefined
           ? (await searchLexicalHits(this.sql, statistics, ranking)).map(toHit)
-          : await this.hydrate(scope, inMemory);
+          : await this.hydrateFromMemory(scope, inMemory);
       request.signal?.throwIfAborted();
       return vectorsMayHelp ? this.withVectorsBelow(hits, scope, statistics.chunks, request) : hits;
     }
@@ -252,6 +252,17 @@ export class PostgresTeamSearch implements TeamSearch {
       connectorIds: request.connectorIds,
       sources: request.sources,
     };
+  }
+
+  /**
+   * Chunks ranked in memory with their documents, in rank order: hits recent searches read are
+   * kept beside the team's postings and dropped as the same sync tells them changed.
+   */
+  private async hydrateFromMemory(scope: ReaderScope, ranked: readonly RankedChunk[]): Promise<SearchHit[]> {
+    const rows = await this.lexicalIndexes.hits(scope.teamId, ranked, (missing) =>
+      readChunkHits(this.sql, scope, missing),
+    );
+    return rows.map(toHit);
   }
 
   /** The ranked chunks with their documents, in rank order; the team and access are checked once more. */

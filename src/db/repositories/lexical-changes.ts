@@ -121,6 +121,8 @@ export async function readLexicalSync(
      LEFT JOIN present ON true
      ORDER BY present.chunk_id`,
     values,
+    // Before every search held in memory: parsed and planned once per connection.
+    { prepared: true },
   );
   const first = rows[0];
   if (first === undefined) throw new Error('the database returned no snapshot');

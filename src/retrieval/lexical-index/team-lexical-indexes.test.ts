@@ -8,9 +8,18 @@ import {
   saveAccessList,
   spreadDocumentAccess,
 } from '../../db/repositories/access-lists.js';
-import { deleteTeamDocument, replaceDocument } from '../../db/repositories/documents.js';
+import {
+  deleteTeamDocument,
+  markDocumentUnchanged,
+  replaceDocument,
+} from '../../db/repositories/documents.js';
 import { deleteOldLexicalChanges } from '../../db/repositories/lexical-changes.js';
-import { type RankedChunk, rankChunksLexically, readTeamChunkTotals } from '../../db/repositories/search.js';
+import {
+  type RankedChunk,
+  rankChunksLexically,
+  readChunkHits,
+  readTeamChunkTotals,
+} from '../../db/repositories/search.js';
 import { TeamLexicalIndex } from './team-lexical-index.js';
 import { TeamLexicalIndexes } from './team-lexical-indexes.js';
 
@@ -185,6 +194,80 @@ describe('the postings of a team in memory', () => {
       const { memory, database } = await bothWays(second, ada, text, 50);
       expectSameRanking(memory, database);
     }
+  });
+
+  it('keeps the hits searches read, and reads again those whose chunk or document changed', async () => {
+    const teamId = await insertTeam(sql(), 'Hits in memory');
+    const fields = uploadFields(teamId, 'guide', { title: 'Deploy guide', url: 'https://wiki.example/v1' });
+    const documentId = await replaceDocument(
+      sql(),
+      fields,
+      'g1',
+      textChunks(['w0q w1q deploy', 'w0q w2q rollback']),
+      undefined,
+    );
+    await replaceDocument(sql(), uploadFields(teamId, 'other'), 'o1', textChunks(['w0q w3q']), undefined);
+    const indexes = await loaded(teamId);
+    const { teamOnly } = readers(teamId);
+    const read: number[][] = [];
+    /** A search: ranked in memory, its hits from memory or read (the chunks read are recorded). */
+    const search = async (text: string) => {
+      const ranked = await indexes.rank({
+        reader: teamOnly,
+        text,
+        limit: 10,
+        teamChunks: 3,
+        averageLength: 3,
+      });
+      if (ranked === undefined) throw new Error('the postings are not in memory');
+      const scope = { teamId, accessListIds: ranked.accessListIds };
+      return indexes.hits(teamId, ranked.chunks, (missing) => {
+        read.push(missing.map((chunk) => chunk.chunkId));
+        return readChunkHits(sql(), scope, missing);
+      });
+    };
+    const first = await search('w0q');
+    expect(first.map((hit) => hit.title).sort()).toEqual(['Deploy guide', 'Deploy guide', 'other']);
+    expect(read).toHaveLength(1);
+    // The same search again: every hit from memory, the same rows and scores.
+    expect(await search('w0q')).toEqual(first);
+    expect(read).toHaveLength(1);
+
+    // The document renamed and moved with its chunks kept (a source's rename found unchanged).
+    await markDocumentUnchanged(
+      sql(),
+      documentId,
+      { ...fields, title: 'Release guide', url: 'https://wiki.example/v2' },
+      null,
+    );
+    const renamed = await search('w0q');
+    expect(renamed.filter((hit) => Number(hit.document_id) === documentId).map((hit) => hit.url)).toEqual([
+      'https://wiki.example/v2',
+      'https://wiki.example/v2',
+    ]);
+    expect(renamed.filter((hit) => Number(hit.document_id) === documentId)[0]?.title).toBe('Release guide');
+    expect(read.at(-1)).toHaveLength(2);
+
+    // Rows read while a sync applied changes are shown but not kept: they may predate it.
+    await replaceDocument(sql(), uploadFields(teamId, 'unread'), 'u1', textChunks(['w5q']), undefined);
+    const ranked = await indexes.rank({
+      reader: teamOnly,
+      text: 'w5q',
+      limit: 10,
+      teamChunks: 4,
+      averageLength: 3,
+    });
+    const scope = { teamId, accessListIds: ranked?.accessListIds ?? [] };
+    const racing = await indexes.hits(teamId, ranked?.chunks ?? [], async (missing) => {
+      const rows = await readChunkHits(sql(), scope, missing);
+      await replaceDocument(sql(), uploadFields(teamId, 'late'), 'l1', textChunks(['w9q']), undefined);
+      await search('w9q');
+      return rows;
+    });
+    expect(racing.map((hit) => hit.title)).toEqual(['unread']);
+    read.length = 0;
+    expect((await search('w5q')).map((hit) => hit.title)).toEqual(['unread']);
+    expect(read).toHaveLength(1);
   });
 
   it('is not loaded past the memory it may take: the database ranks that team', async () => {

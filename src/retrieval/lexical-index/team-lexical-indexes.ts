@@ -6,8 +6,9 @@ import {
   readLexicalSync,
   readTeamChunkIds,
 } from '../../db/repositories/lexical-changes.js';
-import type { RankedChunk } from '../../db/repositories/search.js';
+import type { ChunkHitRow, RankedChunk } from '../../db/repositories/search.js';
 import type { SqlExecutor } from '../../db/sql-connection.js';
+import { HitCache, type HitRow } from './hit-cache.js';
 import { type LexicalIndexQuery, TeamLexicalIndex } from './team-lexical-index.js';
 
 /** Where loads that fail or do not fit are told. */
@@ -53,6 +54,9 @@ export const MEMORY_INDEX_REFUSED =
 /** Chunks whose postings one statement of a load reads. */
 const LOAD_BATCH_CHUNKS = 500;
 
+/** A team's search hits kept in memory: at most this, and at most an eighth of the memory allowed. */
+const MAX_HIT_CACHE_BYTES = 32 * 1024 * 1024;
+
 interface LoadedTeam {
   readonly index: TeamLexicalIndex;
   /** The snapshot the postings are current as of. */
@@ -62,6 +66,10 @@ interface LoadedTeam {
   lastUsedAt: number;
   /** The sync under way: syncs of a team run one after another, so snapshots only move forward. */
   syncing: Promise<unknown>;
+  /** Hits recent searches read, dropped as their chunks change. */
+  readonly hits: HitCache;
+  /** Counts syncs that applied changes: hits read across one are not kept (they may predate it). */
+  changes: number;
 }
 
 /** A team that is loading, or whose load failed or did not fit (searched in the database until `retryAt`). */
@@ -114,6 +122,39 @@ export class TeamLexicalIndexes {
     return { chunks: team.index.rank({ ...ranking, accessListIds, terms: lexemes }), accessListIds };
   }
 
+  /**
+   * The ranked chunks with their documents, in rank order: those recent searches read from memory,
+   * the rest by `read` (a statement that checks the team and access once more). Rows read are kept
+   * unless a sync applied changes meanwhile (the row may be older than that sync).
+   */
+  async hits(
+    teamId: number,
+    ranked: readonly RankedChunk[],
+    read: (chunks: readonly RankedChunk[]) => Promise<ChunkHitRow[]>,
+  ): Promise<ChunkHitRow[]> {
+    const team = this.loaded.get(teamId);
+    if (team === undefined) return read(ranked);
+    const known = new Map<number, HitRow>();
+    for (const { chunkId } of ranked) {
+      const row = team.hits.get(chunkId);
+      if (row !== undefined) known.set(chunkId, row);
+    }
+    const missing = ranked.filter(({ chunkId }) => !known.has(chunkId));
+    if (missing.length > 0) {
+      const changes = team.changes;
+      const rows = await read(missing);
+      const keep = team.changes === changes && this.loaded.get(teamId) === team;
+      for (const { score: _score, ...row } of rows) {
+        known.set(Number(row.id), row);
+        if (keep) team.hits.set(Number(row.id), row);
+      }
+    }
+    return ranked.flatMap(({ chunkId, score }) => {
+      const row = known.get(chunkId);
+      return row === undefined ? [] : [{ ...row, score }];
+    });
+  }
+
   /** Whether a team's postings are in memory (for tests and benchmarks). */
   holds(teamId: number): boolean {
     return this.loaded.has(teamId);
@@ -137,9 +178,11 @@ export class TeamLexicalIndexes {
       const read = await readLexicalSync(this.sql, reader, team.snapshot, text);
       try {
         for (const chunk of read.changed) {
+          team.hits.delete(chunk.chunkId);
           if (chunk.postings.length === 0) team.index.removeChunk(chunk.chunkId);
           else team.index.setChunk(chunk.chunkId, chunk, chunk.postings);
         }
+        if (read.changed.length > 0) team.changes += 1;
       } catch (error) {
         // Postings the index refuses would be refused again by every later sync: this process
         // gives the team up (the database ranks it) and loads it again after the retry delay.
@@ -213,12 +256,21 @@ export class TeamLexicalIndexes {
       },
       MEMORY_INDEX_LOADED,
     );
-    return { index, snapshot, syncedAt, lastUsedAt: this.now(), syncing: Promise.resolve() };
+    return {
+      index,
+      snapshot,
+      syncedAt,
+      lastUsedAt: this.now(),
+      syncing: Promise.resolve(),
+      hits: new HitCache(Math.min(MAX_HIT_CACHE_BYTES, Math.floor(this.settings.memoryBytes / 8))),
+      changes: 0,
+    };
   }
 
   /** Gives up the least recently searched teams (not `keep`) until the rest fit. */
   private keepWithinMemory(keep: number): void {
-    const bytes = () => [...this.loaded.values()].reduce((sum, team) => sum + team.index.estimatedBytes(), 0);
+    const bytes = () =>
+      [...this.loaded.values()].reduce((sum, team) => sum + team.index.estimatedBytes() + team.hits.bytes, 0);
     const byAge = [...this.loaded.entries()]
       .filter(([teamId]) => teamId !== keep)
       .sort(([, a], [, b]) => a.lastUsedAt - b.lastUsedAt);
