@@ -13,6 +13,7 @@ import {
   typedWordsIn,
 } from './answer-types.js';
 import type { Answerer, AnswerInput, Passage } from './answerer.js';
+import { FRAMING_WORDS } from './framing-words.js';
 import {
   collectionWeights,
   evidenceOf,
@@ -105,12 +106,6 @@ const MAX_FOLLOWING_ITEMS = 8;
 const K1 = 1.2;
 const B = 0.75;
 
-/**
- * Words that frame a question rather than say what it is about ("tell me how many…"). PostgreSQL's
- * stop words already drop what, how, the, is…; these would otherwise match any sentence using them.
- */
-const FRAMING_WORDS =
-  /\b(?:tell|explain|describe|know|please|give|show|find|want|need|many|much|anything|something|anyone|someone|kind|sort|say|says|said)\b/gi;
 /**
  * A sentence that opens by pointing back ("He fled…", "This allowed…") or by going on from the one
  * before ("For example, …", "Thus …") needs the one before it.

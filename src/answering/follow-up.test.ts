@@ -49,6 +49,25 @@ describe('carriedTopic', () => {
     expect(topic).toEqual(['child', 'bindings']);
   });
 
+  it('carries no word that only frames a question, however rare', async () => {
+    // "whose" and "tell" are each in one chunk, as rare as "child": neither names a topic.
+    const team = new FakeTeamSearch().add(
+      { teamId: TEAM, title: 'API', text: 'pino logger options level' },
+      { teamId: TEAM, title: 'Child loggers', text: 'pino logger child bindings' },
+      { teamId: TEAM, title: 'Transports', text: 'pino logger transport, whose worker' },
+      { teamId: TEAM, title: 'Redaction', text: 'pino logger redact paths; tell' },
+    );
+    const topic = await carriedTopic(
+      team,
+      TEAM,
+      'Do they have to reply themselves?',
+      asked('Tell me whose child bindings go missing?'),
+    );
+    expect(topic).toEqual(expect.arrayContaining(['child', 'bindings']));
+    expect(topic).not.toContain('whose');
+    expect(topic).not.toContain('Tell');
+  });
+
   it('carries nothing into a question with a subject of its own, or at the start of a chat', async () => {
     expect(
       await carriedTopic(search, TEAM, 'How do I configure pino redaction?', asked('pino child bindings?')),

@@ -2,6 +2,7 @@ import { withoutContractions } from '../contractions.js';
 import type { TeamSearch } from '../retrieval/search-types.js';
 import type { ConversationTurn } from './answerer.js';
 import { citedNumbers } from './citations.js';
+import { isFramingWord } from './framing-words.js';
 
 /** Words that point back at something said before ("how long does *it* take?"). */
 const REFERS_BACK =
@@ -59,7 +60,10 @@ export async function carriedTopic(
     .slice(-TOPIC_QUESTIONS)
     .reverse()
     .map((turn) => withoutContractions(turn.content));
-  const words = [...new Set(earlier.flatMap((text) => text.match(WORD) ?? []))];
+  // A word that only frames a question ("whose", "tell") names no topic.
+  const words = [...new Set(earlier.flatMap((text) => text.match(WORD) ?? []))].filter(
+    (word) => !isFramingWord(word),
+  );
   if (words.length === 0) return [];
   // The last answer says which of those words the exchange was about: the ones it repeats.
   // One that cites nothing found nothing (a "not found" repeats the question's words).
