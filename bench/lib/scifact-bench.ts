@@ -28,6 +28,8 @@ export async function runScifactBench<Settings extends ScifactBenchSettings, Out
   readonly after: string;
   readonly settings: Settings;
   readonly progress: (line: string) => void;
+  /** When the run gives up and cleans up (default 30 minutes): a guard against a hung run. */
+  readonly deadlineMs?: number;
   measure(
     available: AvailableDatabases,
     database: DatabaseName,
@@ -45,7 +47,7 @@ export async function runScifactBench<Settings extends ScifactBenchSettings, Out
   const available = await availableDatabases(settings.databases, progress);
   const corpus = loadScifact(settings.datasetDir);
   const queries = corpus.queries.slice(0, settings.queries);
-  const uninstall = installCleanupHandlers(30 * 60 * 1000);
+  const uninstall = installCleanupHandlers(bench.deadlineMs ?? 30 * 60 * 1000);
   try {
     if (settings.build) {
       progress('npm run build');

@@ -385,6 +385,19 @@ function queries(outcomes: readonly DatabaseOutcome[], settings: XapianBenchSett
   return measured === undefined ? settings.queries : measured.service.searches / settings.passes;
 }
 
+/**
+ * Half an hour, and as long again as uploading every set would take at 25 documents a second (PGlite
+ * indexed the 50,000-document set at about 55 a second here): a guard against a hung run, not a budget.
+ */
+function deadlineFor(settings: XapianBenchSettings): number {
+  const documents = settings.databases
+    .flatMap((database) =>
+      settings.sizes.filter((size) => database !== 'pglite' || size <= settings.pgliteMax),
+    )
+    .reduce((sum, size) => sum + size, 0);
+  return 30 * 60 * 1000 + (documents / 25) * 1000;
+}
+
 async function main(): Promise<void> {
   const settings = parseSettings(process.argv.slice(2), process.env);
   const skipped = xapianAvailable(progress);
@@ -394,6 +407,7 @@ async function main(): Promise<void> {
     after: 'search-load',
     settings: skipped === undefined ? settings : { ...settings, databases: [] },
     progress,
+    deadlineMs: deadlineFor(settings),
     measure: (available, database, corpus, queryList) =>
       measureSetsOn(settings, available, database, corpus, queryList),
     report: (available, outcomes, startedAt) =>
