@@ -1,4 +1,3 @@
-import type { Reader } from '../access.js';
 import type { EmbeddingModel } from '../adapters/embeddings/embedding-model.js';
 import { readableAccessListIds } from '../db/repositories/access-lists.js';
 import {
@@ -13,9 +12,13 @@ import type { SqlConnection } from '../db/sql-connection.js';
 import { ServiceError } from '../errors.js';
 import { BackgroundFolds } from './background-folds.js';
 import { fuseRankings } from './fusion.js';
-import { type LexicalIndexLogger, TeamLexicalIndexes } from './lexical-index/team-lexical-indexes.js';
+import {
+  type LexicalIndexLogger,
+  type MemoryRanking,
+  TeamLexicalIndexes,
+} from './lexical-index/team-lexical-indexes.js';
 import { type LexicalQuery, searchLexical, searchLexicalHits } from './lexical-search.js';
-import { parseQuery } from './query-text.js';
+import { type ParsedQuery, parseQuery } from './query-text.js';
 import type { SearchHit, SearchRequest, TeamSearch, TermStatistics } from './search-types.js';
 import { type TeamStatistics, TeamStatisticsCache } from './team-statistics.js';
 import { searchVectorHits, searchVectors, type VectorQuery } from './vector-search.js';
@@ -96,15 +99,7 @@ export class PostgresTeamSearch implements TeamSearch {
     // before the hits' text instead of two.
     if (!useVectors && query.phrases.length === 0 && this.lexicalIndexes.holds(teamId)) {
       const statistics = await this.statistics.get(teamId);
-      const ranked = await this.lexicalIndexes.rank({
-        reader: request.reader,
-        text: query.text,
-        limit: request.topK,
-        teamChunks: statistics.chunks,
-        averageLength: statistics.averageLength,
-        connectorIds: request.connectorIds,
-        sources: request.sources,
-      });
+      const ranked = await this.rankInMemory(statistics, request, query, request.topK);
       if (ranked !== undefined) {
         const scope = { teamId, accessListIds: ranked.accessListIds };
         const hits = await this.hydrateFromMemory(scope, ranked.chunks);
@@ -135,7 +130,7 @@ export class PostgresTeamSearch implements TeamSearch {
     }
     if (!useVectors) {
       const ranking = lexicalQuery(request.topK);
-      const inMemory = await this.rankInMemory(statistics, request.reader, ranking);
+      const inMemory = (await this.rankInMemory(statistics, request, query, request.topK))?.chunks;
       const hits =
         inMemory === undefined
           ? (await searchLexicalHits(this.sql, statistics, ranking)).map(toHit)
@@ -145,7 +140,7 @@ export class PostgresTeamSearch implements TeamSearch {
     }
     const depth = Math.max(request.topK, MIN_FUSION_DEPTH);
     const rankLexically = async (ranking: LexicalQuery) =>
-      (await this.rankInMemory(statistics, request.reader, ranking)) ??
+      (await this.rankInMemory(statistics, request, ranking.query, ranking.limit))?.chunks ??
       searchLexical(this.sql, statistics, ranking);
     const [lexical, dense] = await Promise.all([
       rankLexically(lexicalQuery(depth)),
@@ -164,25 +159,26 @@ export class PostgresTeamSearch implements TeamSearch {
   }
 
   /**
-   * BM25 from the team's postings in memory, brought up to date first; undefined when they are not
-   * loaded or the query has phrases (their positions are only in the database).
+   * BM25 from the team's postings in memory, brought up to date first, with the reader's lists it
+   * was filtered by; undefined when they are not loaded or the query has phrases (their positions
+   * are only in the database).
    */
   private async rankInMemory(
     statistics: TeamStatistics,
-    reader: Reader,
-    ranking: LexicalQuery,
-  ): Promise<RankedChunk[] | undefined> {
-    if (ranking.query.phrases.length > 0) return undefined;
-    const ranked = await this.lexicalIndexes.rank({
-      reader,
-      text: ranking.query.text,
-      limit: ranking.limit,
+    request: Pick<SearchRequest, 'reader' | 'connectorIds' | 'sources'>,
+    query: ParsedQuery,
+    limit: number,
+  ): Promise<MemoryRanking | undefined> {
+    if (query.phrases.length > 0) return undefined;
+    return this.lexicalIndexes.rank({
+      reader: request.reader,
+      text: query.text,
+      limit,
       teamChunks: statistics.chunks,
       averageLength: statistics.averageLength,
-      connectorIds: ranking.connectorIds,
-      sources: ranking.sources,
+      connectorIds: request.connectorIds,
+      sources: request.sources,
     });
-    return ranked?.chunks;
   }
 
   analyze(texts: readonly string[]): Promise<ReadonlyArray<ReadonlyMap<string, number>>> {
