@@ -5,6 +5,8 @@
 // them (bench/lib/scifact-derived.ts). Xapian (Debian's python3-xapian) is installed with apt
 // when missing, or the section says why it was skipped. Writes the search-xapian section of
 // docs/benchmarks.md. `--help` lists the settings.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { deferCleanup, runBenchmark } from '../lib/children.js';
 import { cpuSecondsBetween, sampleCpu } from '../lib/cpu.js';
 import {
@@ -73,6 +75,8 @@ Options (or the BENCH_* variable in brackets):
   --timeout S         give up indexing a set after S seconds per 5,000 documents (BENCH_TIMEOUT,
                       default 600)
   --dataset DIR       the SciFact copy (BENCH_SCIFACT_DIR, default ${DEFAULT_SCIFACT_DIR})
+  --cpu-prof DIR      write a V8 CPU profile of each service into DIR/<database>-<size> (BENCH_CPU_PROF;
+                      profiling slows the service: figures not written)
 ${serviceRunUsage(22)}
   -h, --help          this text
   PostgreSQL: BENCH_DATABASE_URL (default ${DEFAULT_BENCH_DATABASE_URL})`;
@@ -82,25 +86,37 @@ type XapianBenchSettings = ScifactSettings & {
   readonly pgliteMax: number;
   readonly passes: number;
   readonly warmup: number;
-  /** No CPU profiles: the service's CPU per search is what this measures. */
-  readonly cpuProfileDir: undefined;
+  /** Where each service writes a V8 CPU profile (trial runs: profiling slows what is measured). */
+  readonly cpuProfileDir: string | undefined;
 };
 
 function parseSettings(argv: readonly string[], env: NodeJS.ProcessEnv): XapianBenchSettings {
   const values = parseFlags(
     argv,
-    ['sizes', 'pglite-max', 'databases', 'queries', 'passes', 'warmup', 'batch', 'timeout', 'dataset'],
+    [
+      'sizes',
+      'pglite-max',
+      'databases',
+      'queries',
+      'passes',
+      'warmup',
+      'batch',
+      'timeout',
+      'dataset',
+      'cpu-prof',
+    ],
     [...SERVICE_RUN_FLAGS],
     USAGE,
   );
   const read = new Settings(values, env, USAGE);
+  const cpuProfileDir = read.string('cpu-prof', 'BENCH_CPU_PROF', '');
   return {
     sizes: read.numbers('sizes', 'BENCH_SIZES', DEFAULT_SIZES, 1, 2_000_000),
     pgliteMax: read.number('pglite-max', 'BENCH_PGLITE_MAX', DEFAULT_PGLITE_MAX, 0, 2_000_000),
     passes: read.number('passes', 'BENCH_PASSES', 2, 1, 20),
     warmup: read.number('warmup', 'BENCH_WARMUP', 50, 0, 10_000),
-    cpuProfileDir: undefined,
     ...readScifactSettings(read),
+    cpuProfileDir: cpuProfileDir === '' ? undefined : path.resolve(cpuProfileDir),
   };
 }
 
@@ -167,11 +183,17 @@ async function measureOn(
   });
   try {
     log('starting the service (no embeddings: lexical search)');
+    const nodeArgs: string[] = [];
+    if (settings.cpuProfileDir !== undefined) {
+      const directory = path.join(settings.cpuProfileDir, `${name}-${corpus.documents.length}`);
+      mkdirSync(directory, { recursive: true });
+      nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${directory}`);
+    }
     service = await startService(
       `service (${label})`,
       // info: the service says when the team's postings are in memory (every request is logged too).
       { LOG_LEVEL: 'info', ...database.env },
-      [],
+      nodeArgs,
       settings.fromSource,
     );
     const running = service;

@@ -12,6 +12,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { ALWAYS_AVAILABLE, type DatabaseAvailability, type OutageLogger } from './database-availability.js';
 import { type EmbeddedDatabase, ThreadedPGlite } from './pglite-worker/pglite-worker.js';
+import { WriteCountingDatabase } from './pglite-worker/write-counting-database.js';
 import * as schema from './schema.js';
 import { type DriverSqlConnection, type RawDatabase, sqlConnection } from './sql-connection.js';
 import { WatchedPool } from './watched-pool.js';
@@ -186,6 +187,8 @@ async function openEmbedded(
       throw error;
     }
   }
+  // Every statement of this process goes through the count, drizzle's and the job queue's too.
+  client = new WriteCountingDatabase(client);
   // drizzle's PGlite driver calls `query` (its parsers applied on this side) and `transaction`.
   const db = drizzlePglite(client as unknown as PGlite, { schema });
   try {

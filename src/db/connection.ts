@@ -43,6 +43,7 @@ export function connectionOf(database: {
         );
         return work(inTransaction, client);
       }),
+    sql.localWrites,
   );
 }
 
@@ -60,12 +61,15 @@ function joined(
   executor: SqlExecutor,
   runsOnMainThread: boolean,
   transaction: TransactionRunner,
+  localWrites?: () => number,
 ): Connection {
   const raw: Omit<SqlConnection, 'transaction'> & { transaction: TransactionRunner } = {
     executeSql: <Row>(text: string, values?: unknown[], options?: StatementOptions) =>
       executor.executeSql<Row>(text, values, options),
     runsOnMainThread,
     transaction,
+    // Outside a transaction only: inside one, nothing it wrote is seen by others yet.
+    ...(localWrites === undefined ? {} : { localWrites }),
   };
   let db: Database | undefined;
   const connection = new Proxy(raw, {

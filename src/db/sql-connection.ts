@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { EmbeddedDatabase, EmbeddedTransaction } from './pglite-worker/pglite-worker.js';
+import { WriteCountingDatabase } from './pglite-worker/write-counting-database.js';
 
 /** The driver-level database: PGlite (embedded; in its own thread, or a test's own) or a PostgreSQL pool. */
 export type RawDatabase = EmbeddedDatabase | pg.Pool;
@@ -28,6 +29,11 @@ export interface StatementOptions {
    * connection for its life. PGlite ignores it.
    */
   readonly prepared?: boolean;
+  /**
+   * The statement writes nothing: where this process counts the writes it sends (`localWrites`),
+   * it is not counted. Declared only on statements that read and nothing else.
+   */
+  readonly readOnly?: boolean;
 }
 
 /** Prepared statements' names by their text: the same text always gets the same name. */
@@ -65,6 +71,13 @@ export interface SqlConnection extends SqlExecutor {
    * included; a test's in-process PGlite still holds the main thread.)
    */
   readonly runsOnMainThread: boolean;
+  /**
+   * Where this process is the database's only client (PGlite): how many statements and
+   * transactions that may have written have ended. The same count before a statement was sent and
+   * later means nothing written since was hidden from it. Undefined on PostgreSQL, where other
+   * processes write too.
+   */
+  readonly localWrites?: () => number;
 }
 
 /** A driver's SqlConnection, whose transactions also show the driver's handle on them. */
@@ -82,10 +95,12 @@ export interface DriverSqlConnection extends SqlConnection {
  */
 function pgliteExecutor(client: EmbeddedDatabase | EmbeddedTransaction): SqlExecutor {
   return {
-    executeSql: async <Row>(text: string, values?: unknown[]) => {
+    executeSql: async <Row>(text: string, values?: unknown[], options?: StatementOptions) => {
       const result =
         values !== undefined && values.length > 0
-          ? await client.query(text, values)
+          ? options?.readOnly === true && client instanceof WriteCountingDatabase
+            ? await client.readOnlyQuery(text, values)
+            : await client.query(text, values)
           : ((await client.exec(text)).at(-1) ?? { rows: [] });
       await yieldToEventLoop();
       return rowsAs<Row>(result);
@@ -210,7 +225,8 @@ export function sqlConnection(database: RawDatabase): DriverSqlConnection {
       inLane(() => database.transaction((transaction) => work(pgliteExecutor(transaction), transaction)));
     return {
       runsOnMainThread: true,
-      executeSql: (text, values) => inLane(() => direct.executeSql(text, values)),
+      executeSql: (text, values, options) => inLane(() => direct.executeSql(text, values, options)),
+      ...(database instanceof WriteCountingDatabase ? { localWrites: () => database.writesEnded } : {}),
       transaction: (work) => transactionOnClient((transaction) => work(transaction)),
       transactionOnClient,
     };

@@ -10,6 +10,7 @@ import { openDatabase } from '../client.js';
 import { isDatabaseUnavailable } from '../database-availability.js';
 import { violatedUniqueIndex } from '../errors.js';
 import { DatabaseThreadExitedError, ThreadedPGlite } from './pglite-worker.js';
+import { WriteCountingDatabase } from './write-counting-database.js';
 
 /** A database in memory, from the migrated snapshot when the run has one (no initdb, so quicker). */
 function openInMemory(options: { testRequests?: boolean } = {}): Promise<ThreadedPGlite> {
@@ -248,7 +249,8 @@ describe('the service on the embedded database', () => {
       ...(snapshot === undefined ? {} : { snapshot }),
     });
     try {
-      expect(handle.raw).toBeInstanceOf(ThreadedPGlite);
+      expect(handle.raw).toBeInstanceOf(WriteCountingDatabase);
+      expect((handle.raw as WriteCountingDatabase).counted).toBeInstanceOf(ThreadedPGlite);
       await handle.ping();
       expect(handle.sql.runsOnMainThread).toBe(true);
     } finally {

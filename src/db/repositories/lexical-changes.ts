@@ -122,7 +122,7 @@ export async function readLexicalSync(
      ORDER BY present.chunk_id`,
     values,
     // Before every search held in memory: parsed and planned once per connection.
-    { prepared: true },
+    { prepared: true, readOnly: true },
   );
   const first = rows[0];
   if (first === undefined) throw new Error('the database returned no snapshot');

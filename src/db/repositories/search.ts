@@ -426,7 +426,7 @@ export async function readChunkHits(
     `SELECT ${HIT_COLUMNS} FROM chunks AS c JOIN documents AS d ON d.id = c.document_id
      WHERE c.id = ANY($1::bigint[]) AND c.team_id = $2 AND c.access_list_id = ANY($3::int[])`,
     [ranked.map((match) => match.chunkId), scope.teamId, scope.accessListIds],
-    { prepared: true },
+    { prepared: true, readOnly: true },
   );
   const byId = new Map(rows.map((row) => [Number(row.id), row]));
   return ranked.flatMap(({ chunkId, score }) => {

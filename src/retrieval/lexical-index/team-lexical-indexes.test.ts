@@ -20,6 +20,7 @@ import {
   readChunkHits,
   readTeamChunkTotals,
 } from '../../db/repositories/search.js';
+import type { SqlConnection, SqlExecutor } from '../../db/sql-connection.js';
 import { TeamLexicalIndex } from './team-lexical-index.js';
 import { TeamLexicalIndexes } from './team-lexical-indexes.js';
 
@@ -194,6 +195,73 @@ describe('the postings of a team in memory', () => {
       const { memory, database } = await bothWays(second, ada, text, 50);
       expectSameRanking(memory, database);
     }
+  });
+
+  it('repeats a search with no statement while nothing is written (PGlite), and sees the next write', async () => {
+    const database = sql();
+    let statements = 0;
+    const counting: SqlExecutor & Pick<SqlConnection, 'localWrites'> = {
+      executeSql: (text, values, options) => {
+        statements += 1;
+        return database.executeSql(text, values, options);
+      },
+      ...(database.localWrites === undefined ? {} : { localWrites: database.localWrites }),
+    };
+    // PGlite is this process's alone, so it knows when nothing was written; PostgreSQL is not.
+    expect(database.localWrites === undefined).toBe(testDatabaseKind() === 'postgres');
+    const teamId = await insertTeam(database, 'Searches without writes');
+    await replaceDocument(
+      database,
+      uploadFields(teamId, 'first'),
+      'first',
+      textChunks(['alpha beta', 'beta gamma']),
+      undefined,
+    );
+    const indexes = new TeamLexicalIndexes(counting, settings);
+    const { ada, teamOnly } = readers(teamId);
+    const search = (reader: Reader, text: string) =>
+      indexes.rank({ reader, text, limit: 10, teamChunks: 10, averageLength: 2 });
+    expect(await search(teamOnly, 'beta')).toBeUndefined();
+    await indexes.loadsSettled();
+    const first = await search(teamOnly, 'beta');
+    expect(first?.chunks).toHaveLength(2);
+
+    statements = 0;
+    expect(await search(teamOnly, 'beta')).toEqual(first);
+    const syncsOnRepeat = database.localWrites === undefined ? 1 : 0;
+    expect(statements).toBe(syncsOnRepeat);
+    // Another reader, or another text, is read once: its lexemes and lists are not known yet.
+    statements = 0;
+    await search(ada, 'beta');
+    await search(teamOnly, 'gamma');
+    expect(statements).toBe(2);
+    statements = 0;
+    await search(ada, 'beta');
+    expect(statements).toBe(syncsOnRepeat);
+
+    // A write (here from outside this index's executor, as a job's would be) is seen by the next search.
+    const second = await replaceDocument(
+      database,
+      uploadFields(teamId, 'second'),
+      'second',
+      textChunks(['beta delta']),
+      undefined,
+    );
+    statements = 0;
+    expect((await search(teamOnly, 'beta'))?.chunks).toHaveLength(3);
+    expect(statements).toBe(1);
+    statements = 0;
+    await search(teamOnly, 'beta');
+    expect(statements).toBe(syncsOnRepeat);
+    // So is a change of who may open a document: the reader's lists are read again.
+    const privateList = await saveAccessList(database, teamId, peopleAccess('ada@example.com'));
+    await database.executeSql('UPDATE documents SET access_list_id = $2 WHERE id = $1', [
+      second,
+      privateList,
+    ]);
+    await spreadDocumentAccess(database, second);
+    expect((await search(teamOnly, 'beta'))?.chunks).toHaveLength(2);
+    expect((await search(ada, 'beta'))?.chunks).toHaveLength(3);
   });
 
   it('keeps the hits searches read, and reads again those whose chunk or document changed', async () => {

@@ -7,7 +7,7 @@ import {
   readTeamChunkIds,
 } from '../../db/repositories/lexical-changes.js';
 import type { ChunkHitRow, RankedChunk } from '../../db/repositories/search.js';
-import type { SqlExecutor } from '../../db/sql-connection.js';
+import type { SqlConnection, SqlExecutor } from '../../db/sql-connection.js';
 import { HitCache, type HitRow } from './hit-cache.js';
 import { type LexicalIndexQuery, TeamLexicalIndex } from './team-lexical-index.js';
 
@@ -57,6 +57,12 @@ const LOAD_BATCH_CHUNKS = 500;
 /** A team's search hits kept in memory: at most this, and at most an eighth of the memory allowed. */
 const MAX_HIT_CACHE_BYTES = 32 * 1024 * 1024;
 
+/** Query analyses and readers' access lists a team keeps while nothing is written (`LoadedTeam.readings`). */
+const MAX_READINGS = 1024;
+
+/** What a sync read besides the changes: the query's lexemes and the reader's access lists. */
+type Reading = Pick<LexicalSync, 'lexemes' | 'accessListIds'>;
+
 interface LoadedTeam {
   readonly index: TeamLexicalIndex;
   /** The snapshot the postings are current as of. */
@@ -70,6 +76,14 @@ interface LoadedTeam {
   readonly hits: HitCache;
   /** Counts syncs that applied changes: hits read across one are not kept (they may predate it). */
   changes: number;
+  /**
+   * Where this process is the database's only client (PGlite): its count of writes (`localWrites`)
+   * read before the last sync was sent. While the count stays the same nothing has changed since,
+   * and a search whose reader and text a sync already read (`readings`) needs no statement.
+   */
+  syncedWrites: number | undefined;
+  /** By reader and query text, what syncs at `syncedWrites` read; emptied when the count moves. */
+  readonly readings: Map<string, Reading>;
 }
 
 /** A team that is loading, or whose load failed or did not fit (searched in the database until `retryAt`). */
@@ -94,7 +108,7 @@ export class TeamLexicalIndexes {
   private readonly unloaded = new Map<number, UnloadedTeam>();
 
   constructor(
-    private readonly sql: SqlExecutor,
+    private readonly sql: SqlExecutor & Pick<SqlConnection, 'localWrites'>,
     private readonly settings: TeamLexicalIndexesSettings,
     private readonly logger?: LexicalIndexLogger,
     private readonly now: () => number = () => performance.now(),
@@ -170,10 +184,20 @@ export class TeamLexicalIndexes {
    * (so a later snapshot is never overwritten by an earlier one); answers the query's lexemes and
    * the reader's access lists, read in the same statement.
    */
-  private sync(team: LoadedTeam, reader: Reader, text: string): Promise<LexicalSync | undefined> {
+  private sync(team: LoadedTeam, reader: Reader, text: string): Promise<Reading | undefined> {
     const teamId = reader.teamId;
+    const readingKey = JSON.stringify([reader.userId, reader.email, reader.groups, text]);
     const run = team.syncing.then(async () => {
       const started = this.now();
+      // Read before the statement is sent: a write ending later moves it, so it is never missed.
+      const writes = this.sql.localWrites?.();
+      if (writes !== undefined && writes === team.syncedWrites) {
+        const known = team.readings.get(readingKey);
+        if (known !== undefined) {
+          team.syncedAt = started;
+          return known;
+        }
+      }
       // A failed read changes nothing: the next sync reads the same changes again.
       const read = await readLexicalSync(this.sql, reader, team.snapshot, text);
       try {
@@ -193,6 +217,12 @@ export class TeamLexicalIndexes {
       }
       team.snapshot = read.snapshot;
       team.syncedAt = started;
+      if (writes !== team.syncedWrites) team.readings.clear();
+      team.syncedWrites = writes;
+      if (writes !== undefined) {
+        if (team.readings.size >= MAX_READINGS) team.readings.clear();
+        team.readings.set(readingKey, { lexemes: read.lexemes, accessListIds: read.accessListIds });
+      }
       // A team that grew gives other teams' room back (their searches go to the database).
       if (read.changed.length > 0) this.keepWithinMemory(teamId);
       return read;
@@ -264,6 +294,8 @@ export class TeamLexicalIndexes {
       syncing: Promise.resolve(),
       hits: new HitCache(Math.min(MAX_HIT_CACHE_BYTES, Math.floor(this.settings.memoryBytes / 8))),
       changes: 0,
+      syncedWrites: undefined,
+      readings: new Map(),
     };
   }
 
