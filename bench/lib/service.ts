@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import {
   MEMORY_INDEX_LOADED,
@@ -173,4 +173,14 @@ export async function postingsInMemory(
   await search();
   await loaded;
   if (refused) throw new Error(`team ${teamId}: its postings do not fit in SEARCH_MEMORY_INDEX_MB`);
+}
+
+/**
+ * Node arguments that make a service write V8 CPU profiles into `directory` (made if missing), or
+ * none without one. Node's own file names (pid and thread id in them): every thread writes its own.
+ */
+export function cpuProfileArgs(directory: string | undefined): string[] {
+  if (directory === undefined) return [];
+  mkdirSync(directory, { recursive: true });
+  return ['--cpu-prof', `--cpu-prof-dir=${directory}`];
 }

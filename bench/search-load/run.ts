@@ -3,7 +3,6 @@
 // prober in a process of its own sends GET /healthz every 50 ms; on PGlite (whose database runs in
 // a thread of its own, so HTTP should keep answering) and, for information, PostgreSQL. Writes
 // the search-load section of docs/benchmarks.md. `--help` lists the settings.
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { ProbeSample } from '../indexing/prober.js';
@@ -29,7 +28,7 @@ import {
   type ScifactSettings,
 } from '../lib/scifact-bench.js';
 import { searchOnce } from '../lib/search-client.js';
-import { postingsInMemory, type RunningServer, startService } from '../lib/service.js';
+import { cpuProfileArgs, postingsInMemory, type RunningServer, startService } from '../lib/service.js';
 import { parseFlags, SERVICE_RUN_FLAGS, Settings, serviceRunUsage } from '../lib/settings.js';
 import { percentile, sleep } from '../lib/stats.js';
 import type { BenchUser } from '../lib/users.js';
@@ -351,12 +350,10 @@ async function measureOn(
   const label = DATABASE_LABEL[name];
   const log = (message: string) => progress(`${label}: ${message}`);
   const database = await createBenchDatabase(name, 'bench_search_load', available.adminUrl, log);
-  const nodeArgs: string[] = [];
-  if (settings.cpuProfileDir !== undefined) {
-    mkdirSync(path.join(settings.cpuProfileDir, name), { recursive: true });
-    // Node's own file names (pid and thread id in them): the database's thread writes one too.
-    nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${path.join(settings.cpuProfileDir, name)}`);
-  }
+  // The database's thread writes a profile of its own too.
+  const nodeArgs = cpuProfileArgs(
+    settings.cpuProfileDir === undefined ? undefined : path.join(settings.cpuProfileDir, name),
+  );
   let service: RunningServer | undefined;
   const stopService = deferCleanup(async () => {
     await service?.stop();

@@ -5,7 +5,6 @@
 // them (bench/lib/scifact-derived.ts). Xapian (Debian's python3-xapian) is installed with apt
 // when missing, or the section says why it was skipped. Writes the search-xapian section of
 // docs/benchmarks.md. `--help` lists the settings.
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { deferCleanup, runBenchmark } from '../lib/children.js';
 import { cpuSecondsBetween, sampleCpu } from '../lib/cpu.js';
@@ -30,7 +29,7 @@ import {
 } from '../lib/scifact-bench.js';
 import { scifactOfSize } from '../lib/scifact-derived.js';
 import { KeptAliveSearchClient, searchOnce } from '../lib/search-client.js';
-import { postingsInMemory, type RunningServer, startService } from '../lib/service.js';
+import { cpuProfileArgs, postingsInMemory, type RunningServer, startService } from '../lib/service.js';
 import { parseFlags, SERVICE_RUN_FLAGS, Settings, serviceRunUsage } from '../lib/settings.js';
 import { percentile } from '../lib/stats.js';
 import { startXapian, type XapianEngine, xapianAvailable } from './xapian-engine.js';
@@ -183,12 +182,11 @@ async function measureOn(
   });
   try {
     log('starting the service (no embeddings: lexical search)');
-    const nodeArgs: string[] = [];
-    if (settings.cpuProfileDir !== undefined) {
-      const directory = path.join(settings.cpuProfileDir, `${name}-${corpus.documents.length}`);
-      mkdirSync(directory, { recursive: true });
-      nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${directory}`);
-    }
+    const nodeArgs = cpuProfileArgs(
+      settings.cpuProfileDir === undefined
+        ? undefined
+        : path.join(settings.cpuProfileDir, `${name}-${corpus.documents.length}`),
+    );
     service = await startService(
       `service (${label})`,
       // info: the service says when the team's postings are in memory (every request is logged too).
