@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { PglitePreparedStatements } from './pglite-prepared-statements.js';
 import type { EmbeddedDatabase, EmbeddedTransaction } from './pglite-worker/pglite-worker.js';
 import { WriteCountingDatabase } from './pglite-worker/write-counting-database.js';
 
@@ -26,7 +27,8 @@ export interface StatementOptions {
    * The same text runs many times a second (a search's statements): PostgreSQL keeps it parsed,
    * and its plan, per connection, instead of parsing and planning it each time (a named prepared
    * statement). Only for texts from a small fixed set: each distinct text is kept on every
-   * connection for its life. PGlite ignores it.
+   * connection for its life. On PGlite, prepared once per session and run by `EXECUTE` outside
+   * transactions (`PglitePreparedStatements`).
    */
   readonly prepared?: boolean;
   /**
@@ -88,19 +90,40 @@ export interface DriverSqlConnection extends SqlConnection {
   ): Promise<T>;
 }
 
+/** Each PGlite session's prepared statements (`StatementOptions.prepared`). */
+const pglitePrepared = new WeakMap<EmbeddedDatabase, PglitePreparedStatements>();
+
 /**
- * PGlite: statements with parameters go through `query` (extended protocol, one statement);
- * pg-boss's parameterless scripts (schema creation, `BEGIN; …; COMMIT` maintenance) through
- * `exec`, which runs several statements and answers the last one's rows.
+ * PGlite: statements with parameters go through `query` (extended protocol, one statement), or,
+ * declared `prepared` outside a transaction, are prepared once and run by `EXECUTE`
+ * (`PglitePreparedStatements`); pg-boss's parameterless scripts (schema creation,
+ * `BEGIN; …; COMMIT` maintenance) through `exec`, which runs several statements and answers the
+ * last one's rows.
  */
 function pgliteExecutor(client: EmbeddedDatabase | EmbeddedTransaction): SqlExecutor {
+  const readOnly = (options: StatementOptions | undefined) =>
+    options?.readOnly === true && client instanceof WriteCountingDatabase ? client : undefined;
+  const prepared =
+    'transaction' in client
+      ? onePer(pglitePrepared, client, () => {
+          const exec = (script: string) =>
+            client instanceof WriteCountingDatabase ? client.readOnlyExec(script) : client.exec(script);
+          return new PglitePreparedStatements(exec);
+        })
+      : undefined;
+  const bound = (text: string, values: unknown[], options: StatementOptions | undefined) =>
+    readOnly(options)?.readOnlyQuery(text, values) ?? client.query(text, values);
+  const run = async (text: string, values: unknown[], options: StatementOptions | undefined) => {
+    if (prepared === undefined || options?.prepared !== true) return bound(text, values, options);
+    const counting = readOnly(options);
+    const executeWith = (script: string) => counting?.readOnlyExec(script) ?? client.exec(script);
+    return (await prepared.run(text, values, executeWith)) ?? bound(text, values, options);
+  };
   return {
     executeSql: async <Row>(text: string, values?: unknown[], options?: StatementOptions) => {
       const result =
         values !== undefined && values.length > 0
-          ? options?.readOnly === true && client instanceof WriteCountingDatabase
-            ? await client.readOnlyQuery(text, values)
-            : await client.query(text, values)
+          ? await run(text, values, options)
           : ((await client.exec(text)).at(-1) ?? { rows: [] });
       await yieldToEventLoop();
       return rowsAs<Row>(result);

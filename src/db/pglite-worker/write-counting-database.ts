@@ -6,9 +6,9 @@ import type { EmbeddedDatabase, EmbeddedTransaction } from './pglite-worker.js';
  * This process is the database's only client (its folder is locked to it), and PGlite runs one
  * statement at a time: so a count read before a statement is sent, and found the same later,
  * means nothing written since was hidden from that statement. A search uses that to skip asking
- * the database what changed (`TeamLexicalIndexes`). Statements sent by `readOnlyQuery` are not
- * counted; every other one is, whatever it does: a read counted as a write costs a search one
- * statement, a write not counted would show a search stale results.
+ * the database what changed (`TeamLexicalIndexes`). Statements sent by `readOnlyQuery` or
+ * `readOnlyExec` are not counted; every other one is, whatever it does: a read counted as a write
+ * costs a search one statement, a write not counted would show a search stale results.
  */
 export class WriteCountingDatabase implements EmbeddedDatabase {
   #ended = 0;
@@ -44,6 +44,11 @@ export class WriteCountingDatabase implements EmbeddedDatabase {
   /** A statement its author declares writes nothing: not counted. */
   readOnlyQuery<T>(query: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
     return this.inner.query<T>(query, params, options);
+  }
+
+  /** Statements their author declares write nothing: not counted. */
+  readOnlyExec(query: string, options?: QueryOptions): Promise<Results[]> {
+    return this.inner.exec(query, options);
   }
 
   exec(query: string, options?: QueryOptions): Promise<Results[]> {

@@ -423,8 +423,16 @@ export async function readChunkHits(
 ): Promise<ChunkHitRow[]> {
   if (ranked.length === 0) return [];
   const { rows } = await sql.executeSql<Omit<ChunkHitRow, 'score'>>(
-    `SELECT ${HIT_COLUMNS} FROM chunks AS c JOIN documents AS d ON d.id = c.document_id
-     WHERE c.id = ANY($1::bigint[]) AND c.team_id = $2 AND c.access_list_id = ANY($3::int[])`,
+    // The chunks are found by primary key alone (MATERIALIZED: planned on its own), the team and
+    // access checked on the rows found. With the team's condition in the same scan, PGlite (no
+    // column statistics: it never analyses) guessed a team holds 31 chunks and read every id of
+    // the team's index to intersect them (0.8 ms instead of 0.5 on SciFact's 6,283 chunks).
+    `WITH c AS MATERIALIZED (
+       SELECT id, text, heading_path, page_labels, source, connector_id, document_id, team_id, access_list_id
+       FROM chunks WHERE id = ANY($1::bigint[])
+     )
+     SELECT ${HIT_COLUMNS} FROM c JOIN documents AS d ON d.id = c.document_id
+     WHERE c.team_id = $2 AND c.access_list_id = ANY($3::int[])`,
     [ranked.map((match) => match.chunkId), scope.teamId, scope.accessListIds],
     { prepared: true, readOnly: true },
   );
