@@ -444,6 +444,25 @@ export async function readChunkHits(
 }
 
 /**
+ * These chunks of the team as hits show them, whatever their access lists (what a reader may open
+ * is checked where they are ranked): for a team's hits kept in memory beside its postings.
+ */
+export async function readTeamHitRows(
+  sql: SqlExecutor,
+  teamId: number,
+  chunkIds: readonly number[],
+): Promise<Omit<ChunkHitRow, 'score'>[]> {
+  if (chunkIds.length === 0) return [];
+  const { rows } = await sql.executeSql<Omit<ChunkHitRow, 'score'>>(
+    `SELECT ${HIT_COLUMNS} FROM chunks AS c JOIN documents AS d ON d.id = c.document_id
+     WHERE c.id = ANY($1::bigint[]) AND c.team_id = $2 ORDER BY c.id`,
+    [chunkIds, teamId],
+    { readOnly: true },
+  );
+  return rows;
+}
+
+/**
  * What BM25 needs to know about a team's whole collection, N and avgdl, summed from its rows of
  * `team_chunk_totals`; `rows` says how many were summed (`foldTeamChunkTotals` keeps them few).
  */

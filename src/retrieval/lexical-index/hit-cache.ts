@@ -22,7 +22,7 @@ export class HitCache {
   private readonly rows = new Map<number, HitRow>();
   private used = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(readonly maxBytes: number) {}
 
   get bytes(): number {
     return this.used;

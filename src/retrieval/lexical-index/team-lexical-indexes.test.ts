@@ -264,7 +264,7 @@ describe('the postings of a team in memory', () => {
     expect((await search(ada, 'beta'))?.chunks).toHaveLength(3);
   });
 
-  it('keeps the hits searches read, and reads again those whose chunk or document changed', async () => {
+  it('keeps the hits the load and searches read, and reads again those whose chunk or document changed', async () => {
     const teamId = await insertTeam(sql(), 'Hits in memory');
     const fields = uploadFields(teamId, 'guide', { title: 'Deploy guide', url: 'https://wiki.example/v1' });
     const documentId = await replaceDocument(
@@ -294,12 +294,20 @@ describe('the postings of a team in memory', () => {
         return readChunkHits(sql(), scope, missing);
       });
     };
+    // The load read the small team's hits with its postings: the first search reads none.
     const first = await search('w0q');
     expect(first.map((hit) => hit.title).sort()).toEqual(['Deploy guide', 'Deploy guide', 'other']);
-    expect(read).toHaveLength(1);
+    expect(read).toHaveLength(0);
+    expect(first).toEqual(
+      await readChunkHits(
+        sql(),
+        { teamId, accessListIds: await readableAccessListIds(sql(), teamOnly) },
+        first.map((hit) => ({ chunkId: Number(hit.id), score: hit.score })),
+      ),
+    );
     // The same search again: every hit from memory, the same rows and scores.
     expect(await search('w0q')).toEqual(first);
-    expect(read).toHaveLength(1);
+    expect(read).toHaveLength(0);
 
     // The document renamed and moved with its chunks kept (a source's rename found unchanged).
     await markDocumentUnchanged(
@@ -314,6 +322,7 @@ describe('the postings of a team in memory', () => {
       'https://wiki.example/v2',
     ]);
     expect(renamed.filter((hit) => Number(hit.document_id) === documentId)[0]?.title).toBe('Release guide');
+    expect(read).toHaveLength(1);
     expect(read.at(-1)).toHaveLength(2);
 
     // Rows read while a sync applied changes are shown but not kept: they may predate it.
@@ -336,6 +345,31 @@ describe('the postings of a team in memory', () => {
     read.length = 0;
     expect((await search('w5q')).map((hit) => hit.title)).toEqual(['unread']);
     expect(read).toHaveLength(1);
+  });
+
+  it("reads a team's hits at load only as far as its cache may hold them", async () => {
+    const teamId = await insertTeam(sql(), 'Hits beyond the cache');
+    const chunks = texts(seededRandom(11), 1200).map((text, index) => `${text} ${'x'.repeat(200)} c${index}`);
+    await replaceDocument(sql(), uploadFields(teamId, 'many'), 'many', textChunks(chunks), undefined);
+    // The hits' cache is an eighth of the memory allowed: about half of these 1,200 chunks' rows.
+    const memoryBytes = 8 * 600 * (2 * 320 + 400);
+    const indexes = new TeamLexicalIndexes(sql(), { ...settings, memoryBytes });
+    const { teamOnly } = readers(teamId);
+    const query = { reader: teamOnly, text: 'w0q', limit: 1200, teamChunks: 1200, averageLength: 25 };
+    expect(await indexes.rank(query)).toBeUndefined();
+    await indexes.loadsSettled();
+    const ranked = await indexes.rank(query);
+    if (ranked === undefined) throw new Error('the postings are not in memory');
+    const missing: number[] = [];
+    const scope = { teamId, accessListIds: ranked.accessListIds };
+    const hits = await indexes.hits(teamId, ranked.chunks, (chunks) => {
+      missing.push(...chunks.map((chunk) => chunk.chunkId));
+      return readChunkHits(sql(), scope, chunks);
+    });
+    expect(hits).toHaveLength(ranked.chunks.length);
+    // Some were kept from the load, and not all: the rest were read by the search.
+    expect(missing.length).toBeGreaterThan(0);
+    expect(missing.length).toBeLessThan(ranked.chunks.length);
   });
 
   it('is not loaded past the memory it may take: the database ranks that team', async () => {

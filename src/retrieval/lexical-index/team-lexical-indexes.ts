@@ -6,7 +6,7 @@ import {
   readLexicalSync,
   readTeamChunkIds,
 } from '../../db/repositories/lexical-changes.js';
-import type { ChunkHitRow, RankedChunk } from '../../db/repositories/search.js';
+import { type ChunkHitRow, type RankedChunk, readTeamHitRows } from '../../db/repositories/search.js';
 import type { SqlConnection, SqlExecutor } from '../../db/sql-connection.js';
 import { HitCache, type HitRow } from './hit-cache.js';
 import { type LexicalIndexQuery, TeamLexicalIndex } from './team-lexical-index.js';
@@ -56,6 +56,9 @@ const LOAD_BATCH_CHUNKS = 500;
 
 /** A team's search hits kept in memory: at most this, and at most an eighth of the memory allowed. */
 const MAX_HIT_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** A load reads hits into a team's cache until they take this share of it (the rest: what searches read). */
+const HIT_CACHE_WARM_SHARE = 0.9;
 
 /** Query analyses and readers' access lists a team keeps while nothing is written (`LoadedTeam.readings`). */
 const MAX_READINGS = 1024;
@@ -276,12 +279,15 @@ export class TeamLexicalIndexes {
     }
     // The arrays grew by doubling while loading: give back the room a full team no longer needs.
     index.compact();
+    const hits = new HitCache(Math.min(MAX_HIT_CACHE_BYTES, Math.floor(this.settings.memoryBytes / 8)));
+    await this.warmHits(teamId, chunkIds, hits);
     this.logger?.info(
       {
         team: teamId,
         chunks: index.chunkCount,
         postings: index.postingCount,
         megabytes: Math.round(index.estimatedBytes() / 1024 / 102.4) / 10,
+        hitMegabytes: Math.round(hits.bytes / 1024 / 102.4) / 10,
         durationMs: Math.round(performance.now() - began),
       },
       MEMORY_INDEX_LOADED,
@@ -292,11 +298,24 @@ export class TeamLexicalIndexes {
       syncedAt,
       lastUsedAt: this.now(),
       syncing: Promise.resolve(),
-      hits: new HitCache(Math.min(MAX_HIT_CACHE_BYTES, Math.floor(this.settings.memoryBytes / 8))),
+      hits,
       changes: 0,
       syncedWrites: undefined,
       readings: new Map(),
     };
+  }
+
+  /**
+   * Reads the team's hits into its cache, a batch of chunks per statement, until the cache is
+   * nearly full: a small team's searches then read no text at all, a big one's the chunks not yet
+   * kept. Read after the load's snapshot, so what changes later is dropped by the first sync.
+   */
+  private async warmHits(teamId: number, chunkIds: readonly number[], hits: HitCache): Promise<void> {
+    for (let start = 0; start < chunkIds.length; start += LOAD_BATCH_CHUNKS) {
+      if (hits.bytes >= hits.maxBytes * HIT_CACHE_WARM_SHARE) return;
+      const batch = chunkIds.slice(start, start + LOAD_BATCH_CHUNKS);
+      for (const row of await readTeamHitRows(this.sql, teamId, batch)) hits.set(Number(row.id), row);
+    }
   }
 
   /** Gives up the least recently searched teams (not `keep`) until the rest fit. */
