@@ -13,8 +13,8 @@ function rowBytes(row: HitRow): number {
 }
 
 /**
- * One team's search hits that its load and recent searches read from the database, kept by chunk id within
- * `maxBytes`, the least recently used given up first. The team's lexical sync drops every chunk
+ * One team's search hits that its load and recent searches read from the database, kept by chunk
+ * id within `maxBytes`, the least recently used given up first. The team's lexical sync drops every chunk
  * the database says changed (its postings, its access list or its document's fields: migrations
  * 0013 and 0014), so what is kept is what the database holds.
  */
