@@ -41,7 +41,7 @@ export class PglitePreparedStatements {
       if (literal === undefined) return undefined;
       literals.push(literal);
     }
-    const name = statementName(text);
+    const name = preparedStatementName(text);
     const execute = `EXECUTE ${name}(${literals.join(', ')})`;
     await this.#prepare(name, text);
     try {
@@ -72,9 +72,17 @@ export class PglitePreparedStatements {
   }
 }
 
-/** The same text always gets the same name (as for PostgreSQL's named statements). */
-function statementName(text: string): string {
-  return `prepared_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+/** Prepared statements' names by their text: the same text always gets the same name. */
+const preparedNames = new Map<string, string>();
+
+/** A prepared statement's name, on PGlite and PostgreSQL alike: hashed once per text. */
+export function preparedStatementName(text: string): string {
+  let name = preparedNames.get(text);
+  if (name === undefined) {
+    name = `prepared_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+    preparedNames.set(text, name);
+  }
+  return name;
 }
 
 function lastResult(results: Results[]): Results {

@@ -1,7 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { PglitePreparedStatements } from './pglite-prepared-statements.js';
+import { PglitePreparedStatements, preparedStatementName } from './pglite-prepared-statements.js';
 import type { EmbeddedDatabase, EmbeddedTransaction } from './pglite-worker/pglite-worker.js';
 import { WriteCountingDatabase } from './pglite-worker/write-counting-database.js';
 
@@ -38,17 +37,10 @@ export interface StatementOptions {
   readonly readOnly?: boolean;
 }
 
-/** Prepared statements' names by their text: the same text always gets the same name. */
-const preparedNames = new Map<string, string>();
-
 /** The query config that runs `text` as a named prepared statement, or as it is. */
 function pgQuery(text: string, values: unknown[] | undefined, options: StatementOptions | undefined) {
   if (options?.prepared !== true) return { text, values };
-  let name = preparedNames.get(text);
-  if (name === undefined) {
-    name = `prepared_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
-    preparedNames.set(text, name);
-  }
+  const name = preparedStatementName(text);
   return { name, text, values };
 }
 
