@@ -275,6 +275,11 @@ export class FakeOpenAiServer {
     this.requests.push(record);
 
     if (this.delayMsPerRequest > 0) await delay(this.delayMsPerRequest);
+    if (response.destroyed) {
+      // The client gave up while we waited: a scripted failure or tamper stays for the next request.
+      record.endedAt = performance.now();
+      return;
+    }
 
     const answer = this.answer(route, body, parseFailed, record, request.headers.authorization);
     if (answer.stream !== undefined) {
