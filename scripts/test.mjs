@@ -1,6 +1,6 @@
 // `npm test`: lint (Biome, then the layer rules), type-check (the service and the web app), then the whole suite (on PGlite,
 // again on PostgreSQL when TEST_DATABASE_URL is set, and the web app in Chromium when installed). Ends with one summary line: "tests: N passed, N failed, N skipped".
-// Arguments go to vitest (`npm test -- --project pglite`). TEST_SKIP_CHECKS=1 skips lint and type-check: for a
+// Arguments go to vitest (`npm test -- --project 'pglite*'`). TEST_SKIP_CHECKS=1 skips lint and type-check: for a
 // second pass of the same tree (CI runs the PGlite pass apart from the others, .ci/run), which checked them once.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

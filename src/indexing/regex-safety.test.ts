@@ -490,8 +490,8 @@ async function stepsOf(run: (text: string) => unknown, text: string): Promise<nu
 }
 
 /**
- * The CPU time of `times` runs (this test file's process: vitest runs each file in a fork of its
- * own), not the wall-clock time: other processes sharing the cores delay a run without making it
+ * The CPU time of `times` runs (this test file's process: it runs in a fork of its own, the
+ * `pglite-own-process` project of vitest.config.ts), not the wall-clock time: other processes sharing the cores delay a run without making it
  * do more work.
  */
 async function cpuMillisecondsOf(run: (text: string) => unknown, text: string, times = 1): Promise<number> {
