@@ -34,7 +34,6 @@ function readAll(bytes: Uint8Array, limits: ZipLimits = LIMITS): Record<string, 
   );
 }
 
-/** This process's peak resident memory so far (Linux), in bytes. */
 /**
  * Starts this process's peak resident memory again from what it holds now (Linux: writing 5 to
  * clear_refs resets VmHWM): the test files before this one in the same process may have peaked higher.
@@ -43,6 +42,7 @@ function resetPeakResidentBytes(): void {
   writeFileSync('/proc/self/clear_refs', '5');
 }
 
+/** This process's peak resident memory so far (Linux), in bytes. */
 function peakResidentBytes(): number {
   const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
   return Number(match?.[1] ?? Number.NaN) * 1024;
