@@ -578,6 +578,62 @@ describe('ExtractiveAnswerer on documentation (sections under headings)', () => 
     expect(text).toContain('[2]');
   });
 
+  it('lifts a section with a sentence that says what is asked above one that repeats a word of it in every line', async () => {
+    const versioning = section(
+      'Routes',
+      ['Routes', 'Version constraints'],
+      [
+        'Requests are routed by their Accept-Version header.',
+        'A route declares the versions it will accept, and a request whose Accept-Version matches none is not found.',
+        'Set a Vary header on the Accept-Version value of each request so caches keep versions apart.',
+      ].join(' '),
+    );
+    const bodyLimit = section(
+      'Server',
+      ['Server', 'bodyLimit'],
+      [
+        '+ Default: `1048576` (1MiB)',
+        '',
+        'Defines the maximum payload, in bytes, the server is allowed to accept.',
+        'A larger body is refused with a 413.',
+      ].join('\n'),
+    );
+    const hooks = section(
+      'Hooks',
+      ['Hooks', 'onSend'],
+      'The onSend hook may change the payload of a request before it is sent.',
+    );
+    // Search ranked the versioning section first: it repeats "accept" and "request".
+    const { text } = await answer(
+      'What is the largest request payload the server will accept?',
+      documented(versioning, hooks, bodyLimit),
+    );
+    expect(
+      text.startsWith('Defines the maximum payload, in bytes, the server is allowed to accept [3].'),
+    ).toBe(true);
+    // The labelled value is a fact of the section, not a fragment to drop.
+    expect(text).toContain('Default: `1048576` (1MiB)');
+  });
+
+  it('reads a labelled value ("Default: 5") with the sentence its line begins with', async () => {
+    const options = section(
+      'RetryHandler',
+      ['RetryHandler', 'RetryOptions'],
+      // As the Markdown reader stores a list of options: an item a paragraph, its marks gone.
+      [
+        'maxRetries number (optional) - Maximum number of retries. Default: 5',
+        'minTimeout number (optional) - Minimum number of milliseconds to wait before retrying. Default: 500',
+        'retryAfter boolean (optional) - It enables automatic retry after the Retry-After header is received. Default: true',
+      ].join('\n\n'),
+    );
+    const { text } = await answer('How many times does it try by default?', documented(options), {
+      topic: ['retry'],
+    });
+    expect(text.startsWith('maxRetries number (optional) - Maximum number of retries [1]. Default: 5')).toBe(
+      true,
+    );
+  });
+
   it('answers a short follow-up from the topic it continues ("How often?")', async () => {
     const passages = documented(
       section(

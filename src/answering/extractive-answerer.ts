@@ -100,6 +100,10 @@ const MAX_FORM_SUFFIX = 3;
 const MIN_PASSAGE_PRIOR = 0.05;
 /** Bounds the one analysis query: six passages of ~256 words hold ~100 sentences. */
 const MAX_CANDIDATES = 300;
+/** "Default: `1048576` (1MiB)": a label of a word or two, a colon, and its value. */
+const LABELLED_VALUE = /^\p{L}[\p{L}\p{N} _-]{0,24}:\s+\S/u;
+/** The longest labelled value read as the line it ends rather than a sentence of its own. */
+const LABELLED_VALUE_WORDS = 8;
 /** Items of a list (or lines of code) an introducing sentence ("…as follows:") brings along. */
 const MAX_FOLLOWING_ITEMS = 8;
 // BM25's usual constants, applied to sentences.
@@ -475,12 +479,33 @@ function sectionLead(
           titleTerms,
         );
   const distinct = new Map(within?.map((item, index) => [eligible[index], item.score]));
-  return [...eligible].sort(
+  const best = [...eligible].sort(
     (a, b) => (distinct.get(b) ?? 0) - (distinct.get(a) ?? 0) || b.score - a.score,
   )[0];
+  return best === undefined ? undefined : (labelledOf(best, own) ?? best);
 }
 
-/** Each passage's fields: its units' terms (each unit once, as `candidatesOf` kept it), headings and title. */
+/**
+ * The sentence a labelled value belongs to: "Default: `5`" says what of nothing alone, so the
+ * sentence before it in its line ("maxRetries number - Maximum number of retries.") leads, and
+ * the value follows it.
+ */
+function labelledOf(lead: Scored, own: readonly Scored[]): Scored | undefined {
+  const { unit, index } = lead.candidate;
+  if (unit.kind === 'code' || !LABELLED_VALUE.test(unit.text) || lead.candidate.words > LABELLED_VALUE_WORDS)
+    return undefined;
+  return own.find(
+    (item) =>
+      item.candidate.index === index - 1 &&
+      item.candidate.unit.block === unit.block &&
+      item.candidate.unit.kind !== 'code',
+  );
+}
+
+/**
+ * Each passage's fields: its units' terms (each unit once, as `candidatesOf` kept it), its prose
+ * sentences' terms one by one, headings and title.
+ */
 function sectionFieldsOf(
   passages: readonly Passage[],
   candidates: readonly Candidate[],
@@ -489,19 +514,23 @@ function sectionFieldsOf(
   titleTerms: ReadonlyMap<Passage, ReadonlyMap<string, number>>,
 ): SectionFields[] {
   const bodies = new Map<Passage, Map<string, number>>();
+  const prose = new Map<Passage, ReadonlyMap<string, number>[]>();
   candidates.forEach((candidate, index) => {
     let body = bodies.get(candidate.passage);
     if (body === undefined) {
       body = new Map();
       bodies.set(candidate.passage, body);
     }
+    const terms = sentenceTerms[index] ?? new Map<string, number>();
     const share = candidate.unit.kind === 'code' ? CODE_IN_SECTION : 1;
-    for (const [term, count] of sentenceTerms[index] ?? [])
-      body.set(term, (body.get(term) ?? 0) + share * count);
+    for (const [term, count] of terms) body.set(term, (body.get(term) ?? 0) + share * count);
+    if (candidate.unit.kind !== 'code')
+      prose.set(candidate.passage, [...(prose.get(candidate.passage) ?? []), terms]);
   });
   return passages.map((passage) => ({
     passage,
     body: bodies.get(passage) ?? new Map(),
+    sentences: prose.get(passage) ?? [],
     heading: headingTerms.get(passage),
     title: titleTerms.get(passage),
   }));
@@ -672,6 +701,15 @@ function meaningful(question: string): string {
   return /\p{L}{2}/u.test(framed) ? framed : question;
 }
 
+/**
+ * Too short to say anything alone: a caption, a label, a heading's echo. A short line of the form
+ * "Label: value" ("Default: `1048576`", "Type: string") states a fact, so it stays.
+ */
+function isFragment(text: string, words: number): boolean {
+  if (LABELLED_VALUE.test(text)) return false;
+  return words < 3 || (words <= 4 && !/[.!?]["')\]]*$/.test(text));
+}
+
 /** Each passage's units, once each (overlapping chunks repeat some), headings and fragments left out. */
 function candidatesOf(passages: readonly Passage[]): Candidate[] {
   const seen = new Set<string>();
@@ -682,7 +720,7 @@ function candidatesOf(passages: readonly Passage[]): Candidate[] {
       const words = wordCount(unit.text);
       const key = unit.text.toLowerCase();
       if (seen.has(key)) continue;
-      if (unit.kind !== 'code' && (words < 3 || (words <= 4 && !/[.!?]["')\]]*$/.test(unit.text)))) continue;
+      if (unit.kind !== 'code' && isFragment(unit.text, words)) continue;
       seen.add(key);
       candidates.push({
         unit,

@@ -30,6 +30,8 @@ export type TermMatch = (term: string, terms: ReadonlyMap<string, number>) => nu
 export interface SectionFields {
   readonly passage: Passage;
   readonly body: ReadonlyMap<string, number>;
+  /** Its prose sentences' terms, each on its own (code left out: it shows, it does not say). */
+  readonly sentences: readonly ReadonlyMap<string, number>[];
   readonly heading: ReadonlyMap<string, number> | undefined;
   readonly title: ReadonlyMap<string, number> | undefined;
 }
@@ -101,9 +103,11 @@ export function evidenceOf(
 }
 
 /**
- * The passages best first: search's order (BM25 over the whole collection) and BM25F's over the
- * sections' fields, fused by reciprocal rank, so a section whose heading names what is asked
- * rises, and one both agree on leads. Of two alike, search's order stands.
+ * The passages best first: search's order (BM25 over the whole collection), BM25F's over the
+ * sections' fields and the order of their closest sentences (`closestSentence`), fused by
+ * reciprocal rank, so a section whose heading names what is asked rises, as does one with a
+ * sentence that says what the question asks, and one they agree on leads. Of two alike, search's
+ * order stands.
  */
 export function rankSections(
   sections: readonly SectionFields[],
@@ -130,11 +134,41 @@ export function rankSections(
     return score;
   });
   const byFields = sections.map((_, index) => index).sort((a, b) => (bm25f[b] ?? 0) - (bm25f[a] ?? 0));
-  const fused = sections.map((_, index) => 1 / (FUSION_K + index) + 1 / (FUSION_K + byFields.indexOf(index)));
+  const closest = sections.map((section) => closestSentence(section, weights, match));
+  const bySentence = sections.map((_, index) => index).sort((a, b) => (closest[b] ?? 0) - (closest[a] ?? 0));
+  const fused = sections.map(
+    (_, index) =>
+      1 / (FUSION_K + index) +
+      1 / (FUSION_K + byFields.indexOf(index)) +
+      1 / (FUSION_K + bySentence.indexOf(index)),
+  );
   return sections
     .map((section, index) => ({ section, index }))
     .sort((a, b) => (fused[b.index] ?? 0) - (fused[a.index] ?? 0) || a.index - b.index)
     .map(({ section }) => section.passage);
+}
+
+/**
+ * How much of the question one sentence of the section says, its headings lending their terms:
+ * the weight of the question's terms it holds. A reference entry says what it does in one
+ * sentence ("Defines the maximum payload… the server is allowed to accept"), where a section
+ * that only repeats one of the question's words ("Accept-Version" in every line) holds them apart.
+ */
+function closestSentence(
+  section: SectionFields,
+  weights: ReadonlyMap<string, number>,
+  match: TermMatch,
+): number {
+  let best = 0;
+  for (const sentence of section.sentences) {
+    let held = 0;
+    for (const [term, weight] of weights) {
+      if (frequencyIn(term, sentence, match) > 0 || frequencyIn(term, section.heading, match) > 0)
+        held += weight;
+    }
+    best = Math.max(best, held);
+  }
+  return best;
 }
 
 function frequencyIn(term: string, terms: ReadonlyMap<string, number> | undefined, match: TermMatch): number {
