@@ -615,6 +615,33 @@ describe('ExtractiveAnswerer on documentation (sections under headings)', () => 
     expect(text).toContain('Default: `1048576` (1MiB)');
   });
 
+  it('prefers a section of the document the question names (a package) over another sharing its other words', async () => {
+    const server = hitOf(
+      {
+        title: 'Server',
+        fileName: 'fastify-Server.md',
+        headingPath: ['Server', 'Symbol.asyncDispose'],
+        text: 'Closing the server after each test suits unit tests, where the process must end cleanly once the tests fail or pass.',
+      },
+      0,
+    );
+    const commander = hitOf(
+      {
+        title: 'Commander.js',
+        fileName: 'commander-Readme.md',
+        headingPath: ['Commander.js', 'Override exit and output handling'],
+        text: 'By default Commander calls process.exit when it detects errors. You can override this with exitOverride, which throws a CommanderError instead.',
+      },
+      1,
+    );
+    const { text } = await answer(
+      'In unit tests, how do I stop commander from ending the process when parsing fails?',
+      numberPassages([server, commander]),
+    );
+    expect(text).toContain('exitOverride');
+    expect(text).not.toContain('[1]');
+  });
+
   it('reads a labelled value ("Default: 5") with the sentence its line begins with', async () => {
     const options = section(
       'RetryHandler',

@@ -22,6 +22,8 @@ const B = 0.75;
  * the whole collection, BM25F's over the sections): the top of either counts most.
  */
 const FUSION_K = 2;
+/** What a section counts for, fused, when its document's title names none of what the question names that another's does. */
+const UNNAMED_DOCUMENT = 0.5;
 
 /** How well a field's terms hold a question term: 1 for the term, less for another form or a synonym. */
 export type TermMatch = (term: string, terms: ReadonlyMap<string, number>) => number;
@@ -106,8 +108,9 @@ export function evidenceOf(
  * The passages best first: search's order (BM25 over the whole collection), BM25F's over the
  * sections' fields and the order of their closest sentences (`closestSentence`), fused by
  * reciprocal rank, so a section whose heading names what is asked rises, as does one with a
- * sentence that says what the question asks, and one they agree on leads. Of two alike, search's
- * order stands.
+ * sentence that says what the question asks, and one they agree on leads; a section of a document
+ * whose title names none of what the question names in other titles counts half
+ * (`namingTitles`). Of two alike, search's order stands.
  */
 export function rankSections(
   sections: readonly SectionFields[],
@@ -142,9 +145,11 @@ export function rankSections(
       1 / (FUSION_K + byFields.indexOf(index)) +
       1 / (FUSION_K + bySentence.indexOf(index)),
   );
+  const named = namingTitles(sections, weights, match);
+  const score = (index: number) => (named[index] ? 1 : UNNAMED_DOCUMENT) * (fused[index] ?? 0);
   return sections
     .map((section, index) => ({ section, index }))
-    .sort((a, b) => (fused[b.index] ?? 0) - (fused[a.index] ?? 0) || a.index - b.index)
+    .sort((a, b) => score(b.index) - score(a.index) || a.index - b.index)
     .map(({ section }) => section.passage);
 }
 
@@ -169,6 +174,26 @@ function closestSentence(
     best = Math.max(best, held);
   }
   return best;
+}
+
+/**
+ * For each section, whether its document's title (with its file name) holds one of the question's
+ * terms that some passage's title holds: a question naming a package or a guide ("commander",
+ * "child loggers") is about that document, and a section of another that shares its other words
+ * ("unit tests" in the server's reference) is less likely its answer. True for all when no title
+ * holds any of the question's terms.
+ */
+function namingTitles(
+  sections: readonly SectionFields[],
+  weights: ReadonlyMap<string, number>,
+  match: TermMatch,
+): boolean[] {
+  const titled = [...weights.keys()].filter((term) =>
+    sections.some((section) => frequencyIn(term, section.title, match) > 0),
+  );
+  return sections.map(
+    (section) => titled.length === 0 || titled.some((term) => frequencyIn(term, section.title, match) > 0),
+  );
 }
 
 function frequencyIn(term: string, terms: ReadonlyMap<string, number> | undefined, match: TermMatch): number {
