@@ -524,8 +524,10 @@ function sectionFieldsOf(
     const terms = sentenceTerms[index] ?? new Map<string, number>();
     const share = candidate.unit.kind === 'code' ? CODE_IN_SECTION : 1;
     for (const [term, count] of terms) body.set(term, (body.get(term) ?? 0) + share * count);
-    if (candidate.unit.kind !== 'code')
-      prose.set(candidate.passage, [...(prose.get(candidate.passage) ?? []), terms]);
+    if (candidate.unit.kind === 'code') return;
+    const sentences = prose.get(candidate.passage);
+    if (sentences === undefined) prose.set(candidate.passage, [terms]);
+    else sentences.push(terms);
   });
   return passages.map((passage) => ({
     passage,

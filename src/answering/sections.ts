@@ -164,12 +164,14 @@ function closestSentence(
   weights: ReadonlyMap<string, number>,
   match: TermMatch,
 ): number {
+  const inHeading = new Set(
+    [...weights.keys()].filter((term) => frequencyIn(term, section.heading, match) > 0),
+  );
   let best = 0;
   for (const sentence of section.sentences) {
     let held = 0;
     for (const [term, weight] of weights) {
-      if (frequencyIn(term, sentence, match) > 0 || frequencyIn(term, section.heading, match) > 0)
-        held += weight;
+      if (inHeading.has(term) || frequencyIn(term, sentence, match) > 0) held += weight;
     }
     best = Math.max(best, held);
   }
@@ -188,12 +190,13 @@ function namingTitles(
   weights: ReadonlyMap<string, number>,
   match: TermMatch,
 ): boolean[] {
-  const titled = [...weights.keys()].filter((term) =>
-    sections.some((section) => frequencyIn(term, section.title, match) > 0),
+  // A term one title holds is one the question names in a title: a section names one when its own
+  // title holds any, and every section does when no title holds any.
+  const naming = sections.map((section) =>
+    [...weights.keys()].some((term) => frequencyIn(term, section.title, match) > 0),
   );
-  return sections.map(
-    (section) => titled.length === 0 || titled.some((term) => frequencyIn(term, section.title, match) > 0),
-  );
+  const anyNamed = naming.some(Boolean);
+  return naming.map((named) => named || !anyNamed);
 }
 
 function frequencyIn(term: string, terms: ReadonlyMap<string, number> | undefined, match: TermMatch): number {
