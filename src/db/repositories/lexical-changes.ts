@@ -40,6 +40,8 @@ export interface LexicalSync extends LexicalSnapshot {
   readonly lexemes: readonly string[];
   /** The ids of the team's access lists the reader may open (as `readableAccessListIds` reads them). */
   readonly accessListIds: readonly number[];
+  /** Each of the words asked for, analysed on its own: its distinct lexemes (none for a stop word). */
+  readonly wordLexemes: readonly (readonly string[])[];
 }
 
 interface PostingRow {
@@ -90,19 +92,28 @@ export async function readChunkPostings(
 
 /**
  * The chunks of the team whose postings changed in transactions `since` did not see, each with
- * its postings now, the query's lexemes and the access lists the reader may open, all in one
- * statement (one snapshot, returned): a search in memory needs no other before its hits' text.
+ * its postings now, the query's lexemes (and each of `queryWords`' on its own) and the access
+ * lists the reader may open, all in one statement (one snapshot, returned): a search in memory
+ * needs no other before its hits' text.
  */
 export async function readLexicalSync(
   sql: SqlExecutor,
   reader: Reader,
   since: string,
   queryText: string,
+  queryWords: readonly string[] = [],
 ): Promise<LexicalSync> {
   const values: unknown[] = [reader.teamId, since, queryText];
   const readable = readableListIdsQuery(reader, values);
+  values.push(queryWords);
+  const words = `$${values.length}::text[]`;
   const { rows } = await sql.executeSql<
-    PostingRow & { snapshot: string; lexemes: string[] | null; readable: (number | string)[] | null }
+    PostingRow & {
+      snapshot: string;
+      lexemes: string[] | null;
+      word_lexemes: string[] | null;
+      readable: (number | string)[] | null;
+    }
   >(
     // `changed` is planned on its own (MATERIALIZED): inlined into the join, PostgreSQL 15 chose
     // to scan the whole change log in parallel (17 ms a search once it held 145,000 rows) rather
@@ -115,10 +126,15 @@ export async function readLexicalSync(
        SELECT c.chunk_id, ${POSTING_COLUMNS} FROM changed AS c
        LEFT JOIN chunk_terms AS p ON p.chunk_id = c.chunk_id AND p.team_id = $1
      )
-     SELECT s.snapshot, s.lexemes, s.readable, present.*
+     SELECT s.snapshot, s.lexemes, s.word_lexemes, s.readable, present.*
      FROM (
        SELECT pg_current_snapshot()::text AS snapshot,
          ARRAY(SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', $3::text)) ORDER BY 1) AS lexemes,
+         ARRAY(
+           SELECT array_to_string(
+             ARRAY(SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', w.word)) ORDER BY 1), ' ')
+           FROM unnest(${words}) WITH ORDINALITY AS w(word, n) ORDER BY w.n
+         ) AS word_lexemes,
          ARRAY(${readable}) AS readable
      ) AS s
      LEFT JOIN present ON true
@@ -133,6 +149,9 @@ export async function readLexicalSync(
   return {
     snapshot: first.snapshot,
     lexemes: first.lexemes ?? [],
+    wordLexemes: (first.word_lexemes ?? []).map((lexemes) =>
+      lexemes.split(' ').filter((lexeme) => lexeme !== ''),
+    ),
     accessListIds: (first.readable ?? []).map(Number),
     changed,
   };

@@ -9,6 +9,7 @@ import {
 import { type ChunkHitRow, type RankedChunk, readTeamHitRows } from '../../db/repositories/search.js';
 import type { SqlConnection, SqlExecutor } from '../../db/sql-connection.js';
 import { HitCache, type HitRow } from './hit-cache.js';
+import { byCodeUnit, QueryAnalyses } from './query-analyses.js';
 import { type LexicalIndexQuery, TeamLexicalIndex } from './team-lexical-index.js';
 
 /** Where loads that fail or do not fit are told. */
@@ -60,8 +61,11 @@ const MAX_HIT_CACHE_BYTES = 32 * 1024 * 1024;
 /** A load reads hits into a team's cache until they take this share of it (the rest: what searches read). */
 const HIT_CACHE_WARM_SHARE = 0.9;
 
-/** Query analyses and readers' access lists a team keeps while nothing is written (`LoadedTeam.readings`). */
-const MAX_READINGS = 1024;
+/** Readers' access lists a team keeps while nothing is written (`LoadedTeam.readers`). */
+const MAX_READERS = 1024;
+
+/** Query words whose lexemes this process keeps (`QueryAnalyses`): a few megabytes at most. */
+const MAX_QUERY_WORDS = 50_000;
 
 /** What a sync read besides the changes: the query's lexemes and the reader's access lists. */
 type Reading = Pick<LexicalSync, 'lexemes' | 'accessListIds'>;
@@ -82,11 +86,12 @@ interface LoadedTeam {
   /**
    * Where this process is the database's only client (PGlite): its count of writes (`localWrites`)
    * read before the last sync was sent. While the count stays the same nothing has changed since,
-   * and a search whose reader and text a sync already read (`readings`) needs no statement.
+   * and a search whose reader's lists a sync already read (`readers`), of words searched before
+   * (`QueryAnalyses`), needs no statement.
    */
   syncedWrites: number | undefined;
-  /** By reader and query text, what syncs at `syncedWrites` read; emptied when the count moves. */
-  readonly readings: Map<string, Reading>;
+  /** By reader, the access lists syncs at `syncedWrites` read; emptied when the count moves. */
+  readonly readers: Map<string, readonly number[]>;
 }
 
 /** A team that is loading, or whose load failed or did not fit (searched in the database until `retryAt`). */
@@ -109,6 +114,7 @@ interface UnloadedTeam {
 export class TeamLexicalIndexes {
   private readonly loaded = new Map<number, LoadedTeam>();
   private readonly unloaded = new Map<number, UnloadedTeam>();
+  private readonly analyses = new QueryAnalyses(MAX_QUERY_WORDS);
 
   constructor(
     private readonly sql: SqlExecutor & Pick<SqlConnection, 'localWrites'>,
@@ -189,20 +195,24 @@ export class TeamLexicalIndexes {
    */
   private sync(team: LoadedTeam, reader: Reader, text: string): Promise<Reading | undefined> {
     const teamId = reader.teamId;
-    const readingKey = JSON.stringify([reader.userId, reader.email, reader.groups, text]);
-    const run = team.syncing.then(async () => {
+    const readerKey = JSON.stringify([reader.userId, reader.email, reader.groups]);
+    const run = team.syncing.then(async (): Promise<Reading | undefined> => {
       const started = this.now();
       // Read before the statement is sent: a write ending later moves it, so it is never missed.
       const writes = this.sql.localWrites?.();
       if (writes !== undefined && writes === team.syncedWrites) {
-        const known = team.readings.get(readingKey);
-        if (known !== undefined) {
+        const accessListIds = team.readers.get(readerKey);
+        const lexemes = accessListIds === undefined ? undefined : this.analyses.lexemesOf(text);
+        if (accessListIds !== undefined && lexemes !== undefined) {
           team.syncedAt = started;
-          return known;
+          return { lexemes, accessListIds };
         }
       }
+      // Where every search needs a statement anyway (PostgreSQL), its words are not learnt.
+      const words = writes === undefined ? [] : (this.analyses.wordsOf(text) ?? []);
       // A failed read changes nothing: the next sync reads the same changes again.
-      const read = await readLexicalSync(this.sql, reader, team.snapshot, text);
+      const read = await readLexicalSync(this.sql, reader, team.snapshot, text, words);
+      this.analyses.learn(words, read.wordLexemes, read.lexemes);
       try {
         for (const chunk of read.changed) {
           team.hits.delete(chunk.chunkId);
@@ -220,15 +230,15 @@ export class TeamLexicalIndexes {
       }
       team.snapshot = read.snapshot;
       team.syncedAt = started;
-      if (writes !== team.syncedWrites) team.readings.clear();
+      if (writes !== team.syncedWrites) team.readers.clear();
       team.syncedWrites = writes;
       if (writes !== undefined) {
-        if (team.readings.size >= MAX_READINGS) team.readings.clear();
-        team.readings.set(readingKey, { lexemes: read.lexemes, accessListIds: read.accessListIds });
+        if (team.readers.size >= MAX_READERS) team.readers.clear();
+        team.readers.set(readerKey, read.accessListIds);
       }
       // A team that grew gives other teams' room back (their searches go to the database).
       if (read.changed.length > 0) this.keepWithinMemory(teamId);
-      return read;
+      return { lexemes: [...read.lexemes].sort(byCodeUnit), accessListIds: read.accessListIds };
     });
     team.syncing = run.catch(() => undefined);
     return run;
@@ -301,7 +311,7 @@ export class TeamLexicalIndexes {
       hits,
       changes: 0,
       syncedWrites: undefined,
-      readings: new Map(),
+      readers: new Map(),
     };
   }
 
