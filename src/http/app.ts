@@ -3,8 +3,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type Options as AjvOptions } from 'ajv';
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { ServiceError } from '../errors.js';
+import { AccessLogController } from './access-log.js';
 import type { AppOptions } from './app-options.js';
 import { registerAuthentication } from './auth.js';
 import { handleClientError, handleError } from './errors.js';
@@ -40,7 +41,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     },
     trustProxy: deps.config.trustProxy,
     requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    logController: new AccessLogController({ requestIdLogLabel: 'request_id' }),
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
