@@ -7,6 +7,10 @@ import { loggerOptions } from './logger.js';
 import { startWorker } from './worker.js';
 
 const READY = 'ready';
+/** Log lines gather up to this many bytes before they are written… */
+const LOG_BATCH_BYTES = 4096;
+/** …or for at most this long. */
+const LOG_FLUSH_MS = 200;
 
 /**
  * Starts the service: configuration, database (migrated), then its role (`--role=` or `ROLE`):
@@ -16,9 +20,12 @@ const READY = 'ready';
  */
 async function main(): Promise<void> {
   const config = readConfig();
-  // Written to stdout asynchronously: a synchronous write per line (two per request) waited on
-  // whatever reads the pipe. pino flushes what is pending when the process exits.
-  const destination = pino.destination({ dest: 1, sync: false });
+  // Written to stdout asynchronously and in batches: a write per line (one per request) cost a
+  // search a tenth of its time. Lines wait at most LOG_FLUSH_MS, and pino flushes what is pending
+  // when the process exits.
+  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES });
+  // Given a callback, a flush reports a stream closed at exit instead of throwing.
+  setInterval(() => destination.flush(() => {}), LOG_FLUSH_MS).unref();
   const logger = pino(loggerOptions(config.logLevel), destination);
   if (config.apiProcesses > 1 && config.role !== 'worker' && cluster.isPrimary) {
     superviseApiProcesses(config, logger);
