@@ -642,6 +642,33 @@ describe('ExtractiveAnswerer on documentation (sections under headings)', () => 
     expect(text).not.toContain('[1]');
   });
 
+  it('prefers the document whose title names more of the question when two name some of it', async () => {
+    // Both titles name the package; one also names what is asked about ("RetryHandler": retry).
+    const pipelining = hitOf(
+      {
+        title: 'Undici',
+        fileName: 'undici-README.md',
+        headingPath: ['Undici', 'Pipelining'],
+        text: 'Undici automatically pipelines HTTP requests again when retrying them after a failed connection. Undici will not retry the first remaining requests in the prior pipeline.',
+      },
+      0,
+    );
+    const retryHandler = hitOf(
+      {
+        title: 'Class: RetryHandler',
+        fileName: 'undici-RetryHandler.md',
+        headingPath: ['Class: RetryHandler'],
+        text: 'A handler class that implements the retry logic for a request: a failed HTTP request is sent again automatically.',
+      },
+      1,
+    );
+    const { text } = await answer(
+      'How can I automatically retry failed HTTP requests with undici?',
+      numberPassages([pipelining, retryHandler]),
+    );
+    expect(text).toMatch(/^A handler class that implements the retry logic for a request.*\[2\]/);
+  });
+
   it('reads a labelled value ("Default: 5") with the sentence its line begins with', async () => {
     const options = section(
       'RetryHandler',

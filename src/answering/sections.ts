@@ -22,7 +22,7 @@ const B = 0.75;
  * the whole collection, BM25F's over the sections): the top of either counts most.
  */
 const FUSION_K = 2;
-/** What a section counts for, fused, when its document's title names none of what the question names that another's does. */
+/** What a section counts for, fused, when another passage's title names all its title names of the question, and more. */
 const UNNAMED_DOCUMENT = 0.5;
 
 /** How well a field's terms hold a question term: 1 for the term, less for another form or a synonym. */
@@ -109,8 +109,8 @@ export function evidenceOf(
  * sections' fields and the order of their closest sentences (`closestSentence`), fused by
  * reciprocal rank, so a section whose heading names what is asked rises, as does one with a
  * sentence that says what the question asks, and one they agree on leads; a section of a document
- * whose title names none of what the question names in other titles counts half
- * (`namingTitles`). Of two alike, search's order stands.
+ * whose title names less of the question than another passage's title (all it names, and more)
+ * counts half (`namingTitles`). Of two alike, search's order stands.
  */
 export function rankSections(
   sections: readonly SectionFields[],
@@ -179,24 +179,26 @@ function closestSentence(
 }
 
 /**
- * For each section, whether its document's title (with its file name) holds one of the question's
- * terms that some passage's title holds: a question naming a package or a guide ("commander",
- * "child loggers") is about that document, and a section of another that shares its other words
- * ("unit tests" in the server's reference) is less likely its answer. True for all when no title
- * holds any of the question's terms.
+ * For each section, whether no other passage's title (with its file name) names all of the
+ * question's terms its own title names, and more: a question naming a package or a guide
+ * ("commander", "child loggers") is about that document, and a section of another that shares its
+ * other words ("unit tests" in the server's reference) is less likely its answer; of two documents
+ * of the package it names ("undici"), the one whose title also names what is asked ("RetryHandler"
+ * for "retry") is likelier. Titles naming different terms ("Routes", "Server") are not ranked
+ * against each other: which names the subject is not known.
  */
 function namingTitles(
   sections: readonly SectionFields[],
   weights: ReadonlyMap<string, number>,
   match: TermMatch,
 ): boolean[] {
-  // A term one title holds is one the question names in a title: a section names one when its own
-  // title holds any, and every section does when no title holds any.
-  const naming = sections.map((section) =>
-    [...weights.keys()].some((term) => frequencyIn(term, section.title, match) > 0),
+  const naming = sections.map(
+    (section) => new Set([...weights.keys()].filter((term) => frequencyIn(term, section.title, match) > 0)),
   );
-  const anyNamed = naming.some(Boolean);
-  return naming.map((named) => named || !anyNamed);
+  // Another title names all this one names, and more.
+  const outnamed = (named: ReadonlySet<string>) =>
+    naming.some((other) => other.size > named.size && [...named].every((term) => other.has(term)));
+  return naming.map((named) => !outnamed(named));
 }
 
 function frequencyIn(term: string, terms: ReadonlyMap<string, number> | undefined, match: TermMatch): number {
