@@ -235,6 +235,38 @@ describe('the postings of a team in memory', () => {
     }
   });
 
+  it('lets what the event loop has waiting run before it ranks, even when it needs no statement', async () => {
+    const database = sql();
+    const teamId = await insertTeam(database, 'Ranking after waiting I/O');
+    await replaceDocument(
+      database,
+      uploadFields(teamId, 'one'),
+      'one',
+      textChunks(['alpha beta']),
+      undefined,
+    );
+    const indexes = await loaded(teamId);
+    const search = () =>
+      indexes.rank({
+        reader: readers(teamId).teamOnly,
+        text: 'beta',
+        limit: 5,
+        teamChunks: 1,
+        averageLength: 2,
+      });
+    await search();
+    // Searched before, with nothing written since: on PGlite this search runs no statement, so
+    // only its own yield lets a callback queued before it (as a request read meanwhile) run first.
+    const order: string[] = [];
+    setImmediate(() => order.push('waiting callback'));
+    const ranked = search().then((result) => {
+      order.push('ranking');
+      return result;
+    });
+    expect((await ranked)?.chunks).toHaveLength(1);
+    expect(order).toEqual(['waiting callback', 'ranking']);
+  });
+
   it('repeats a search with no statement while nothing is written (PGlite), and sees the next write', async () => {
     const database = sql();
     let statements = 0;

@@ -8,6 +8,7 @@ import {
 } from '../../db/repositories/lexical-changes.js';
 import { type ChunkHitRow, type RankedChunk, readTeamHitRows } from '../../db/repositories/search.js';
 import type { SqlConnection, SqlExecutor } from '../../db/sql-connection.js';
+import { EventLoopTurns } from './event-loop-turns.js';
 import { HitCache, type HitRow } from './hit-cache.js';
 import { byCodeUnit, QueryAnalyses } from './query-analyses.js';
 import { type LexicalIndexQuery, TeamLexicalIndex } from './team-lexical-index.js';
@@ -115,6 +116,7 @@ export class TeamLexicalIndexes {
   private readonly loaded = new Map<number, LoadedTeam>();
   private readonly unloaded = new Map<number, UnloadedTeam>();
   private readonly analyses = new QueryAnalyses(MAX_QUERY_WORDS);
+  private readonly turns = new EventLoopTurns();
 
   constructor(
     private readonly sql: SqlExecutor & Pick<SqlConnection, 'localWrites'>,
@@ -142,6 +144,10 @@ export class TeamLexicalIndexes {
     const { accessListIds, lexemes } = read;
     if (lexemes.length === 0 || query.teamChunks === 0) return { chunks: [], accessListIds };
     const { reader: _reader, text: _text, ...ranking } = query;
+    // A sync that needed no statement came back without the event loop turning: the ranking (and
+    // the answer after it) would run before any request read meanwhile, `/healthz` among them, and
+    // 50 clients' searches would queue it behind all of theirs. Each ranks in a turn of its own.
+    await this.turns.take();
     return { chunks: team.index.rank({ ...ranking, accessListIds, terms: lexemes }), accessListIds };
   }
 
