@@ -23,7 +23,7 @@ const B = 0.75;
  */
 const FUSION_K = 2;
 /** What a section counts for, fused, when another passage's title names all its title names of the question, and more. */
-const UNNAMED_DOCUMENT = 0.5;
+const OUTNAMED_DOCUMENT = 0.5;
 
 /** How well a field's terms hold a question term: 1 for the term, less for another form or a synonym. */
 export type TermMatch = (term: string, terms: ReadonlyMap<string, number>) => number;
@@ -136,17 +136,16 @@ export function rankSections(
     }
     return score;
   });
-  const byFields = sections.map((_, index) => index).sort((a, b) => (bm25f[b] ?? 0) - (bm25f[a] ?? 0));
-  const closest = sections.map((section) => closestSentence(section, weights, match));
-  const bySentence = sections.map((_, index) => index).sort((a, b) => (closest[b] ?? 0) - (closest[a] ?? 0));
+  const byFields = placesOf(bm25f);
+  const bySentence = placesOf(sections.map((section) => closestSentence(section, weights, match)));
   const fused = sections.map(
     (_, index) =>
       1 / (FUSION_K + index) +
-      1 / (FUSION_K + byFields.indexOf(index)) +
-      1 / (FUSION_K + bySentence.indexOf(index)),
+      1 / (FUSION_K + (byFields[index] ?? 0)) +
+      1 / (FUSION_K + (bySentence[index] ?? 0)),
   );
   const named = namingTitles(sections, weights, match);
-  const score = (index: number) => (named[index] ? 1 : UNNAMED_DOCUMENT) * (fused[index] ?? 0);
+  const score = (index: number) => (named[index] ? 1 : OUTNAMED_DOCUMENT) * (fused[index] ?? 0);
   return sections
     .map((section, index) => ({ section, index }))
     .sort((a, b) => score(b.index) - score(a.index) || a.index - b.index)
@@ -164,9 +163,7 @@ function closestSentence(
   weights: ReadonlyMap<string, number>,
   match: TermMatch,
 ): number {
-  const inHeading = new Set(
-    [...weights.keys()].filter((term) => frequencyIn(term, section.heading, match) > 0),
-  );
+  const inHeading = termsHeld(weights, section.heading, match);
   let best = 0;
   for (const sentence of section.sentences) {
     let held = 0;
@@ -192,13 +189,32 @@ function namingTitles(
   weights: ReadonlyMap<string, number>,
   match: TermMatch,
 ): boolean[] {
-  const naming = sections.map(
-    (section) => new Set([...weights.keys()].filter((term) => frequencyIn(term, section.title, match) > 0)),
-  );
+  const naming = sections.map((section) => termsHeld(weights, section.title, match));
   // Another title names all this one names, and more.
   const outnamed = (named: ReadonlySet<string>) =>
     naming.some((other) => other.size > named.size && [...named].every((term) => other.has(term)));
   return naming.map((named) => !outnamed(named));
+}
+
+/** Each section's place when ordered by its score, best first (0 for the best; ties keep their order). */
+function placesOf(scores: readonly number[]): number[] {
+  const places = scores.map(() => 0);
+  scores
+    .map((_, index) => index)
+    .sort((a, b) => (scores[b] ?? 0) - (scores[a] ?? 0))
+    .forEach((index, place) => {
+      places[index] = place;
+    });
+  return places;
+}
+
+/** The question's terms a field holds. */
+function termsHeld(
+  weights: ReadonlyMap<string, number>,
+  field: ReadonlyMap<string, number> | undefined,
+  match: TermMatch,
+): Set<string> {
+  return new Set([...weights.keys()].filter((term) => frequencyIn(term, field, match) > 0));
 }
 
 function frequencyIn(term: string, terms: ReadonlyMap<string, number> | undefined, match: TermMatch): number {
