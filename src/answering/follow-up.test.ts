@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { FakeTeamSearch } from '../../test/fakes/fake-team-search.js';
+import type { Reader } from '../access.js';
 import { carriedTopic, leansOnConversation } from './follow-up.js';
 
 const TEAM = 1;
+const READER: Reader = { teamId: TEAM, userId: 1, email: 'ann@example.com', groups: [] };
 
 /** A team's documents: "pino" and "logger" are everywhere, "child" and "bindings" in one each. */
 const search = new FakeTeamSearch().add(
@@ -41,7 +43,7 @@ describe('carriedTopic', () => {
   it("carries the earlier question's rarest words into a turn that leans on it, not its common ones", async () => {
     const topic = await carriedTopic(
       search,
-      TEAM,
+      READER,
       'Can that logger use a different level from its parent?',
       asked('How do I tag lines with pino child bindings?'),
     );
@@ -59,7 +61,7 @@ describe('carriedTopic', () => {
     );
     const topic = await carriedTopic(
       team,
-      TEAM,
+      READER,
       'Do they have to reply themselves?',
       asked('Tell me whose child bindings go missing?'),
     );
@@ -70,9 +72,9 @@ describe('carriedTopic', () => {
 
   it('carries nothing into a question with a subject of its own, or at the start of a chat', async () => {
     expect(
-      await carriedTopic(search, TEAM, 'How do I configure pino redaction?', asked('pino child bindings?')),
+      await carriedTopic(search, READER, 'How do I configure pino redaction?', asked('pino child bindings?')),
     ).toEqual([]);
-    expect(await carriedTopic(search, TEAM, 'And for transports?', [])).toEqual([]);
+    expect(await carriedTopic(search, READER, 'And for transports?', [])).toEqual([]);
   });
 
   it('takes the topic from the two latest questions, the latest first among equals', async () => {
@@ -81,7 +83,7 @@ describe('carriedTopic', () => {
       ...asked('And child bindings?'),
       ...asked('Which redact paths?'),
     ];
-    const topic = await carriedTopic(search, TEAM, 'And for those?', history);
+    const topic = await carriedTopic(search, READER, 'And for those?', history);
     // "transports" was asked three turns ago: the topic moved on.
     expect(topic).not.toContain('transports');
     expect(topic).toEqual(expect.arrayContaining(['redact', 'paths']));
@@ -90,26 +92,56 @@ describe('carriedTopic', () => {
   it('carries first the words the last answer repeats: what the exchange was about, not a rare word of its phrasing', async () => {
     // "rather" is the rarest word asked; "full", "help" and "error" are what the answer was about.
     const cli = new FakeTeamSearch().add(
-      { teamId: TEAM, title: 'Help', text: 'commander help full usage error' },
-      { teamId: TEAM, title: 'Errors', text: 'commander error short message full' },
-      { teamId: TEAM, title: 'Options', text: 'commander option value rather short' },
-      { teamId: TEAM, title: 'Commands', text: 'commander command action help' },
-      { teamId: TEAM, title: 'Parsing', text: 'commander parse argv' },
-      { teamId: TEAM, title: 'Hooks', text: 'commander hook event' },
+      // Titles that name none of the question's words: naming is the next test's.
+      { teamId: TEAM, title: 'Page one', text: 'commander help full usage error' },
+      { teamId: TEAM, title: 'Page two', text: 'commander error short message full' },
+      { teamId: TEAM, title: 'Page three', text: 'commander option value rather short' },
+      { teamId: TEAM, title: 'Page four', text: 'commander command action help' },
+      { teamId: TEAM, title: 'Page five', text: 'commander parse argv' },
+      { teamId: TEAM, title: 'Page six', text: 'commander hook event' },
     );
     const question = 'Print the full help rather than a short error?';
     const turn = 'And how do I trigger that for my own failures?';
     const answered = 'Call showHelpAfterError() to show the full help after an error [1].';
-    expect(await carriedTopic(cli, TEAM, turn, asked(question, answered))).toEqual(['full', 'help', 'error']);
+    expect(await carriedTopic(cli, READER, turn, asked(question, answered))).toEqual([
+      'full',
+      'help',
+      'error',
+    ]);
     // An answer about none of them, or one that cites nothing (a "not found" repeats the question's
     // words), says nothing: the rarest words lead.
     const notFound = "I couldn't find an answer to that. Nothing in them is about print, short and error.";
     for (const answer of ['See the documentation [1].', notFound]) {
-      expect(await carriedTopic(cli, TEAM, turn, asked(question, answer)), answer).toEqual([
+      expect(await carriedTopic(cli, READER, turn, asked(question, answer)), answer).toEqual([
         'full',
         'help',
         'rather',
       ]);
     }
+  });
+
+  it("carries first the words that name what the earlier question found: its passages' headings, titles and file names", async () => {
+    const readme = { teamId: TEAM, title: 'Readme', fileName: 'commander-Readme.md' };
+    const docs = new FakeTeamSearch().add(
+      { ...readme, headingPath: ['Commands'], text: 'define subcommands with commander' },
+      { ...readme, headingPath: ['Options'], text: 'commander option flags' },
+      { ...readme, headingPath: ['Display error'], text: 'commander error handling for your own conditions' },
+      { teamId: TEAM, title: 'Validation', text: 'validation failures error handling' },
+      { teamId: TEAM, title: 'Routes', text: 'nested route path' },
+      { teamId: TEAM, title: 'Hooks', text: 'hook runs quickly' },
+      { teamId: TEAM, title: 'Plugins', text: 'plugin register encapsulation' },
+      { teamId: TEAM, title: 'Logging', text: 'logger level serializers' },
+    );
+    const question = 'How do I define nested subcommands quickly with commander?';
+    const turn = 'How do I trigger that same error handling for my own failures?';
+    // "define", "nested", "subcommands" and "quickly" are each in one chunk, "commander" in three,
+    // and the answer repeats none of them: by rarity alone "commander" would not be carried.
+    const topic = await carriedTopic(docs, READER, turn, asked(question, 'Call .command() [1].'));
+    expect(topic).toHaveLength(3);
+    expect(topic).toContain('commander');
+    // The earlier question was searched as the reader: only what they may open names the topic.
+    expect(docs.requests).toContainEqual(
+      expect.objectContaining({ reader: READER, query: question, mode: 'lexical' }),
+    );
   });
 });

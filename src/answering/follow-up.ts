@@ -1,5 +1,8 @@
+import type { Reader } from '../access.js';
 import { withoutContractions } from '../contractions.js';
-import type { TeamSearch } from '../retrieval/search-types.js';
+import { fileNameWords } from '../file-name-words.js';
+import { identifierWords } from '../identifier-words.js';
+import type { SearchHit, TeamSearch } from '../retrieval/search-types.js';
 import type { ConversationTurn } from './answerer.js';
 import { citedNumbers } from './citations.js';
 import { isFramingWord } from './framing-words.js';
@@ -36,23 +39,29 @@ export function previousQuestion(history: readonly ConversationTurn[]): string |
 const TOPIC_WORDS = 3;
 /** How many earlier questions the topic is taken from, the latest first (a chain of follow-ups). */
 const TOPIC_QUESTIONS = 2;
+/** The passages found for an earlier question whose headings and titles say what it was about. */
+const NAMING_PASSAGES = 3;
 
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'\u2019._-]*/gu;
 
 /**
  * What a turn that leans on the conversation continues: the words of the last questions asked
- * before it that it does not say itself, at most three: first those the last answer repeats (what
- * the exchange turned out to be about, rather than a rare word of its phrasing), then the rarest
- * (by how few of the team's chunks hold them, and held by at most half of them), the latest
- * question's first among equals: "child" for
- * "Can that logger use a different level from its parent?" after "How do I tag every pino log
- * line with a child logger?". None for a turn that stands alone, or at a conversation's start.
+ * before it that it does not say itself, at most three. First those that name what the earlier
+ * questions found: the headings, titles and file names of their best passages ("hook" for a
+ * question that found the "Hooks" page, "commander" for one that found `commander-Readme.md`),
+ * then those the last answer repeats (what the exchange turned out to be about, rather than a rare
+ * word of its phrasing), then the rarest (by how few of the team's chunks hold them, and held by
+ * at most half of them), the latest question's first among equals: "child" for "Can that logger
+ * use a different level from its parent?" after "How do I tag every pino log line with a child
+ * logger?". None for a turn that stands alone, or at a conversation's start. The earlier
+ * questions are searched as the reader (lexical, their own words): only what they may open names.
  */
 export async function carriedTopic(
-  search: Pick<TeamSearch, 'analyze' | 'termStatistics'>,
-  teamId: number,
+  search: Pick<TeamSearch, 'analyze' | 'termStatistics' | 'search'>,
+  reader: Reader,
   question: string,
   history: readonly ConversationTurn[],
+  signal?: AbortSignal,
 ): Promise<string[]> {
   if (!leansOnConversation(question)) return [];
   const earlier = history
@@ -69,9 +78,15 @@ export async function carriedTopic(
   // One that cites nothing found nothing (a "not found" repeats the question's words).
   const last = history.findLast((turn) => turn.role === 'assistant')?.content ?? '';
   const answered = citedNumbers(last).length > 0 ? last : '';
-  const [own, answer, ...analysed] = await search.analyze([
+  const found: SearchHit[] = [];
+  for (const text of earlier) {
+    const hits = await search.search({ reader, query: text, topK: NAMING_PASSAGES, mode: 'lexical', signal });
+    found.push(...hits);
+  }
+  const [own, answer, naming, ...analysed] = await search.analyze([
     withoutContractions(question),
     answered,
+    found.map(namesOf).join('\n'),
     ...words,
   ]);
   const lexemes = analysed.map((terms, index) => ({
@@ -80,9 +95,11 @@ export async function carriedTopic(
   }));
   const inAnswer = (entry: { terms: readonly string[] }) =>
     entry.terms.some((term) => answer?.has(term) === true);
+  const named = (entry: { terms: readonly string[] }) =>
+    entry.terms.some((term) => naming?.has(term) === true);
   const candidates = lexemes.filter((entry) => entry.terms.length > 0);
   if (candidates.length === 0) return [];
-  const statistics = await search.termStatistics(teamId, [
+  const statistics = await search.termStatistics(reader.teamId, [
     ...new Set(candidates.flatMap((entry) => entry.terms)),
   ]);
   const chunksHolding = (entry: { terms: readonly string[] }) =>
@@ -91,8 +108,25 @@ export async function carriedTopic(
   return candidates
     .map((entry, index) => ({ ...entry, index, chunks: chunksHolding(entry) }))
     .filter((entry) => entry.chunks > 0 && entry.chunks * 2 <= statistics.chunks)
-    .sort((a, b) => Number(inAnswer(b)) - Number(inAnswer(a)) || a.chunks - b.chunks || a.index - b.index)
+    .sort(
+      (a, b) =>
+        Number(named(b)) - Number(named(a)) ||
+        Number(inAnswer(b)) - Number(inAnswer(a)) ||
+        a.chunks - b.chunks ||
+        a.index - b.index,
+    )
     .slice(0, TOPIC_WORDS)
     .sort((a, b) => a.index - b.index)
     .map((entry) => entry.word);
+}
+
+/** What names a passage's subject: its headings, its title and its file name, with their identifiers' words. */
+function namesOf(hit: SearchHit): string {
+  const names = [
+    ...hit.headingPath,
+    hit.title,
+    hit.fileName === null ? '' : fileNameWords(hit.fileName),
+  ].join('\n');
+  const words = identifierWords(names);
+  return words === '' ? names : `${names}\n${words}`;
 }

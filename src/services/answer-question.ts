@@ -57,7 +57,7 @@ export async function* answerQuestion(
   // another (then nothing is carried); without a rewrite, a turn that leans on the conversation is
   // searched with the rarest words of the questions before it.
   const topic =
-    standalone === undefined ? await carriedTopic(deps.search, reader.teamId, question, history) : [];
+    standalone === undefined ? await carriedTopic(deps.search, reader, question, history, signal) : [];
   const rewrite = standalone === alone ? undefined : standalone;
   const completed = rewrite ?? (topic.length === 0 ? undefined : `${alone} ${topic.join(' ')}`);
   // Searched alone too: should the turn name a subject of its own after all, what it finds alone
