@@ -20,14 +20,19 @@ const answerer = new ExtractiveAnswerer({
 
 afterAll(() => database.close());
 
-async function answer(question: string, text: string): Promise<string> {
+async function answer(
+  question: string,
+  text: string,
+  section: { title?: string; headingPath?: readonly string[]; topic?: readonly string[] } = {},
+): Promise<string> {
   let answered = '';
+  const { title = 'Transport', headingPath = [], topic = [] } = section;
   for await (const piece of answerer.answer({
     teamId: 1,
     question,
     history: [],
-    topic: [],
-    passages: numberPassages([hitOf({ title: 'Transport', text }, 0)]),
+    topic,
+    passages: numberPassages([hitOf({ title, text, headingPath }, 0)]),
     signal: new AbortController().signal,
   })) {
     answered += piece;
@@ -60,5 +65,20 @@ describe('ExtractiveAnswerer with PostgreSQL’s analysis', () => {
     expect(text.startsWith('In 1900, the Times defined the southern region as seven counties [1].')).toBe(
       true,
     );
+  });
+
+  it('scores a labelled value with its sentence: a short "Default:" line alone does not outscore the line that answers', async () => {
+    // As the Markdown reader stores a list of options: an item a paragraph, its marks gone.
+    const options = [
+      'retryAfter boolean (optional) - It enables automatic retry after the Retry-After header is received from the server that answered the request. Default: true',
+      "methods string[] (optional) - Array of HTTP methods to retry. Default: ['GET', 'HEAD']",
+      'statusCodes number[] (optional) - Array of HTTP status codes to retry. Default: [429, 503]',
+    ].join('\n\n');
+    // "head" is a form of "header": in a value of three words it outscored the line saying "header".
+    const text = await answer('Does it honour the Retry-After header?', options, {
+      title: 'Class: RetryHandler',
+      headingPath: ['Class: RetryHandler', 'RetryOptions'],
+    });
+    expect(text).toMatch(/^retryAfter boolean \(optional\) - It enables automatic retry/);
   });
 });

@@ -452,7 +452,8 @@ export class ExtractiveAnswerer implements Answerer {
  * of it is about ("lru-cache" and "cache" for "Are stale entries in lru-cache deleted…?"); what
  * tells its sentences apart is the rest ("stale", "deleted"). Where the heading and title hold all
  * of the question or none of it, and between sentences that tie, the scores over the whole
- * question decide.
+ * question decide. A labelled value ("Default: `true`") is read with the sentence it ends: alone,
+ * its few words outscore every longer sentence that shares a term with it.
  */
 function sectionLead(
   scored: readonly Scored[],
@@ -463,26 +464,58 @@ function sectionLead(
 ): Scored | undefined {
   const own = scored.filter((item) => item.candidate.passage === section);
   const prose = own.filter((item) => item.candidate.unit.kind !== 'code');
-  const eligible = prose.length > 0 ? prose : own;
+  const eligible = withLabelledValues(prose.length > 0 ? prose : own, own);
   const held = [headingTerms.get(section), titleTerms.get(section)].filter((field) => field !== undefined);
   const rest = new Map(
     [...question.terms].filter(([term]) => !held.some((field) => matchOf(term, field, question) > 0)),
   );
+  const scoredOn = (terms: ReadonlyMap<string, number>) =>
+    score(
+      eligible.map((item) => item.lead.candidate),
+      { ...question, terms },
+      eligible.map((item) => item.terms),
+      new Map(),
+      titleTerms,
+    );
+  const whole = eligible.some((item) => item.terms !== item.lead.terms)
+    ? scoredOn(question.terms).map((item) => item.score)
+    : eligible.map((item) => item.lead.score);
   const within =
     rest.size === 0 || rest.size === question.terms.size
       ? undefined
-      : score(
-          eligible.map((item) => item.candidate),
-          { ...question, terms: rest },
-          eligible.map((item) => item.terms),
-          new Map(),
-          titleTerms,
-        );
-  const distinct = new Map(within?.map((item, index) => [eligible[index], item.score]));
-  const best = [...eligible].sort(
-    (a, b) => (distinct.get(b) ?? 0) - (distinct.get(a) ?? 0) || b.score - a.score,
-  )[0];
+      : scoredOn(rest).map((item) => item.score);
+  const best = eligible
+    .map((item, index) => ({ item, distinct: within?.[index] ?? 0, whole: whole[index] ?? 0 }))
+    .sort((a, b) => b.distinct - a.distinct || b.whole - a.whole)[0]?.item.lead;
   return best === undefined ? undefined : (labelledOf(best, own) ?? best);
+}
+
+/**
+ * Each item with the terms it is read by: a sentence followed by its labelled value
+ * ("maxRetries number - Maximum number of retries." and "Default: `5`") with both's terms, and
+ * the value no more on its own; every other item with its own.
+ */
+function withLabelledValues(
+  items: readonly Scored[],
+  own: readonly Scored[],
+): { lead: Scored; terms: ReadonlyMap<string, number> }[] {
+  const labels = new Map<Scored, Scored>();
+  for (const item of items) {
+    const label = labelledOf(item, own);
+    if (label !== undefined && items.includes(label)) labels.set(item, label);
+  }
+  const valuesOf = new Map<Scored, Scored[]>();
+  for (const [value, label] of labels) valuesOf.set(label, [...(valuesOf.get(label) ?? []), value]);
+  return items
+    .filter((item) => !labels.has(item))
+    .map((item) => {
+      const values = valuesOf.get(item);
+      if (values === undefined) return { lead: item, terms: item.terms };
+      const terms = new Map(item.terms);
+      for (const value of values)
+        for (const [term, count] of value.terms) terms.set(term, (terms.get(term) ?? 0) + count);
+      return { lead: item, terms };
+    });
 }
 
 /**
