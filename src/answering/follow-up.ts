@@ -80,6 +80,7 @@ export async function carriedTopic(
   const answered = citedNumbers(last).length > 0 ? last : '';
   const found: SearchHit[] = [];
   for (const text of earlier) {
+    if (text.match(WORD) === null) continue;
     const hits = await search.search({ reader, query: text, topK: NAMING_PASSAGES, mode: 'lexical', signal });
     found.push(...hits);
   }
