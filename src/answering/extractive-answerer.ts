@@ -477,6 +477,8 @@ function sectionLead(
       new Map(),
       titleTerms,
     );
+  // The first scores read each value alone: with values joined to their sentences, the whole
+  // question is scored again over the section's items as they are now read.
   const whole = eligible.some((item) => item.terms !== item.lead.terms)
     ? scoredOn(question.terms).map((item) => item.score)
     : eligible.map((item) => item.lead.score);
