@@ -669,6 +669,34 @@ describe('ExtractiveAnswerer on documentation (sections under headings)', () => 
     expect(text).toMatch(/^A handler class that implements the retry logic for a request.*\[2\]/);
   });
 
+  it('does not count a section less for its title when its headings name what the other title names', async () => {
+    // "Child loggers" names "child logger"; the API reference's title does not, but the headings
+    // its msgPrefix section sits under do: it is as much about child loggers.
+    const msgPrefix = hitOf(
+      {
+        title: 'API',
+        fileName: 'pino-api.md',
+        headingPath: ['API', 'logger.child(bindings, [options]) => logger', 'options.msgPrefix (String)'],
+        text: 'The msgPrefix property allows you to specify a prefix for every message of the child logger. By default, the parent prefix is inherited.',
+      },
+      0,
+    );
+    const childLoggers = hitOf(
+      {
+        title: 'Child loggers',
+        fileName: 'pino-child-loggers.md',
+        headingPath: ['Child loggers'],
+        text: 'Every child logger has the bindings of its parent. Use a child logger to add a field to every line.',
+      },
+      1,
+    );
+    const { text } = await answer(
+      'How do I put a prefix in front of every message of a pino child logger?',
+      numberPassages([msgPrefix, childLoggers]),
+    );
+    expect(text).toMatch(/^The msgPrefix property allows you to specify a prefix.*\[1\]/);
+  });
+
   it('reads a labelled value ("Default: 5") with the sentence its line begins with', async () => {
     const options = section(
       'RetryHandler',

@@ -22,7 +22,7 @@ const B = 0.75;
  * the whole collection, BM25F's over the sections): the top of either counts most.
  */
 const FUSION_K = 2;
-/** What a section counts for, fused, when another passage's title names all its title names of the question, and more. */
+/** What a section counts for, fused, when another passage's title names all its title names of the question, and more its headings do not. */
 const OUTNAMED_DOCUMENT = 0.5;
 
 /** How well a field's terms hold a question term: 1 for the term, less for another form or a synonym. */
@@ -109,8 +109,8 @@ export function evidenceOf(
  * sections' fields and the order of their closest sentences (`closestSentence`), fused by
  * reciprocal rank, so a section whose heading names what is asked rises, as does one with a
  * sentence that says what the question asks, and one they agree on leads; a section of a document
- * whose title names less of the question than another passage's title (all it names, and more)
- * counts half (`namingTitles`). Of two alike, search's order stands.
+ * whose title names less of the question than another passage's title (all it names, and more
+ * that its headings do not name) counts half (`namingTitles`). Of two alike, search's order stands.
  */
 export function rankSections(
   sections: readonly SectionFields[],
@@ -177,7 +177,9 @@ function closestSentence(
 
 /**
  * For each section, whether no other passage's title (with its file name) names all of the
- * question's terms its own title names, and more: a question naming a package or a guide
+ * question's terms its own title names, and more that its headings do not name either (the
+ * reference's `logger.child()` section is about child loggers as much as the "Child loggers"
+ * guide is): a question naming a package or a guide
  * ("commander", "child loggers") is about that document, and a section of another that shares its
  * other words ("unit tests" in the server's reference) is less likely its answer; of two documents
  * of the package it names ("undici"), the one whose title also names what is asked ("RetryHandler"
@@ -190,10 +192,16 @@ function namingTitles(
   match: TermMatch,
 ): boolean[] {
   const naming = sections.map((section) => termsHeld(weights, section.title, match));
-  // Another title names all this one names, and more.
-  const outnamed = (named: ReadonlySet<string>) =>
-    naming.some((other) => other.size > named.size && [...named].every((term) => other.has(term)));
-  return naming.map((named) => !outnamed(named));
+  const headed = sections.map((section) => termsHeld(weights, section.heading, match));
+  // Another title names all this one names, and more that its headings do not name either.
+  const outnamed = (named: ReadonlySet<string>, heading: ReadonlySet<string>) =>
+    naming.some(
+      (other) =>
+        other.size > named.size &&
+        [...named].every((term) => other.has(term)) &&
+        [...other].some((term) => !named.has(term) && !heading.has(term)),
+    );
+  return naming.map((named, index) => !outnamed(named, headed[index] ?? new Set()));
 }
 
 /** Each section's place when ordered by its score, best first (0 for the best; ties keep their order). */
