@@ -45,7 +45,7 @@ describe('numberPassages and citedSources', () => {
 
   it('lists only cited documents, once each, in citation order, ignoring numbers that name nothing', () => {
     const passages = numberPassages([handbookA, expenses, handbookB]);
-    const sources = citedSources('Carry over 5 days [1]. Also 25 days [1][7].', passages);
+    const sources = citedSources('Holidays are 25 days [1]. See also [1][7].', passages);
     expect(sources).toHaveLength(1);
     expect(sources[0]).toMatchObject({
       citation: 1,
@@ -64,6 +64,42 @@ describe('numberPassages and citedSources', () => {
     expect(citedSources('Receipts [2] and holidays [1].', passages).map((source) => source.citation)).toEqual(
       [1, 2],
     );
+  });
+
+  it("gives the passage of the document the answer quotes, not the document's best-ranked one", () => {
+    const startup = hitOf(
+      {
+        title: 'Hooks',
+        fileName: 'fastify-Hooks.md',
+        externalId: 'fastify-Hooks.md',
+        documentId: 7,
+        headingPath: ['Hooks', 'onListen'],
+        text: 'Triggered when the server starts listening for requests. The hooks run one after another.',
+      },
+      3,
+    );
+    const timeout = hitOf(
+      {
+        title: 'Hooks',
+        fileName: 'fastify-Hooks.md',
+        externalId: 'fastify-Hooks.md',
+        documentId: 7,
+        headingPath: ['Hooks', 'onTimeout'],
+        text: 'The onTimeout hook is executed when a request is timed out and the HTTP socket has been hung up.',
+      },
+      4,
+    );
+    const passages = numberPassages([startup, timeout]);
+    expect(passages.map((passage) => passage.number)).toEqual([1, 1]);
+    const [quoted] = citedSources(
+      'The onTimeout hook is executed when a request is timed out and the HTTP socket has been hung up [1].',
+      passages,
+    );
+    expect(quoted).toMatchObject({ citation: 1, chunk_id: timeout.chunkId });
+    expect(quoted?.snippet.startsWith('The onTimeout hook is executed')).toBe(true);
+    // An answer in other words than any passage's: the best-ranked one stands.
+    const [paraphrased] = citedSources('It fires after the time limit passes [1].', passages);
+    expect(paraphrased).toMatchObject({ chunk_id: startup.chunkId });
   });
 
   it('names a document without a URL by its source and external id', () => {

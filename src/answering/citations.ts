@@ -6,7 +6,7 @@ import type { Passage } from './answerer.js';
  * A document an answer cites, in the shape the original's web client read from the `sources`
  * line (`file_name` … `page_labels`), plus what a link needs (`title`, `url`, and `document_id`
  * with the cited passage's `chunk_id` for a document without a URL: the web app's page of it,
- * that passage highlighted), a `snippet` of the cited passage,
+ * that passage highlighted), a `snippet` of the cited passage (the one the answer quotes),
  * and the `citation` number the answer's text uses for it (`[n]`).
  */
 export interface CitedSource {
@@ -25,7 +25,7 @@ export interface CitedSource {
   readonly snippet: string;
   readonly citation: number;
   readonly document_id: number;
-  /** The cited passage (the best-ranked one of the document): the web app's page highlights it. */
+  /** The cited passage (the document's passage the answer quotes): the web app's page highlights it. */
   readonly chunk_id: number;
 }
 
@@ -88,17 +88,38 @@ export function withoutCitations(text: string): string {
 
 /**
  * The sources an answer cites, one per document, by citation number; numbers that name no
- * passage (a model's slip) are ignored. Each source's snippet comes from its best-ranked passage.
+ * passage (a model's slip) are ignored. Each source's snippet (and `chunk_id`) is the passage of
+ * its document the answer quotes (`quotedPassages`).
  */
 export function citedSources(answer: string, passages: readonly Passage[]): CitedSource[] {
-  const firstByNumber = new Map<number, SearchHit>();
-  for (const passage of passages) {
-    if (!firstByNumber.has(passage.number)) firstByNumber.set(passage.number, passage.hit);
-  }
+  const quoted = quotedPassages(answer, passages);
   return citedNumbers(answer)
-    .filter((number) => firstByNumber.has(number))
+    .filter((number) => quoted.has(number))
     .sort((a, b) => a - b)
-    .map((number) => sourceOf(firstByNumber.get(number) as SearchHit, number));
+    .map((number) => sourceOf(quoted.get(number) as SearchHit, number));
+}
+
+/**
+ * For each document's number, its passage the answer quotes: the one holding most of the answer's
+ * pairs of adjacent words (an extractive answer's sentences are a passage's own; a model's
+ * paraphrase keeps some of them), the best-ranked among equals and when it quotes none. The
+ * document's best-ranked passage may be another section than the one the answer comes from.
+ */
+function quotedPassages(answer: string, passages: readonly Passage[]): Map<number, SearchHit> {
+  const answered = new Set(wordPairsOf(withoutCitations(answer)));
+  const best = new Map<number, { hit: SearchHit; shared: number }>();
+  for (const { number, hit } of passages) {
+    const shared = new Set(wordPairsOf(hit.text).filter((pair) => answered.has(pair))).size;
+    const known = best.get(number);
+    if (known === undefined || shared > known.shared) best.set(number, { hit, shared });
+  }
+  return new Map([...best].map(([number, { hit }]) => [number, hit]));
+}
+
+/** A text's pairs of adjacent words, lower-cased (`"retry after"`), markup and punctuation left out. */
+function wordPairsOf(text: string): string[] {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return words.slice(1).map((word, index) => `${words[index]} ${word}`);
 }
 
 function sourceOf(hit: SearchHit, citation: number): CitedSource {
