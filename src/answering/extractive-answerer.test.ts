@@ -697,6 +697,31 @@ describe('ExtractiveAnswerer on documentation (sections under headings)', () => 
     expect(text).toMatch(/^The msgPrefix property allows you to specify a prefix.*\[1\]/);
   });
 
+  it('weighs a term the question repeats more when choosing the section ("every message… messages from child loggers")', async () => {
+    const api = { title: 'API', fileName: 'pino-api.md', documentId: 3, externalId: 'pino-api.md' };
+    const bindings = hitOf(
+      {
+        ...api,
+        headingPath: ['API', 'logger.child(bindings)', 'bindings (Object)'],
+        text: 'Key-value pairs to tag each log line output, including the lines of the returned child logger, every time.',
+      },
+      0,
+    );
+    const msgPrefix = hitOf(
+      {
+        ...api,
+        headingPath: ['API', 'logger.child(bindings)', 'msgPrefix (String)'],
+        text: 'The msgPrefix property puts a prefix before every message of the child logger.',
+      },
+      1,
+    );
+    const { text } = await answer(
+      'How do I put a tag before every message on each line, including the messages of child loggers: all messages?',
+      numberPassages([bindings, msgPrefix]),
+    );
+    expect(text).toMatch(/^The msgPrefix property puts a prefix before every message/);
+  });
+
   it('reads a labelled value ("Default: 5") with the sentence its line begins with', async () => {
     const options = section(
       'RetryHandler',

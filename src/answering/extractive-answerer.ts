@@ -318,10 +318,12 @@ export class ExtractiveAnswerer implements Answerer {
       const sections = sectionFieldsOf(input.passages, candidates, sentenceTerms, headingTerms, titleTerms);
       const match = (term: string, fieldTerms: ReadonlyMap<string, number>) =>
         matchOf(term, fieldTerms, question);
-      // Weighed by the team's whole collection: what a question is about is what few chunks say.
+      // Weighed by the team's whole collection: what a question is about is what few chunks say;
+      // and by how often the question says it ("every message… including messages from child
+      // loggers"), as BM25 weighs a query's repeated terms when it ranks documents.
       const statistics = await this.analyzer.termStatistics(input.teamId, [...terms.keys()]);
       input.signal.throwIfAborted();
-      const weights = collectionWeights(terms, statistics);
+      const weights = collectionWeights(withRepetitions(terms, questionTerms), statistics);
       const [section] = rankSections(sections, weights, match);
       // Documentation (passages under headings, and a README's untitled introduction beside them)
       // answers with one section; prose passages with their best sentences, below.
@@ -444,6 +446,22 @@ export class ExtractiveAnswerer implements Answerer {
       },
     };
   }
+}
+
+/**
+ * The question's terms weighed by how often its own words say them: 1 + ln(count), a repeated
+ * term counting more, with diminishing returns (a carried topic's terms keep their weight).
+ */
+function withRepetitions(
+  terms: ReadonlyMap<string, number>,
+  questionTerms: ReadonlyMap<string, number> | undefined,
+): Map<string, number> {
+  return new Map(
+    [...terms].map(([term, weight]) => [
+      term,
+      weight * (1 + Math.log(Math.max(1, questionTerms?.get(term) ?? 1))),
+    ]),
+  );
 }
 
 /**
