@@ -7,3 +7,8 @@ export function fileNameWords(fileName: string): string {
     words += character === '-' || character === '_' || character === '.' ? ' ' : character;
   return words.trim();
 }
+
+/** A title with its file name's words (`date-fns-README.md` says what an untitled introduction is about). */
+export function titleWithFileName(title: string, fileName: string | null): string {
+  return fileName === null ? title : `${title}\n${fileNameWords(fileName)}`;
+}

@@ -1,3 +1,9 @@
+/** The text with the words of its identifiers (`msgPrefix`: "msg prefix") after it, as chunks are indexed. */
+export function withIdentifierWords(text: string): string {
+  const words = identifierWords(text);
+  return words === '' ? text : `${text}\n${words}`;
+}
+
 /**
  * The words identifiers are made of, as prose says them: `msgPrefix` is "msg prefix",
  * `FORCE_COLOR` "force color", `ignoreTrailingSlash` "ignore trailing slash", `reply.redirect`

@@ -1,6 +1,6 @@
 import { withoutContractions } from '../contractions.js';
-import { fileNameWords } from '../file-name-words.js';
-import { identifierWords } from '../identifier-words.js';
+import { titleWithFileName } from '../file-name-words.js';
+import { withIdentifierWords } from '../identifier-words.js';
 import { fenced } from '../markdown-fence.js';
 import type { TeamSearch } from '../retrieval/search-types.js';
 import {
@@ -228,11 +228,7 @@ export class ExtractiveAnswerer implements Answerer {
           ...input.passages.map((passage) => withIdentifierWords(passage.hit.headingPath.join(' '))),
           // The file name with the title: `date-fns-README.md` names what its untitled intro is about.
           ...input.passages.map((passage) =>
-            withIdentifierWords(
-              passage.hit.fileName === null
-                ? passage.hit.title
-                : `${passage.hit.title}\n${fileNameWords(passage.hit.fileName)}`,
-            ),
+            withIdentifierWords(titleWithFileName(passage.hit.title, passage.hit.fileName)),
           ),
         ].map((text) => americanSpelling(unaccented(text))),
       )
@@ -646,12 +642,6 @@ function oneEditApart(a: string, b: string): boolean {
   if (restA.length <= 1 && restB.length <= 1) return true;
   // Two letters swapped.
   return restA.length === 2 && restB.length === 2 && restA[0] === restB[1] && restA[1] === restB[0];
-}
-
-/** The text with the words of its identifiers (`msgPrefix`: "msg prefix"), as chunks are indexed. */
-function withIdentifierWords(text: string): string {
-  const words = identifierWords(text);
-  return words === '' ? text : `${text}\n${words}`;
 }
 
 /** Accents off (Hervé, Herve), as people type names either way; the analysis keeps them. */

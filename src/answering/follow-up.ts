@@ -1,7 +1,7 @@
 import type { Reader } from '../access.js';
 import { withoutContractions } from '../contractions.js';
-import { fileNameWords } from '../file-name-words.js';
-import { identifierWords } from '../identifier-words.js';
+import { titleWithFileName } from '../file-name-words.js';
+import { withIdentifierWords } from '../identifier-words.js';
 import type { SearchHit, TeamSearch } from '../retrieval/search-types.js';
 import type { ConversationTurn } from './answerer.js';
 import { citedNumbers } from './citations.js';
@@ -123,11 +123,5 @@ export async function carriedTopic(
 
 /** What names a passage's subject: its headings, its title and its file name, with their identifiers' words. */
 function namesOf(hit: SearchHit): string {
-  const names = [
-    ...hit.headingPath,
-    hit.title,
-    hit.fileName === null ? '' : fileNameWords(hit.fileName),
-  ].join('\n');
-  const words = identifierWords(names);
-  return words === '' ? names : `${names}\n${words}`;
+  return withIdentifierWords([...hit.headingPath, titleWithFileName(hit.title, hit.fileName)].join('\n'));
 }
