@@ -759,6 +759,32 @@ describe('ExtractiveAnswerer on documentation (sections under headings)', () => 
     expect(text).toContain('every two months');
   });
 
+  it('does not open a follow-up with the sentence an earlier answer of the chat opened with', async () => {
+    const heartbeat = section(
+      'ws',
+      ['ws', 'How to detect broken connections?'],
+      [
+        'Sometimes the link between the server and the client breaks without either side noticing the connection is gone.',
+        'Your clients might as well lose their connection without knowing it: call terminate() on the client to close it at once.',
+      ].join(' '),
+    );
+    const question = 'And a client connection that breaks?';
+    const alone = await answer(question, documented(heartbeat));
+    expect(alone.text.startsWith('Sometimes the link')).toBe(true);
+    const { text } = await answer(question, documented(heartbeat), {
+      history: [
+        { role: 'user', content: 'How can a server notice that a client connection broke?' },
+        {
+          role: 'assistant',
+          content:
+            'Sometimes the link between the server and the client breaks without either side noticing the connection is gone [1].',
+        },
+      ],
+      topic: ['server'],
+    });
+    expect(text.startsWith('Your clients might as well lose their connection')).toBe(true);
+  });
+
   it('says "not found", naming what it looked for, when the passages lack what the question is about', async () => {
     const passages = documented(
       section(

@@ -12,7 +12,7 @@ import {
   questionWords,
   typedWordsIn,
 } from './answer-types.js';
-import type { Answerer, AnswerInput, Passage } from './answerer.js';
+import type { Answerer, AnswerInput, ConversationTurn, Passage } from './answerer.js';
 import { FRAMING_WORDS } from './framing-words.js';
 import {
   collectionWeights,
@@ -331,7 +331,14 @@ export class ExtractiveAnswerer implements Answerer {
         if (evidence.coverage < EVIDENCE_COVERAGE || evidence.strongest < SECTION_EVIDENCE) {
           return { chosen: [], missing: missingWords(evidence.missing, questionTerms, asked, wordTerms) };
         }
-        const lead = sectionLead(scored, section, question, headingTerms, titleTerms);
+        const lead = sectionLead(
+          scored,
+          section,
+          question,
+          headingTerms,
+          titleTerms,
+          shownLeads(input.history),
+        );
         return { chosen: this.selectSection(scored, section, lead, question), missing: [], section: true };
       }
     }
@@ -467,7 +474,10 @@ function withRepetitions(
  * tells its sentences apart is the rest ("stale", "deleted"). Where the heading and title hold all
  * of the question or none of it, and between sentences that tie, the scores over the whole
  * question decide. A labelled value ("Default: `true`") is read with the sentence it ends: alone,
- * its few words outscore every longer sentence that shares a term with it.
+ * its few words outscore every longer sentence that shares a term with it. A sentence an earlier
+ * answer of the conversation opened with (`shown`) leads no follow-up while another can: ws's
+ * "…what should I call to drop a dead connection?" after an answer that opened with its section's
+ * first sentence.
  */
 function sectionLead(
   scored: readonly Scored[],
@@ -475,10 +485,17 @@ function sectionLead(
   question: Question,
   headingTerms: ReadonlyMap<Passage, ReadonlyMap<string, number>>,
   titleTerms: ReadonlyMap<Passage, ReadonlyMap<string, number>>,
+  shown: readonly string[] = [],
 ): Scored | undefined {
   const own = scored.filter((item) => item.candidate.passage === section);
   const prose = own.filter((item) => item.candidate.unit.kind !== 'code');
-  const eligible = withLabelledValues(prose.length > 0 ? prose : own, own);
+  const all = withLabelledValues(prose.length > 0 ? prose : own, own);
+  // A follow-up asks something new: what an earlier answer opened with, the asker has read.
+  const fresh = all.filter((item) => {
+    const key = leadKey(item.lead.candidate.unit.text);
+    return !shown.some((lead) => lead !== '' && key.startsWith(lead));
+  });
+  const eligible = fresh.length > 0 ? fresh : all;
   const held = [headingTerms.get(section), titleTerms.get(section)].filter((field) => field !== undefined);
   const rest = new Map(
     [...question.terms].filter(([term]) => !held.some((field) => matchOf(term, field, question) > 0)),
@@ -504,6 +521,18 @@ function sectionLead(
     .map((item, index) => ({ item, distinct: within?.[index] ?? 0, whole: whole[index] ?? 0 }))
     .sort((a, b) => b.distinct - a.distinct || b.whole - a.whole)[0]?.item.lead;
   return best === undefined ? undefined : (labelledOf(best, own) ?? best);
+}
+
+/** A sentence as an answer's lead and as the sentence itself compare: its words, lower-cased. */
+function leadKey(text: string): string {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
+}
+
+/** The sentences earlier answers of the conversation opened with (as far as shown, if cut short), as `leadKey`s. */
+function shownLeads(history: readonly ConversationTurn[]): string[] {
+  return history
+    .filter((turn) => turn.role === 'assistant')
+    .map((turn) => leadKey((turn.content.split(/\s\[\d+\]/)[0] ?? '').replace(/…$/, '')));
 }
 
 /**
