@@ -4,8 +4,8 @@ import type { ChatAnswer } from './chat-client.js';
 import { withoutMarkers } from './squad.js';
 
 /** The answer as people read it: citation markers out. */
-export function plain(answer: Pick<ChatAnswer, 'text'>): string {
-  return withoutMarkers(answer.text).trim();
+export function plain(answer: Pick<ChatAnswer, 'text' | 'sources'>): string {
+  return withoutMarkers(answer.text, new Set(answer.sources.map((source) => source.citation))).trim();
 }
 
 /**

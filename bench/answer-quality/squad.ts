@@ -90,9 +90,15 @@ export function holdsAnswer(text: string, answers: readonly string[]): boolean {
   });
 }
 
-/** `[n]` citation markers taken out: they are not part of what the answer says. */
-export function withoutMarkers(text: string): string {
-  return text.replace(/\s?\[\d{1,3}(?:\s*[,-]\s*\d{1,3})*\]/g, '');
+/**
+ * `[n]` citation markers taken out: they are not part of what the answer says. Only markers
+ * naming the answer's sources (their `citation` numbers) are: a default the answer quotes,
+ * "Default: [429, 500, 502, 503, 504]", is what it says.
+ */
+export function withoutMarkers(text: string, citations: ReadonlySet<number>): string {
+  return text.replace(/\s?\[(\d{1,3}(?:\s*[,-]\s*\d{1,3})*)\]/g, (marker, numbers: string) =>
+    numbers.split(/\s*[,-]\s*/).every((cited) => citations.has(Number(cited))) ? '' : marker,
+  );
 }
 
 /** Whitespace-separated words. */
