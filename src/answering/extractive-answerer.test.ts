@@ -783,6 +783,21 @@ describe('ExtractiveAnswerer on documentation (sections under headings)', () => 
       topic: ['server'],
     });
     expect(text.startsWith('Your clients might as well lose their connection')).toBe(true);
+
+    // A lead too long for the answer was shown cut short: it is still the one the asker read.
+    const limits = { maxWords: 14 };
+    const cut = await answer(question, documented(heartbeat), { limits });
+    const shown = cut.text.split(' [1]')[0] ?? '';
+    expect(shown.split(' ')).toHaveLength(14);
+    const after = await answer(question, documented(heartbeat), {
+      limits,
+      history: [
+        { role: 'user', content: 'How can a server notice that a client connection broke?' },
+        { role: 'assistant', content: `${shown} [1].` },
+      ],
+      topic: ['server'],
+    });
+    expect(after.text.startsWith('Your clients might')).toBe(true);
   });
 
   it('says "not found", naming what it looked for, when the passages lack what the question is about', async () => {

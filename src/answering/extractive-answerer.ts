@@ -85,6 +85,8 @@ const TYPE_MISS = 0.5;
 const NAME_MISS = 0.5;
 /** What the sentence before a pronoun-led one lends it: this share of the terms it adds. */
 const PRONOUN_CONTEXT = 0.5;
+/** Fewer words than this, an earlier answer's lead is read whole, never as the start of a longer sentence. */
+const MIN_CUT_LEAD_WORDS = 12;
 /** A follow-up's previous question weighs this much against the question itself. */
 const PREVIOUS_QUESTION_WEIGHT = 0.3;
 /** Another form of a question's word counts this much of the word itself. */
@@ -493,7 +495,7 @@ function sectionLead(
   // A follow-up asks something new: what an earlier answer opened with, the asker has read.
   const fresh = all.filter((item) => {
     const key = leadKey(item.lead.candidate.unit.text);
-    return !shown.some((lead) => lead !== '' && key.startsWith(lead));
+    return !shown.some((lead) => lead !== '' && (key === lead || isCutFrom(lead, key)));
   });
   const eligible = fresh.length > 0 ? fresh : all;
   const held = [headingTerms.get(section), titleTerms.get(section)].filter((field) => field !== undefined);
@@ -526,6 +528,11 @@ function sectionLead(
 /** A sentence as an answer's lead and as the sentence itself compare: its words, lower-cased. */
 function leadKey(text: string): string {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
+}
+
+/** Words a long lead is cut to (`trimmed`) start it; a short line ("Example:") starts many sentences. */
+function isCutFrom(shown: string, key: string): boolean {
+  return shown.split(' ').length >= MIN_CUT_LEAD_WORDS && key.startsWith(`${shown} `);
 }
 
 /** The sentences earlier answers of the conversation opened with (as far as shown, if cut short), as `leadKey`s. */
