@@ -81,4 +81,22 @@ describe('ExtractiveAnswerer with PostgreSQL’s analysis', () => {
     });
     expect(text).toMatch(/^retryAfter boolean \(optional\) - It enables automatic retry/);
   });
+
+  // As semver's README lists its ranges, the list's marks gone.
+  const caretRanges = [
+    'Ranges can also be written with a caret.',
+    '^1.2.3 := >=1.2.3 <2.0.0-0',
+    '^1.2.3-beta.2 := >=1.2.3-beta.2 <2.0.0-0 Note that prereleases of 1.2.3 are allowed too.',
+  ].join('\n\n');
+  const caretSection = { title: 'semver', headingPath: ['Advanced Range Syntax', 'Caret Ranges'] };
+
+  it('reads a short line stating what one thing equals ("^1.2.3 := …") as whole, not as a fragment', async () => {
+    const text = await answer('What does ^1.2.3 mean?', caretRanges, caretSection);
+    expect(text.startsWith('^1.2.3 := >=1.2.3 <2.0.0-0 [1]')).toBe(true);
+  });
+
+  it('goes on with a longer line that says more than the short one shown, though it repeats its terms', async () => {
+    const text = await answer('What does ^1.2.3 mean?', caretRanges, caretSection);
+    expect(text).toContain('Note that prereleases of 1.2.3 are allowed too.');
+  });
 });

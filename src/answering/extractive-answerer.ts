@@ -104,6 +104,11 @@ const MIN_PASSAGE_PRIOR = 0.05;
 const MAX_CANDIDATES = 300;
 /** "Default: `1048576` (1MiB)": a label of a word or two, a colon, and its value. */
 const LABELLED_VALUE = /^\p{L}[\p{L}\p{N} _-]{0,24}:\s+\S/u;
+/**
+ * A line stating what one thing is or equals, however few its words: "`^1.2.3` := `>=1.2.3 <2.0.0-0`",
+ * "`x` = 5". Whole, as a labelled value is, not a fragment.
+ */
+const DEFINITION = /\S\s(?::=|=|==|=>|->|≡)\s\S/u;
 /** The longest labelled value read as the line it ends rather than a sentence of its own. */
 const LABELLED_VALUE_WORDS = 8;
 /** Items of a list (or lines of code) an introducing sentence ("…as follows:") brings along. */
@@ -398,7 +403,7 @@ export class ExtractiveAnswerer implements Answerer {
       // A sentence saying again what one shown says (overlapping chunks, a summary line).
       if (
         item.candidate.unit.kind !== 'code' &&
-        chosen.some((other) => overlap(other.terms, item.terms, question.terms) >= NEAR_DUPLICATE)
+        chosen.some((other) => coverage(item.terms, other.terms, question.terms) >= NEAR_DUPLICATE)
       )
         continue;
       chosen.push(item);
@@ -787,7 +792,7 @@ function meaningful(question: string): string {
  * "Label: value" ("Default: `1048576`", "Type: string") states a fact, so it stays.
  */
 function isFragment(text: string, words: number): boolean {
-  if (LABELLED_VALUE.test(text)) return false;
+  if (LABELLED_VALUE.test(text) || DEFINITION.test(text)) return false;
   return words < 3 || (words <= 4 && !/[.!?]["')\]]*$/.test(text));
 }
 
@@ -999,6 +1004,21 @@ function overlap(
     addedA.length <= addedB.length ? [addedA, new Set(addedB)] : [addedB, new Set(addedA)];
   if (small.length === 0) return 1;
   return small.filter((term) => large.has(term)).length / small.length;
+}
+
+/**
+ * How much of what `item` adds to the question (its terms, the question's left out) `shown` holds:
+ * 1 when it would say nothing new beside it. Unlike `overlap`, a longer sentence that goes on from
+ * a short one shown ("`^1.2.3` := `>=1.2.3 <2.0.0-0`", then "`^1.2.3-beta.2` := … Note that…") is new.
+ */
+function coverage(
+  item: ReadonlyMap<string, number>,
+  shown: ReadonlyMap<string, number>,
+  asked: ReadonlyMap<string, number>,
+): number {
+  const added = [...item.keys()].filter((term) => !asked.has(term));
+  if (added.length === 0) return 1;
+  return added.filter((term) => shown.has(term)).length / added.length;
 }
 
 /**
