@@ -67,26 +67,27 @@ describe('numberPassages and citedSources', () => {
   });
 
   it("gives the passage of the document the answer quotes, not the document's best-ranked one", () => {
-    const startup = hitOf(
-      {
-        title: 'Hooks',
-        fileName: 'fastify-Hooks.md',
-        externalId: 'fastify-Hooks.md',
-        documentId: 7,
-        headingPath: ['Hooks', 'onListen'],
-        text: 'Triggered when the server starts listening for requests. The hooks run one after another.',
-      },
+    // Two sections of one document: one number, two passages.
+    const hooksSection = (heading: string, text: string, rank: number) =>
+      hitOf(
+        {
+          title: 'Hooks',
+          fileName: 'fastify-Hooks.md',
+          externalId: 'fastify-Hooks.md',
+          documentId: 7,
+          headingPath: ['Hooks', heading],
+          text,
+        },
+        rank,
+      );
+    const startup = hooksSection(
+      'onListen',
+      'Triggered when the server starts listening for requests. The hooks run one after another.',
       3,
     );
-    const timeout = hitOf(
-      {
-        title: 'Hooks',
-        fileName: 'fastify-Hooks.md',
-        externalId: 'fastify-Hooks.md',
-        documentId: 7,
-        headingPath: ['Hooks', 'onTimeout'],
-        text: 'The onTimeout hook is executed when a request is timed out and the HTTP socket has been hung up.',
-      },
+    const timeout = hooksSection(
+      'onTimeout',
+      'The onTimeout hook is executed when a request is timed out and the HTTP socket has been hung up.',
       4,
     );
     const passages = numberPassages([startup, timeout]);

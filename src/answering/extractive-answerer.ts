@@ -530,9 +530,9 @@ function sectionLead(
   return best === undefined ? undefined : (labelledOf(best, own) ?? best);
 }
 
-/** A sentence as an answer's lead and as the sentence itself compare: its words, lower-cased. */
+/** A sentence as an answer's lead and as the sentence itself compare: its plain words. */
 function leadKey(text: string): string {
-  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
+  return plainWords(text).join(' ');
 }
 
 /** Words a long lead is cut to (`trimmed`) start it; a short line ("Example:") starts many sentences. */
@@ -540,11 +540,14 @@ function isCutFrom(shown: string, key: string): boolean {
   return shown.split(' ').length >= MIN_CUT_LEAD_WORDS && key.startsWith(`${shown} `);
 }
 
-/** The sentences earlier answers of the conversation opened with (as far as shown, if cut short), as `leadKey`s. */
+/**
+ * The sentences earlier answers of the conversation opened with (as far as shown, if cut short), as
+ * `leadKey`s: what comes before the first citation `withCitation` wrote.
+ */
 function shownLeads(history: readonly ConversationTurn[]): string[] {
   return history
     .filter((turn) => turn.role === 'assistant')
-    .map((turn) => leadKey((turn.content.split(/\s\[\d+\]/)[0] ?? '').replace(/…$/, '')));
+    .map((turn) => leadKey(turn.content.split(/\s\[\d+\]/)[0] ?? ''));
 }
 
 /**
@@ -998,12 +1001,16 @@ function overlap(
   b: ReadonlyMap<string, number>,
   asked: ReadonlyMap<string, number>,
 ): number {
-  const added = (terms: ReadonlyMap<string, number>) => [...terms.keys()].filter((term) => !asked.has(term));
-  const [addedA, addedB] = [added(a), added(b)];
+  const [addedA, addedB] = [addedTo(asked, a), addedTo(asked, b)];
   const [small, large] =
     addedA.length <= addedB.length ? [addedA, new Set(addedB)] : [addedB, new Set(addedA)];
   if (small.length === 0) return 1;
   return small.filter((term) => large.has(term)).length / small.length;
+}
+
+/** A unit's terms the question does not hold: what it adds to it. */
+function addedTo(asked: ReadonlyMap<string, number>, terms: ReadonlyMap<string, number>): string[] {
+  return [...terms.keys()].filter((term) => !asked.has(term));
 }
 
 /**
@@ -1016,7 +1023,7 @@ function coverage(
   shown: ReadonlyMap<string, number>,
   asked: ReadonlyMap<string, number>,
 ): number {
-  const added = [...item.keys()].filter((term) => !asked.has(term));
+  const added = addedTo(asked, item);
   if (added.length === 0) return 1;
   return added.filter((term) => shown.has(term)).length / added.length;
 }
