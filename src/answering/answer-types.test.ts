@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   ANSWER_TYPE_NOUN,
+  countedNoun,
+  countedNounsIn,
   expectedAnswerType,
   isQuestion,
   questionWords,
@@ -59,6 +61,17 @@ describe('ANSWER_TYPE_NOUN', () => {
     );
     expect(without('Which country ruled California?')).toBe('Which ruled California?');
     expect(without('What is the population of the state?')).toBe('What is the population of the state?');
+  });
+});
+
+describe('countedNoun and countedNounsIn', () => {
+  it('reads what a "how many…" question counts, and what a sentence gives the count of', () => {
+    expect(countedNoun('How many attempts does it make by default?')).toBe('attempts');
+    expect(countedNoun('how many of the workers stay idle?')).toBe('workers');
+    expect(countedNoun('How long does it wait?')).toBeUndefined();
+    expect(
+      countedNounsIn('Maximum number of retries. Sets the total of the pool and the count of workers.'),
+    ).toEqual(['retries', 'pool', 'workers']);
   });
 });
 

@@ -39,6 +39,24 @@ export const ANSWER_TYPE_NOUN = new RegExp(
   String.raw`(${ASKING.trimEnd()}) (?:${DATE_NOUNS}|${PLACE_NOUNS})\b`,
   'gi',
 );
+/**
+ * What a "how many…" question counts: the noun after "how many" ("How many attempts does it
+ * make?": attempts), or undefined.
+ */
+export function countedNoun(question: string): string | undefined {
+  return /\bhow many\s+(?:of\s+(?:the|its|their|these|those)\s+)?(\p{L}[\p{L}-]*)/iu.exec(question)?.[1];
+}
+
+/**
+ * The nouns a sentence gives the count of: "Maximum number of retries" counts retries. Reference
+ * documentation states a count this way rather than with a figure ("Default: `5`" follows).
+ */
+export function countedNounsIn(sentence: string): string[] {
+  return [...sentence.matchAll(/\b(?:number|count|amount|total) of\s+(?:the\s+)?(\p{L}[\p{L}-]*)/giu)].map(
+    (match) => match[1] ?? '',
+  );
+}
+
 /** The measure word of a "how many/high/long…" question: what it asks, not what it is about. */
 export const HOW_MEASURE = new RegExp(HOW_MEASURE_WORDS, 'gi');
 

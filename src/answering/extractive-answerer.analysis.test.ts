@@ -82,6 +82,21 @@ describe('ExtractiveAnswerer with PostgreSQL’s analysis', () => {
     expect(text).toMatch(/^retryAfter boolean \(optional\) - It enables automatic retry/);
   });
 
+  it('answers "how many…" with the line giving the count of what it counts, worded otherwise ("retries" for "attempts")', async () => {
+    const options = [
+      'maxRetries number (optional) - Maximum number of retries. Default: 5',
+      'maxTimeout number (optional) - Maximum number of milliseconds to wait before retrying. Default: 30000',
+      'timeoutFactor number (optional) - Factor to multiply the timeout by for each retry attempt. Default: 2',
+      'statusCodes number[] (optional) - Array of HTTP status codes to retry. Default: [429, 503]',
+    ].join('\n\n');
+    const text = await answer('How many attempts does it make by default?', options, {
+      title: 'Class: RetryHandler',
+      headingPath: ['Class: RetryHandler', 'RetryOptions'],
+      topic: ['How can I automatically retry failed HTTP requests?'],
+    });
+    expect(text).toMatch(/^maxRetries number \(optional\) - Maximum number of retries/);
+  });
+
   // As semver's README lists its ranges, the list's marks gone.
   const caretRanges = [
     'Ranges can also be written with a caret.',

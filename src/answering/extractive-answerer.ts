@@ -6,6 +6,8 @@ import type { TeamSearch } from '../retrieval/search-types.js';
 import {
   ANSWER_TYPE_NOUN,
   type AnswerType,
+  countedNoun,
+  countedNounsIn,
   expectedAnswerType,
   HOW_MEASURE,
   isQuestion,
@@ -155,6 +157,8 @@ interface Question {
   readonly names: ReadonlySet<string>;
   /** Term → the terms of words that say the same. */
   readonly synonyms: ReadonlyMap<string, ReadonlySet<string>>;
+  /** The sentences giving the count of what a "how many…" question counts ("Maximum number of retries"). */
+  readonly counts: ReadonlySet<Candidate>;
 }
 
 /**
@@ -219,6 +223,12 @@ export class ExtractiveAnswerer implements Answerer {
     const longNames = statement ? [] : nameRunsIn(input.question);
     // Each word alone, to say in words which of the question's terms no passage holds.
     const asked = [...new Set(input.question.match(QUESTION_WORD) ?? [])];
+    // "How many attempts…": the noun it counts, and the nouns each sentence gives the count of.
+    const counted = countedNoun(input.question);
+    const countedBy = candidates.map((candidate) =>
+      counted === undefined ? [] : countedNounsIn(candidate.unit.text),
+    );
+    const countWords = [...new Set(countedBy.flat())];
     const [questionTerms, previousTerms, ...analysed] = (
       await this.analyzer.analyze(
         [
@@ -237,11 +247,14 @@ export class ExtractiveAnswerer implements Answerer {
           ...input.passages.map((passage) =>
             withIdentifierWords(titleWithFileName(passage.hit.title, passage.hit.fileName)),
           ),
+          ...(counted === undefined ? [] : [counted, ...countWords]),
         ].map((text) => americanSpelling(unaccented(text))),
       )
     ).map(withoutCompounds);
     input.signal.throwIfAborted();
     const wordTerms = analysed.splice(0, asked.length);
+    const [countedTerms, ...countWordTerms] =
+      counted === undefined ? [] : analysed.splice(analysed.length - 1 - countWords.length);
     const longNameTerms = analysed.splice(names.length, longNames.length);
     const nameTerms = analysed.slice(0, names.length);
     // Passages under headings are documentation, whose abbreviations the technical synonyms read.
@@ -308,8 +321,14 @@ export class ExtractiveAnswerer implements Answerer {
     for (const term of previousTerms?.keys() ?? []) terms.set(term, PREVIOUS_QUESTION_WEIGHT);
     for (const term of questionTerms?.keys() ?? []) terms.set(term, 1);
     if (terms.size === 0) return none;
+    const termsOfCountWord = new Map(countWords.map((word, index) => [word, countWordTerms[index]]));
+    const countsAsked = (words: readonly string[]) =>
+      [...(countedTerms?.keys() ?? [])].some((term) =>
+        words.some((word) => matchOf(term, termsOfCountWord.get(word) ?? new Map(), { synonyms }) > 0),
+      );
     const question: Question = {
       terms,
+      counts: new Set(candidates.filter((_candidate, index) => countsAsked(countedBy[index] ?? []))),
       type: expectedAnswerType(input.question),
       words: questionWords(`${previous ?? ''} ${input.question}`),
       statement,
@@ -850,7 +869,12 @@ function score(
       weight * Math.log(1 + (candidates.length - documentFrequency + 0.5) / (documentFrequency + 0.5)),
     );
   }
-  const questionWeight = [...idf.values()].reduce((sum, weight) => sum + weight, 0);
+  // "How many attempts…" asks for the count of attempts: a sentence giving it ("Maximum number of
+  // retries") holds what is asked as a term of its own, weighed as rare as such sentences are.
+  const counting = candidates.filter((candidate) => question.counts.has(candidate)).length;
+  const countWeight =
+    counting === 0 ? 0 : Math.log(1 + (candidates.length - counting + 0.5) / (counting + 0.5));
+  const questionWeight = [...idf.values()].reduce((sum, weight) => sum + weight, countWeight);
   // The candidate before each one in its passage, to lend a pronoun-led sentence its subject.
   const previousOf = new Map<Candidate, number>();
   candidates.forEach((candidate, index) => {
@@ -902,6 +926,10 @@ function score(
       }
       matched += weight;
       bm25 += (weight * frequency * (K1 + 1)) / (frequency + K1 * (1 - B + (B * length) / averageLength));
+    }
+    if (question.counts.has(candidate)) {
+      matched += countWeight;
+      bm25 += (countWeight * (K1 + 1)) / (1 + K1 * (1 - B + (B * length) / averageLength));
     }
     const typeFactor =
       question.type === undefined ||
@@ -975,8 +1003,12 @@ function strengthOf(term: string, terms: ReadonlyMap<string, number>, name = fal
  * How well a sentence's terms hold a question's term: as `strengthOf` (a name's misspelling
  * forgiven), else `SYNONYM` for a word that says the same, else 0.
  */
-function matchOf(term: string, terms: ReadonlyMap<string, number>, question: Question): number {
-  const strength = strengthOf(term, terms, question.names.has(term));
+function matchOf(
+  term: string,
+  terms: ReadonlyMap<string, number>,
+  question: Pick<Question, 'synonyms'> & Partial<Pick<Question, 'names'>>,
+): number {
+  const strength = strengthOf(term, terms, question.names?.has(term) === true);
   if (strength > 0) return strength;
   for (const other of question.synonyms.get(term) ?? []) if (terms.has(other)) return SYNONYM;
   return 0;

@@ -95,6 +95,7 @@ export const TECHNICAL_SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['app', 'application'],
   ['url', 'uri', 'link'],
   ['mock', 'stub', 'fake'],
+  ['retry', 'attempt', 'reattempt'],
   ['install', 'installation'],
   ['upgrade', 'update', 'migrate'],
   ['permission', 'permissions', 'access'],
