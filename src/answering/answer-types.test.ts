@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   ANSWER_TYPE_NOUN,
+  askedKind,
   countedNoun,
   countedNounsIn,
   expectedAnswerType,
@@ -61,6 +62,14 @@ describe('ANSWER_TYPE_NOUN', () => {
     );
     expect(without('Which country ruled California?')).toBe('Which ruled California?');
     expect(without('What is the population of the state?')).toBe('What is the population of the state?');
+  });
+});
+
+describe('askedKind', () => {
+  it('reads up to three words after "which" or "what" as the kind of thing asked for', () => {
+    expect(askedKind('Which Fastify hook lets me rewrite the body?')).toBe('Fastify hook lets');
+    expect(askedKind('What status code comes back?')).toBe('status code comes');
+    expect(askedKind('How do I set a timeout?')).toBeUndefined();
   });
 });
 

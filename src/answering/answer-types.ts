@@ -48,6 +48,15 @@ export function countedNoun(question: string): string | undefined {
 }
 
 /**
+ * The words that say what kind of thing a "which…" or "what…" question asks for ("Which Fastify
+ * hook…": Fastify hook), up to three, or undefined: a document titled by that kind ("Hooks") lists
+ * its members.
+ */
+export function askedKind(question: string): string | undefined {
+  return /\b(?:which|what)\s+((?:[\p{L}][\p{L}\p{N}.-]*\s*){1,3})/iu.exec(question)?.[1]?.trim();
+}
+
+/**
  * The nouns a sentence gives the count of: "Maximum number of retries" counts retries. Reference
  * documentation states a count this way rather than with a figure ("Default: `5`" follows).
  */

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { hitOf } from '../../test/fakes/fake-team-search.js';
 import { analyzeTexts } from '../db/repositories/search.js';
 import { sqlConnection } from '../db/sql-connection.js';
+import type { SearchHit } from '../retrieval/search-types.js';
 import { numberPassages } from './citations.js';
 import { ExtractiveAnswerer } from './extractive-answerer.js';
 
@@ -37,7 +38,31 @@ async function answer(
   })) {
     answered += piece;
   }
-  return answered;
+  // A section's answer opens with its heading; what follows it is checked here.
+  return answered.replace(/^#### .*\n\n/, '');
+}
+
+/** The answer from several passages, best first: the section heading it opens with, and the rest. */
+async function answerFrom(
+  question: string,
+  hits: readonly SearchHit[],
+): Promise<{ heading: string | undefined; text: string }> {
+  let answered = '';
+  for await (const piece of answerer.answer({
+    teamId: 1,
+    question,
+    history: [],
+    topic: [],
+    passages: numberPassages(hits),
+    signal: new AbortController().signal,
+  })) {
+    answered += piece;
+  }
+  const heading = /^#### (.*)\n\n/.exec(answered);
+  return {
+    heading: heading?.[1],
+    text: heading === null ? answered : answered.slice(heading[0].length),
+  };
 }
 
 describe('ExtractiveAnswerer with PostgreSQL’s analysis', () => {
@@ -113,5 +138,83 @@ describe('ExtractiveAnswerer with PostgreSQL’s analysis', () => {
   it('goes on with a longer line that says more than the short one shown, though it repeats its terms', async () => {
     const text = await answer('What does ^1.2.3 mean?', caretRanges, caretSection);
     expect(text).toContain('Note that prereleases of 1.2.3 are allowed too.');
+  });
+
+  it('does not count a section less for another title naming a word that weighs less than what its headings name', async () => {
+    // "errors out" names the Errors guide's title; the pluginTimeout entry's heading names the
+    // plugin asked about, which that title does not.
+    const errors = hitOf(
+      {
+        title: 'Errors',
+        fileName: 'fastify-Errors.md',
+        headingPath: ['Errors', 'Error codes'],
+        text: 'Each error has a code that says which check failed. The list below gives them all.',
+      },
+      0,
+    );
+    const pluginTimeout = hitOf(
+      {
+        title: 'Server',
+        fileName: 'fastify-Server.md',
+        headingPath: ['Server', 'pluginTimeout'],
+        text: 'The maximum amount of time in milliseconds in which a plugin can load. If not, ready will complete with an Error.',
+      },
+      1,
+    );
+    const { heading, text } = await answerFrom(
+      'How long does Fastify give a plugin to load before ready() errors out?',
+      [errors, pluginTimeout],
+    );
+    expect(heading).toBe('pluginTimeout');
+    expect(text).toContain('The maximum amount of time in milliseconds in which a plugin can load');
+  });
+
+  it('reads "how long" as asking for a time', async () => {
+    const loading = hitOf(
+      {
+        title: 'Server',
+        headingPath: ['Server', 'Plugin loading'],
+        text: 'Plugins load in the order they are registered. Wait for ready() before the server listens.',
+      },
+      0,
+    );
+    const pluginTimeout = hitOf(
+      {
+        title: 'Server',
+        headingPath: ['Server', 'pluginTimeout'],
+        text: 'The maximum amount of time in milliseconds in which a plugin can load.',
+      },
+      1,
+    );
+    const { heading } = await answerFrom('How long does a plugin get to load?', [loading, pluginTimeout]);
+    expect(heading).toBe('pluginTimeout');
+  });
+
+  it('prefers the document whose title names the kind of thing a "which…" question asks for', async () => {
+    // "Which … hook": the Hooks guide lists hooks; the server's clientErrorHandler entry names
+    // "client" in its heading, as the question does, but is no hook.
+    const clientErrorHandler = hitOf(
+      {
+        title: 'Server',
+        fileName: 'fastify-Server.md',
+        headingPath: ['Server', 'clientErrorHandler'],
+        text: 'The handler writes a response body to the socket of the client before the connection closes.',
+      },
+      0,
+    );
+    const onSend = hitOf(
+      {
+        title: 'Hooks',
+        fileName: 'fastify-Hooks.md',
+        headingPath: ['Hooks', 'onSend'],
+        text: 'With the onSend hook you can rewrite the payload before it is sent.',
+      },
+      1,
+    );
+    const { heading } = await answerFrom(
+      'Which Fastify hook lets me rewrite the response body just before it goes to the client?',
+      [clientErrorHandler, onSend],
+    );
+    expect(heading).toBe('onSend');
   });
 });

@@ -29,7 +29,15 @@ async function answer(
   })) {
     pieces.push(piece);
   }
-  return { pieces, text: pieces.join('') };
+  const answered = pieces.join('');
+  // A section's answer opens with its heading (`#### …`); `text` is what follows it.
+  const heading = /^#### (.*)\n\n/.exec(answered);
+  return {
+    pieces,
+    answered,
+    heading: heading?.[1],
+    text: heading === null ? answered : answered.slice(heading[0].length),
+  };
 }
 
 function passagesOf(...documents: { title: string; text: string; url?: string }[]) {
@@ -695,6 +703,37 @@ describe('ExtractiveAnswerer on documentation (sections under headings)', () => 
       numberPassages([msgPrefix, childLoggers]),
     );
     expect(text).toMatch(/^The msgPrefix property allows you to specify a prefix.*\[1\]/);
+  });
+
+  it('answers from the section whose prose says what is asked, under its heading, over examples of code alone ranked above it', async () => {
+    const mockAgent = { title: 'Class: MockAgent', fileName: 'undici-MockAgent.md' };
+    const example = (what: string, index: number) =>
+      hitOf(
+        {
+          ...mockAgent,
+          headingPath: [
+            'Class: MockAgent',
+            'MockAgent.enableNetConnect([host])',
+            `Example - Allow requests matching a host ${what} to make real requests`,
+          ],
+          text: `\`\`\`js\nconst mockAgent = new MockAgent()\nmockAgent.enableNetConnect(${what})\nawait request('http://example.com')\n\`\`\``,
+        },
+        index,
+      );
+    const disableNetConnect = hitOf(
+      {
+        ...mockAgent,
+        headingPath: ['Class: MockAgent', 'MockAgent.disableNetConnect()'],
+        text: 'This method causes all requests to throw when requests are not matched in a MockAgent intercept.\n\nReturns: `void`',
+      },
+      2,
+    );
+    const { heading, text } = await answer(
+      'During tests, how do I make undici fail any request that does not match a mock?',
+      numberPassages([example("'example.com'", 0), example('/example/', 1), disableNetConnect]),
+    );
+    expect(heading).toBe('MockAgent.disableNetConnect()');
+    expect(text.startsWith('This method causes all requests to throw')).toBe(true);
   });
 
   it('weighs a term the question repeats more when choosing the section ("every message… messages from child loggers")', async () => {

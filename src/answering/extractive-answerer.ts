@@ -6,6 +6,7 @@ import type { TeamSearch } from '../retrieval/search-types.js';
 import {
   ANSWER_TYPE_NOUN,
   type AnswerType,
+  askedKind,
   countedNoun,
   countedNounsIn,
   expectedAnswerType,
@@ -229,6 +230,7 @@ export class ExtractiveAnswerer implements Answerer {
       counted === undefined ? [] : countedNounsIn(candidate.unit.text),
     );
     const countWords = [...new Set(countedBy.flat())];
+    const kind = askedKind(input.question);
     const [questionTerms, previousTerms, ...analysed] = (
       await this.analyzer.analyze(
         [
@@ -248,11 +250,13 @@ export class ExtractiveAnswerer implements Answerer {
             withIdentifierWords(titleWithFileName(passage.hit.title, passage.hit.fileName)),
           ),
           ...(counted === undefined ? [] : [counted, ...countWords]),
+          kind ?? '',
         ].map((text) => americanSpelling(unaccented(text))),
       )
     ).map(withoutCompounds);
     input.signal.throwIfAborted();
     const wordTerms = analysed.splice(0, asked.length);
+    const kindTerms = new Set(analysed.pop()?.keys() ?? []);
     const [countedTerms, ...countWordTerms] =
       counted === undefined ? [] : analysed.splice(analysed.length - 1 - countWords.length);
     const longNameTerms = analysed.splice(names.length, longNames.length);
@@ -346,7 +350,7 @@ export class ExtractiveAnswerer implements Answerer {
       const statistics = await this.analyzer.termStatistics(input.teamId, [...terms.keys()]);
       input.signal.throwIfAborted();
       const weights = collectionWeights(withRepetitions(terms, questionTerms), statistics);
-      const [section] = rankSections(sections, weights, match);
+      const [section] = rankSections(sections, weights, match, kindTerms);
       // Documentation (passages under headings, and a README's untitled introduction beside them)
       // answers with one section; prose passages with their best sentences, below.
       if (section !== undefined && documentation) {
@@ -559,14 +563,24 @@ function isCutFrom(shown: string, key: string): boolean {
   return shown.split(' ').length >= MIN_CUT_LEAD_WORDS && key.startsWith(`${shown} `);
 }
 
+/** The Markdown heading (level 4: below an answer's own headings in a page) a section's answer opens with. */
+const HEADING_MARK = '#### ';
+
+/** An answer without the heading line `render` opens a section's answer with. */
+function withoutHeading(answer: string): string {
+  if (!answer.startsWith(HEADING_MARK)) return answer;
+  const end = answer.indexOf('\n');
+  return end === -1 ? '' : answer.slice(end).trimStart();
+}
+
 /**
  * The sentences earlier answers of the conversation opened with (as far as shown, if cut short), as
- * `leadKey`s: what comes before the first citation `withCitation` wrote.
+ * `leadKey`s: what comes, below a section's heading, before the first citation `withCitation` wrote.
  */
 function shownLeads(history: readonly ConversationTurn[]): string[] {
   return history
     .filter((turn) => turn.role === 'assistant')
-    .map((turn) => leadKey(turn.content.split(/\s\[\d+\]/)[0] ?? ''));
+    .map((turn) => leadKey(withoutHeading(turn.content).split(/\s\[\d+\]/)[0] ?? ''));
 }
 
 /**
@@ -797,12 +811,16 @@ function withoutCompounds(terms: ReadonlyMap<string, number>): ReadonlyMap<strin
   return new Map([...terms].filter(([term]) => !COMPOUND.test(term)));
 }
 
+const HOW_LONG = /\bhow long\b/gi;
+
 /** A hyphenated word; not a host, address or path ("my-host.example.com"), which has no parts. */
 const COMPOUND = /^[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+$/u;
 
 /** The question without its framing words, unless nothing else is left ("tell me more"). */
 function meaningful(question: string): string {
   const framed = question
+    // "How long…" asks how much time: the answer says "time" or a form of it ("timeout").
+    .replace(HOW_LONG, ' time ')
     .replace(HOW_MEASURE, ' ')
     .replace(ANSWER_TYPE_NOUN, '$1')
     .replace(FRAMING_WORDS, ' ');
@@ -1064,7 +1082,9 @@ function coverage(
  * The chosen sentences, best first, each followed by its citation; a sentence of the same passage
  * and paragraph (block) as the one before it continues its paragraph, anything else starts a new one. A sentence that
  * introduces what follows ("…as follows:") brings its list or code along; code is fenced and its
- * citation stays outside the fence. A section's answer (`sectionAnswer`) cites its one passage once.
+ * citation stays outside the fence. A section's answer (`sectionAnswer`) cites its one passage once,
+ * under its section's heading: reference entries say what their heading names without naming it
+ * ("This method causes all requests to throw…" under `MockAgent.disableNetConnect()`).
  */
 function* render(chosen: readonly Scored[], sectionAnswer: boolean): Generator<string> {
   let previous: Candidate | undefined;
@@ -1077,6 +1097,8 @@ function* render(chosen: readonly Scored[], sectionAnswer: boolean): Generator<s
     cited = true;
     return withCitation(text, number);
   };
+  const heading = sectionAnswer ? chosen[0]?.candidate.passage.hit.headingPath.at(-1)?.trim() : undefined;
+  if (heading !== undefined && heading !== '') yield `${HEADING_MARK}${heading}\n\n`;
   for (const { candidate } of chosen) {
     if (shown.has(candidate.unit.text)) continue;
     const number = candidate.passage.number;

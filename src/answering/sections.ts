@@ -22,6 +22,8 @@ const B = 0.75;
  * the whole collection, BM25F's over the sections): the top of either counts most.
  */
 const FUSION_K = 2;
+/** How many times a term naming the kind a "which…" question asks for ("Which Fastify hook…") counts when titles are weighed. */
+const ASKED_KIND = 2;
 /** What a section counts for, fused, when another passage's title names all its title names of the question, and more its headings do not. */
 const OUTNAMED_DOCUMENT = 0.5;
 
@@ -107,15 +109,17 @@ export function evidenceOf(
 /**
  * The passages best first: search's order (BM25 over the whole collection), BM25F's over the
  * sections' fields and the order of their closest sentences (`closestSentence`), fused by
- * reciprocal rank, so a section whose heading names what is asked rises, as does one with a
- * sentence that says what the question asks, and one they agree on leads; a section of a document
- * whose title names less of the question than another passage's title (all it names, and more
- * that its headings do not name) counts half (`namingTitles`). Of two alike, search's order stands.
+ * reciprocal rank (each ranking counting only the sections it found), so a section whose heading
+ * names what is asked rises, as does one with a sentence that says what the question asks, and one
+ * they agree on leads; a section of a document whose title names less of the question than another
+ * passage's title (all it names, and more that its headings do not name) counts half
+ * (`namingTitles`); `kind` is what a "which…" question asks for. Of two alike, search's order stands.
  */
 export function rankSections(
   sections: readonly SectionFields[],
   weights: ReadonlyMap<string, number>,
   match: TermMatch,
+  kind: ReadonlySet<string> = new Set(),
 ): Passage[] {
   const lengthOf = (section: SectionFields) =>
     sum(section.body) + HEADING_BOOST * sum(section.heading) + TITLE_BOOST * sum(section.title);
@@ -137,14 +141,18 @@ export function rankSections(
     return score;
   });
   const byFields = placesOf(bm25f);
-  const bySentence = placesOf(sections.map((section) => closestSentence(section, weights, match)));
+  const closest = sections.map((section) => closestSentence(section, weights, match));
+  const bySentence = placesOf(closest);
+  // As in reciprocal rank fusion, a ranking counts only what it found: a section no sentence of
+  // which says any of the question (code alone under an "Example" heading) gets nothing from the
+  // sentences' order, rather than the place its tie with the others gives it.
   const fused = sections.map(
     (_, index) =>
       1 / (FUSION_K + index) +
-      1 / (FUSION_K + (byFields[index] ?? 0)) +
-      1 / (FUSION_K + (bySentence[index] ?? 0)),
+      ((bm25f[index] ?? 0) > 0 ? 1 / (FUSION_K + (byFields[index] ?? 0)) : 0) +
+      ((closest[index] ?? 0) > 0 ? 1 / (FUSION_K + (bySentence[index] ?? 0)) : 0),
   );
-  const named = namingTitles(sections, weights, match);
+  const named = namingTitles(sections, weights, match, kind);
   const score = (index: number) => (named[index] ? 1 : OUTNAMED_DOCUMENT) * (fused[index] ?? 0);
   return sections
     .map((section, index) => ({ section, index }))
@@ -184,22 +192,31 @@ function closestSentence(
  * other words ("unit tests" in the server's reference) is less likely its answer; of two documents
  * of the package it names ("undici"), the one whose title also names what is asked ("RetryHandler"
  * for "retry") is likelier. Titles naming different terms ("Routes", "Server") are not ranked
- * against each other: which names the subject is not known.
+ * against each other: which names the subject is not known. What the other title names beyond
+ * this one's must weigh more than what this section's headings name beyond the other title: the
+ * Errors guide's title naming "errors out" does not outname the `pluginTimeout` entry of a question
+ * about a plugin; a term naming the kind a "which…" question asks for ("hook") counts `ASKED_KIND`
+ * times, as a document titled by it lists its members.
  */
 function namingTitles(
   sections: readonly SectionFields[],
   weights: ReadonlyMap<string, number>,
   match: TermMatch,
+  kind: ReadonlySet<string>,
 ): boolean[] {
   const naming = sections.map((section) => termsHeld(weights, section.title, match));
   const headed = sections.map((section) => termsHeld(weights, section.heading, match));
-  // Another title names all this one names, and more that its headings do not name either.
+  const weightOf = (terms: readonly string[]) =>
+    terms.reduce((sum, term) => sum + (weights.get(term) ?? 0) * (kind.has(term) ? ASKED_KIND : 1), 0);
+  // Another title names all this one names, and more that its headings do not name either,
+  // weighing more than what its headings name that the other title does not.
   const outnamed = (named: ReadonlySet<string>, heading: ReadonlySet<string>) =>
     naming.some(
       (other) =>
         other.size > named.size &&
         [...named].every((term) => other.has(term)) &&
-        [...other].some((term) => !named.has(term) && !heading.has(term)),
+        weightOf([...other].filter((term) => !named.has(term) && !heading.has(term))) >
+          weightOf([...heading].filter((term) => !other.has(term))),
     );
   return naming.map((named, index) => !outnamed(named, headed[index] ?? new Set()));
 }

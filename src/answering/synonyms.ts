@@ -96,6 +96,7 @@ export const TECHNICAL_SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['url', 'uri', 'link'],
   ['mock', 'stub', 'fake'],
   ['retry', 'attempt', 'reattempt'],
+  ['fail', 'throw', 'reject'],
   ['install', 'installation'],
   ['upgrade', 'update', 'migrate'],
   ['permission', 'permissions', 'access'],
