@@ -809,15 +809,13 @@ describe('ExtractiveAnswerer on documentation (sections under headings)', () => 
     );
     const question = 'And a client connection that breaks?';
     const alone = await answer(question, documented(heartbeat));
+    expect(alone.heading).toBe('How to detect broken connections?');
     expect(alone.text.startsWith('Sometimes the link')).toBe(true);
     const { text } = await answer(question, documented(heartbeat), {
       history: [
         { role: 'user', content: 'How can a server notice that a client connection broke?' },
-        {
-          role: 'assistant',
-          content:
-            'Sometimes the link between the server and the client breaks without either side noticing the connection is gone [1].',
-        },
+        // The earlier answer as the chat keeps it: under its section's heading.
+        { role: 'assistant', content: alone.answered },
       ],
       topic: ['server'],
     });
@@ -832,7 +830,7 @@ describe('ExtractiveAnswerer on documentation (sections under headings)', () => 
       limits,
       history: [
         { role: 'user', content: 'How can a server notice that a client connection broke?' },
-        { role: 'assistant', content: `${shown} [1].` },
+        { role: 'assistant', content: cut.answered },
       ],
       topic: ['server'],
     });
