@@ -53,7 +53,8 @@ export function countedNoun(question: string): string | undefined {
  * its members.
  */
 export function askedKind(question: string): string | undefined {
-  return /\b(?:which|what)\s+((?:[\p{L}][\p{L}\p{N}.-]*\s*){1,3})/iu.exec(question)?.[1]?.trim();
+  // Words apart by spaces, each read one way only: linear on any input.
+  return /\b(?:which|what)\s+(\p{L}[\p{L}\p{N}.-]*(?:\s+\p{L}[\p{L}\p{N}.-]*){0,2})/iu.exec(question)?.[1];
 }
 
 /**

@@ -811,10 +811,11 @@ function withoutCompounds(terms: ReadonlyMap<string, number>): ReadonlyMap<strin
   return new Map([...terms].filter(([term]) => !COMPOUND.test(term)));
 }
 
-const HOW_LONG = /\bhow long\b/gi;
-
 /** A hyphenated word; not a host, address or path ("my-host.example.com"), which has no parts. */
 const COMPOUND = /^[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+$/u;
+
+/** "How long…": it asks how much time (`meaningful`). */
+const HOW_LONG = /\bhow long\b/gi;
 
 /** The question without its framing words, unless nothing else is left ("tell me more"). */
 function meaningful(question: string): string {
