@@ -1,5 +1,5 @@
 import { withoutContractions } from '../contractions.js';
-import { identifierWords } from '../identifier-words.js';
+import { withIdentifierWords } from '../identifier-words.js';
 
 /** A search query split into its free text and the phrases it quotes. */
 export interface ParsedQuery {
@@ -23,6 +23,5 @@ export function parseQuery(query: string): ParsedQuery {
     .map((match) => (match[1] ?? '').trim())
     .filter((phrase) => phrase !== '');
   const text = withoutContractions(query.replace(QUOTED, ' $1 ')).replace(/\s+/g, ' ').trim();
-  const words = identifierWords(text);
-  return { text: words === '' ? text : `${text} ${words}`, phrases };
+  return { text: withIdentifierWords(text), phrases };
 }
