@@ -240,6 +240,8 @@ export class ExtractiveAnswerer implements Answerer {
           withIdentifierWords(meaningful(input.question)),
           previous === undefined ? '' : withIdentifierWords(meaningful(previous)),
           ...asked,
+          kind ?? '',
+          ...(counted === undefined ? [] : [counted, ...countWords]),
           ...names,
           ...longNames,
           ...SYNONYM_WORDS,
@@ -249,16 +251,16 @@ export class ExtractiveAnswerer implements Answerer {
           ...input.passages.map((passage) =>
             withIdentifierWords(titleWithFileName(passage.hit.title, passage.hit.fileName)),
           ),
-          ...(counted === undefined ? [] : [counted, ...countWords]),
-          kind ?? '',
         ].map((text) => americanSpelling(unaccented(text))),
       )
     ).map(withoutCompounds);
     input.signal.throwIfAborted();
     const wordTerms = analysed.splice(0, asked.length);
-    const kindTerms = new Set(analysed.pop()?.keys() ?? []);
-    const [countedTerms, ...countWordTerms] =
-      counted === undefined ? [] : analysed.splice(analysed.length - 1 - countWords.length);
+    const kindTerms = new Set(analysed.splice(0, 1)[0]?.keys() ?? []);
+    const [countedTerms, ...countWordTerms] = analysed.splice(
+      0,
+      counted === undefined ? 0 : 1 + countWords.length,
+    );
     const longNameTerms = analysed.splice(names.length, longNames.length);
     const nameTerms = analysed.slice(0, names.length);
     // Passages under headings are documentation, whose abbreviations the technical synonyms read.
