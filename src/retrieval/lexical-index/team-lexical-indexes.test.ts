@@ -270,9 +270,11 @@ describe('the postings of a team in memory', () => {
   it('repeats a search with no statement while nothing is written (PGlite), and sees the next write', async () => {
     const database = sql();
     let statements = 0;
+    let postingReads = 0;
     const counting: SqlExecutor & Pick<SqlConnection, 'localWrites'> = {
       executeSql: (text, values, options) => {
         statements += 1;
+        if (text.includes('chunk_terms')) postingReads += 1;
         return database.executeSql(text, values, options);
       },
       ...(database.localWrites === undefined ? {} : { localWrites: database.localWrites }),
@@ -297,9 +299,12 @@ describe('the postings of a team in memory', () => {
     expect(first?.chunks).toHaveLength(2);
 
     statements = 0;
+    postingReads = 0;
     expect(await search(teamOnly, 'beta')).toEqual(first);
     const syncsOnRepeat = database.localWrites === undefined ? 1 : 0;
     expect(statements).toBe(syncsOnRepeat);
+    // On PostgreSQL that one statement finds nothing changed without reading the change log's postings.
+    expect(postingReads).toBe(0);
     // Another reader, or a text with a word not searched before, is read once: the reader's lists
     // or the word's lexemes are not known yet. A text of words searched before is not.
     statements = 0;
@@ -321,11 +326,16 @@ describe('the postings of a team in memory', () => {
       undefined,
     );
     statements = 0;
+    postingReads = 0;
     expect((await search(teamOnly, 'beta'))?.chunks).toHaveLength(3);
-    expect(statements).toBe(1);
+    // One statement finds that the team changed, the next reads what changed.
+    expect(statements).toBe(2);
+    expect(postingReads).toBe(1);
     statements = 0;
+    postingReads = 0;
     await search(teamOnly, 'beta');
     expect(statements).toBe(syncsOnRepeat);
+    expect(postingReads).toBe(0);
     // So is a change of who may open a document: the reader's lists are read again.
     const privateList = await saveAccessList(database, teamId, peopleAccess('ada@example.com'));
     await database.executeSql('UPDATE documents SET access_list_id = $2 WHERE id = $1', [
