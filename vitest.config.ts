@@ -12,6 +12,7 @@ const databaseTests = [
   'src/db/watched-pool.test.ts',
   'src/retrieval/team-search.test.ts',
   'src/retrieval/lexical-index/team-lexical-indexes.test.ts',
+  'src/retrieval/lexical-index/english-words.test.ts',
   // Every use case's direct test, and the repositories' statements, on both databases.
   'src/services/**/*.test.ts',
   'src/db/repositories/**/*.test.ts',

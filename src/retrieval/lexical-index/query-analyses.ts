@@ -1,3 +1,6 @@
+import type { EnglishStemmerVariant } from './english-stemmer.js';
+import { PROBE_WORDS, plainWordLexemes, STEMMER_VARIANTS } from './english-words.js';
+
 /**
  * The lexemes PostgreSQL's English analysis made of the words of queries searched before, word by
  * word, so that a query whose every word was seen needs no statement to be analysed. A word's
@@ -6,11 +9,39 @@
  * never answered from here. What is kept was checked once: a text's words are learnt only when
  * their lexemes together are the text's (`learn`). Analysis depends on nothing written, so the
  * words stay known whatever changes; the oldest are forgotten past `maxWords`.
+ *
+ * A word not seen before that is read plainly (`plainWordLexemes`: ASCII letters, separators around
+ * them) is analysed here, by the stemmer variant whose analysis of `PROBE_WORDS` was the database's
+ * (`adoptStemmer`); until then, and for good once a word the database analysed is analysed
+ * otherwise here (`learn`), only the database analyses new words.
  */
 export class QueryAnalyses {
   private readonly lexemesByWord = new Map<string, readonly string[]>();
+  /** Undefined until the probe words were analysed; null once the stemmer was found to differ. */
+  private stemmer: EnglishStemmerVariant | null | undefined;
 
   constructor(private readonly maxWords: number) {}
+
+  /** Whether the probe words still wait for the database's analysis. */
+  get awaitsProbe(): boolean {
+    return this.stemmer === undefined;
+  }
+
+  /** Whether new plain words are analysed here (a variant matched the database and none differed since). */
+  get stems(): boolean {
+    return this.stemmer !== undefined && this.stemmer !== null;
+  }
+
+  /**
+   * Takes the stemmer variant whose analysis of `PROBE_WORDS` is `probeLexemes` (the database's,
+   * word by word); with none, new words are left to the database.
+   */
+  adoptStemmer(probeLexemes: readonly (readonly string[])[]): void {
+    const agrees = (variant: EnglishStemmerVariant) =>
+      PROBE_WORDS.length === probeLexemes.length &&
+      PROBE_WORDS.every((word, index) => sameLexemes(plainWordLexemes(word, variant), probeLexemes[index]));
+    this.stemmer = STEMMER_VARIANTS.find(agrees) ?? null;
+  }
 
   /** The text's words as the database is asked to analyse them; undefined when they may not be read apart. */
   wordsOf(text: string): string[] | undefined {
@@ -24,7 +55,8 @@ export class QueryAnalyses {
     if (words === undefined) return undefined;
     const lexemes = new Set<string>();
     for (const word of words) {
-      const known = this.lexemesByWord.get(word);
+      const known =
+        this.lexemesByWord.get(word) ?? (this.stemmer ? plainWordLexemes(word, this.stemmer) : undefined);
       if (known === undefined) return undefined;
       for (const lexeme of known) lexemes.add(lexeme);
     }
@@ -34,24 +66,39 @@ export class QueryAnalyses {
   /**
    * Keeps each word's lexemes (`wordLexemes[i]` for `words[i]`, as `wordsOf` gave them) when
    * together they are the whole text's `lexemes`, as the database analysed it in the same statement.
+   * Answers true when one of them is a plain word the stemmer analysed otherwise: from then on only
+   * the database analyses new words.
    */
   learn(
     words: readonly string[],
     wordLexemes: readonly (readonly string[])[],
     lexemes: readonly string[],
-  ): void {
-    if (words.length !== wordLexemes.length) return;
+  ): boolean {
+    if (words.length !== wordLexemes.length) return false;
     const union = new Set(wordLexemes.flat());
-    if (union.size !== new Set(lexemes).size || lexemes.some((lexeme) => !union.has(lexeme))) return;
+    if (union.size !== new Set(lexemes).size || lexemes.some((lexeme) => !union.has(lexeme))) return false;
+    let refuted = false;
     words.forEach((word, index) => {
+      const learnt = wordLexemes[index] ?? [];
+      const stemmed = this.stemmer ? plainWordLexemes(word, this.stemmer) : undefined;
+      if (stemmed !== undefined && !sameLexemes(stemmed, learnt)) refuted = true;
       this.lexemesByWord.delete(word);
-      this.lexemesByWord.set(word, wordLexemes[index] ?? []);
+      this.lexemesByWord.set(word, learnt);
     });
+    if (refuted) this.stemmer = null;
     for (const oldest of this.lexemesByWord.keys()) {
       if (this.lexemesByWord.size <= this.maxWords) break;
       this.lexemesByWord.delete(oldest);
     }
+    return refuted;
   }
+}
+
+/** The same lexemes, in any order; undefined (not analysed here) is never the same. */
+function sameLexemes(mine: readonly string[] | undefined, theirs: readonly string[] | undefined): boolean {
+  if (mine === undefined || theirs === undefined) return false;
+  const set = new Set(theirs);
+  return set.size === new Set(mine).size && mine.every((lexeme) => set.has(lexeme));
 }
 
 /**

@@ -305,12 +305,16 @@ describe('the postings of a team in memory', () => {
     expect(statements).toBe(syncsOnRepeat);
     // On PostgreSQL that one statement finds nothing changed without reading the change log's postings.
     expect(postingReads).toBe(0);
-    // Another reader, or a text with a word not searched before, is read once: the reader's lists
-    // or the word's lexemes are not known yet. A text of words searched before is not.
+    // Another reader, or a text with a word neither searched before nor plain, is read once: the
+    // reader's lists or the word's lexemes are not known yet. A text of words searched before, or
+    // of plain words (the stemmer analyses them), is not.
     statements = 0;
     await search(ada, 'beta');
-    await search(teamOnly, 'gamma');
+    await search(teamOnly, 'gamma/beta');
     expect(statements).toBe(2);
+    statements = 0;
+    expect((await search(teamOnly, 'Gamma?'))?.chunks).toHaveLength(1);
+    expect(statements).toBe(syncsOnRepeat);
     statements = 0;
     await search(ada, 'beta');
     expect(await search(teamOnly, 'gamma  beta')).toEqual(await search(teamOnly, 'gamma beta'));

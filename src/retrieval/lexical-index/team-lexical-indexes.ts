@@ -6,8 +6,14 @@ import {
   readLexicalSync,
   readTeamChunkIds,
 } from '../../db/repositories/lexical-changes.js';
-import { type ChunkHitRow, type RankedChunk, readTeamHitRows } from '../../db/repositories/search.js';
+import {
+  analyzeTexts,
+  type ChunkHitRow,
+  type RankedChunk,
+  readTeamHitRows,
+} from '../../db/repositories/search.js';
 import type { SqlConnection, SqlExecutor } from '../../db/sql-connection.js';
+import { PROBE_WORDS } from './english-words.js';
 import { EventLoopTurns } from './event-loop-turns.js';
 import { HitCache, type HitRow } from './hit-cache.js';
 import { byCodeUnit, QueryAnalyses } from './query-analyses.js';
@@ -52,6 +58,14 @@ export const MEMORY_INDEX_LOADED = "a team's postings are loaded into memory: BM
 /** The message logged (at info) when a team's postings do not fit in the memory allowed. */
 export const MEMORY_INDEX_REFUSED =
   "a team's postings do not fit in the memory allowed (SEARCH_MEMORY_INDEX_MB): BM25 ranks in the database";
+
+/** Logged (at info) when no stemmer variant analyses the probe words as the database does. */
+const STEMMER_REFUSED =
+  "the database's English analysis is not one this process knows: it analyses every new query word";
+
+/** Logged when a word the database analysed was analysed otherwise here: new words go to the database from then on. */
+const STEMMER_REFUTED =
+  'a query word was stemmed otherwise than the database stems it: the database analyses new query words from now on';
 
 /** Chunks whose postings one statement of a load reads. */
 const LOAD_BATCH_CHUNKS = 500;
@@ -218,7 +232,9 @@ export class TeamLexicalIndexes {
       const words = writes === undefined ? [] : (this.analyses.wordsOf(text) ?? []);
       // A failed read changes nothing: the next sync reads the same changes again.
       const read = await readLexicalSync(this.sql, reader, team.snapshot, text, words);
-      this.analyses.learn(words, read.wordLexemes, read.lexemes);
+      if (this.analyses.learn(words, read.wordLexemes, read.lexemes)) {
+        this.logger?.warn({ words }, STEMMER_REFUTED);
+      }
       try {
         for (const chunk of read.changed) {
           team.hits.delete(chunk.chunkId);
@@ -279,6 +295,11 @@ export class TeamLexicalIndexes {
    */
   private async load(teamId: number): Promise<LoadedTeam | undefined> {
     const began = performance.now();
+    if (this.analyses.awaitsProbe) {
+      const probe = await analyzeTexts(this.sql, PROBE_WORDS);
+      this.analyses.adoptStemmer(probe.map((lexemes) => [...lexemes.keys()]));
+      if (!this.analyses.stems) this.logger?.info({}, STEMMER_REFUSED);
+    }
     const { snapshot } = await readLexicalSnapshot(this.sql);
     const syncedAt = this.now();
     const chunkIds = await readTeamChunkIds(this.sql, teamId);
