@@ -47,7 +47,7 @@ describe("PostgreSQL's English analysis of plain words, here", () => {
   it('reads a word with separators around it as the database does, and leaves paths, hosts and runs of dots to it', async () => {
     const analyses = await adoptedAnalyses();
     const separators = [...`!"#$%'()*+,-:;=>?@[\\]^\`{|}`];
-    const plain = ['Cells', 'added', 'THE', 'regulation', 'x'].flatMap((word) =>
+    const plain = ['Cells', 'added', 'THE', 'regulation', 'x', 'UBC13', 'fast-twitch', ''].flatMap((word) =>
       separators.flatMap((before) => [
         `${before}${word}`,
         `${word}${before}`,

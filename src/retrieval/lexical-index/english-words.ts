@@ -9,7 +9,7 @@ import { type EnglishStemmerVariant, englishStem } from './english-stemmer.js';
  *   lower-cased;
  * - such runs joined by single hyphens ("fast-twitch", "IL-6", "up-regulation") are the whole
  *   (stemmed when all letters, else lower-cased) and each part read as above.
- * Anything else is left to the database: a number after "+" or "-" (a signed number), a hyphenated
+ * Separators alone ("-", "(+)") make none. Anything else is left to the database: a number after "+" or "-" (a signed number), a hyphenated
  * word starting or going on with a digit, inner punctuation ("e.g.", "don't", "a@b"), "/", ".",
  * "~" and "_" that make paths and hosts, "&" and "<" that start entities and tags, other alphabets.
  * Checked against PostgreSQL 15 and 18 on 40,000 words and tokens of documentation and abstracts
@@ -31,6 +31,8 @@ const STOP_WORDS = new Set(
 /** Separators the parser never joins to the word beside them; a word may end with one more ".". */
 const PLAIN_WORD =
   /^([-!"#$%'()*+,:;=>?@[\\\]^`{|}]*)([A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)[-!"#$%'()*+,:;=>?@[\\\]^`{|}]*\.?$/;
+/** Separators alone ("-", "(+)", ":"): no lexeme. */
+const SEPARATORS_ONLY = /^[-!"#$%'()*+,:;=>?@[\\\]^`{|}]*\.?$/;
 /** Longer words are left to the database. */
 const MAX_PLAIN_WORD = 100;
 
@@ -39,6 +41,7 @@ const MAX_PLAIN_WORD = 100;
  * space), sorted, when the word is read plainly (above); undefined when the database must analyse it.
  */
 export function plainWordLexemes(word: string, variant: EnglishStemmerVariant): string[] | undefined {
+  if (SEPARATORS_ONLY.test(word)) return [];
   const match = PLAIN_WORD.exec(word);
   const before = match?.[1];
   const core = match?.[2];
@@ -87,6 +90,6 @@ export const PROBE_WORDS: readonly string[] = (
   'gyroscopic adjustable defensible irritant replacement adjustment dependent adoption communism activate ' +
   'angulariti homologous effective bowdlerize probate rate cease controll roll generate general generous ' +
   'communication community arsenal arsenic bayes boxed played knowing kwale yearly eyes sayyid crying ' +
-  'The AND very Cells (cancer) cancer? -regulation, "Added" [note] {x} UBC13 12 K63-linked fast-twitch up-regulation ' +
+  'The AND very Cells (cancer) cancer? -regulation, "Added" [note] {x} UBC13 12 K63-linked fast-twitch up-regulation - (+) ' +
   "'quoted' #tag @user *bold* +plus ^up |pipe `code` \\back =eq >gt end."
 ).split(' ');
