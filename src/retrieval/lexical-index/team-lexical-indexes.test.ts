@@ -351,6 +351,68 @@ describe('the postings of a team in memory', () => {
     expect((await search(ada, 'beta'))?.chunks).toHaveLength(3);
   });
 
+  it('ranks while the sync statement is under way, and keeps that ranking only when the sync read nothing new', async () => {
+    const database = sql();
+    // As on PostgreSQL, whatever the test database: no count of local writes, a statement every search.
+    const everySearchSyncs: SqlExecutor = {
+      executeSql: (text, values, options) => database.executeSql(text, values, options),
+    };
+    const teamId = await insertTeam(database, 'Ranked meanwhile');
+    await replaceDocument(
+      database,
+      uploadFields(teamId, 'first'),
+      'first',
+      textChunks(['alpha beta', 'beta gamma']),
+      undefined,
+    );
+    const indexes = new TeamLexicalIndexes(everySearchSyncs, settings);
+    const { ada, teamOnly } = readers(teamId);
+    const search = async (reader: Reader, text: string) => {
+      const totals = await readTeamChunkTotals(database, teamId);
+      return indexes.rank({
+        reader,
+        text,
+        limit: 10,
+        teamChunks: totals.chunks,
+        averageLength: totals.averageLength,
+      });
+    };
+    expect(await search(teamOnly, 'beta')).toBeUndefined();
+    await indexes.loadsSettled();
+    const rankings = vi.spyOn(TeamLexicalIndex.prototype, 'rank');
+    try {
+      // The reader's lists are not known yet: ranked once, after the statement.
+      const first = await search(teamOnly, 'beta');
+      expect(first?.chunks).toHaveLength(2);
+      expect(rankings).toHaveBeenCalledTimes(1);
+      // Known now, and nothing changed: the ranking made meanwhile is the answer, the database's.
+      const both = await search(teamOnly, 'beta gamma');
+      expectSameRanking(both?.chunks ?? [], (await bothWays(indexes, teamOnly, 'beta gamma')).database);
+      rankings.mockClear();
+      expect((await search(teamOnly, 'beta'))?.chunks).toEqual(first?.chunks);
+      expect(rankings).toHaveBeenCalledTimes(1);
+      // A write: the ranking made meanwhile missed it, so the search ranks again once it is applied.
+      await replaceDocument(
+        database,
+        uploadFields(teamId, 'second'),
+        'second',
+        textChunks(['beta delta']),
+        undefined,
+      );
+      rankings.mockClear();
+      const afterWrite = await search(teamOnly, 'beta');
+      expect(afterWrite?.chunks).toHaveLength(3);
+      expect(rankings).toHaveBeenCalledTimes(2);
+      expectSameRanking(afterWrite?.chunks ?? [], (await bothWays(indexes, teamOnly, 'beta')).database);
+      // Another reader's lists are not known: ranked once, after the statement.
+      rankings.mockClear();
+      expect((await search(ada, 'beta'))?.chunks).toHaveLength(3);
+      expect(rankings).toHaveBeenCalledTimes(1);
+    } finally {
+      rankings.mockRestore();
+    }
+  });
+
   it('keeps the hits the load and searches read, and reads again those whose chunk or document changed', async () => {
     const teamId = await insertTeam(sql(), 'Hits in memory');
     const fields = uploadFields(teamId, 'guide', { title: 'Deploy guide', url: 'https://wiki.example/v1' });

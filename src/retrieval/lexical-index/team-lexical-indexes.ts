@@ -76,7 +76,7 @@ const MAX_HIT_CACHE_BYTES = 32 * 1024 * 1024;
 /** A load reads hits into a team's cache until they take this share of it (the rest: what searches read). */
 const HIT_CACHE_WARM_SHARE = 0.9;
 
-/** Readers' access lists a team keeps while nothing is written (`LoadedTeam.readers`). */
+/** Readers' access lists a team keeps (`LoadedTeam.readers`). */
 const MAX_READERS = 1024;
 
 /** Query words whose lexemes this process keeps (`QueryAnalyses`): a few megabytes at most. */
@@ -105,7 +105,10 @@ interface LoadedTeam {
    * (`QueryAnalyses`), needs no statement.
    */
   syncedWrites: number | undefined;
-  /** By reader, the access lists syncs at `syncedWrites` read; emptied when the count moves. */
+  /**
+   * By reader, the access lists the last syncs read. On PGlite, emptied when the count moves, so
+   * that they are what is true while it stays; on PostgreSQL, what the next sync is expected to read.
+   */
   readonly readers: Map<string, readonly number[]>;
 }
 
@@ -153,15 +156,33 @@ export class TeamLexicalIndexes {
       return undefined;
     }
     team.lastUsedAt = this.now();
-    const read = await this.sync(team, query.reader, query.text);
-    if (read === undefined) return undefined;
-    const { accessListIds, lexemes } = read;
-    if (lexemes.length === 0 || query.teamChunks === 0) return { chunks: [], accessListIds };
-    const { reader: _reader, text: _text, ...ranking } = query;
-    // A sync that needed no statement came back without the event loop turning: the ranking (and
+    const { reader, text, ...ranking } = query;
+    const changes = team.changes;
+    const syncing = this.sync(team, reader, text);
+    // A sync that needed no statement comes back without the event loop turning: the ranking (and
     // the answer after it) would run before any request read meanwhile, `/healthz` among them, and
     // 50 clients' searches would queue it behind all of theirs. Each ranks in a turn of its own.
     await this.turns.take();
+    // While the sync's statement is under way (on PostgreSQL, every search's), the postings are
+    // ranked as they are, by the lexemes and lists expected: kept when the sync changed nothing and
+    // read the same, so that the round trip and the ranking overlap.
+    const expected = this.expectedReading(team, reader, text);
+    const early =
+      expected !== undefined && expected.lexemes.length > 0 && team.changes === changes
+        ? team.index.rank({ ...ranking, accessListIds: expected.accessListIds, terms: expected.lexemes })
+        : undefined;
+    const read = await syncing;
+    if (read === undefined) return undefined;
+    const { accessListIds, lexemes } = read;
+    if (lexemes.length === 0 || query.teamChunks === 0) return { chunks: [], accessListIds };
+    if (
+      early !== undefined &&
+      team.changes === changes &&
+      sameMembers(lexemes, expected?.lexemes) &&
+      sameMembers(accessListIds, expected?.accessListIds)
+    ) {
+      return { chunks: early, accessListIds };
+    }
     return { chunks: team.index.rank({ ...ranking, accessListIds, terms: lexemes }), accessListIds };
   }
 
@@ -213,9 +234,16 @@ export class TeamLexicalIndexes {
    * (so a later snapshot is never overwritten by an earlier one); answers the query's lexemes and
    * the reader's access lists, read in the same statement.
    */
+  /** The query's lexemes and the reader's lists as this process knows them, if it knows both. */
+  private expectedReading(team: LoadedTeam, reader: Reader, text: string): Reading | undefined {
+    const accessListIds = team.readers.get(readerKeyOf(reader));
+    const lexemes = accessListIds === undefined ? undefined : this.analyses.lexemesOf(text);
+    return lexemes === undefined || accessListIds === undefined ? undefined : { lexemes, accessListIds };
+  }
+
   private sync(team: LoadedTeam, reader: Reader, text: string): Promise<Reading | undefined> {
     const teamId = reader.teamId;
-    const readerKey = JSON.stringify([reader.userId, reader.email, reader.groups]);
+    const readerKey = readerKeyOf(reader);
     const run = team.syncing.then(async (): Promise<Reading | undefined> => {
       const started = this.now();
       // Read before the statement is sent: a write ending later moves it, so it is never missed.
@@ -254,10 +282,9 @@ export class TeamLexicalIndexes {
       team.syncedAt = started;
       if (writes !== team.syncedWrites) team.readers.clear();
       team.syncedWrites = writes;
-      if (writes !== undefined) {
-        if (team.readers.size >= MAX_READERS) team.readers.clear();
-        team.readers.set(readerKey, read.accessListIds);
-      }
+      // Where every search reads the lists anyway (PostgreSQL), they are kept as what to expect.
+      if (team.readers.size >= MAX_READERS) team.readers.clear();
+      team.readers.set(readerKey, read.accessListIds);
       // A team that grew gives other teams' room back (their searches go to the database).
       if (read.changed.length > 0) this.keepWithinMemory(teamId);
       return { lexemes: [...read.lexemes].sort(byCodeUnit), accessListIds: read.accessListIds };
@@ -367,4 +394,16 @@ export class TeamLexicalIndexes {
       this.loaded.delete(teamId);
     }
   }
+}
+
+/** What tells readers' access lists apart: who they are, by user, address and groups. */
+function readerKeyOf(reader: Reader): string {
+  return JSON.stringify([reader.userId, reader.email, reader.groups]);
+}
+
+/** The same members, in any order (lexemes or list ids, each distinct). */
+function sameMembers<T>(ours: readonly T[], expected: readonly T[] | undefined): boolean {
+  if (expected === undefined || ours.length !== expected.length) return false;
+  const members = new Set(expected);
+  return ours.every((member) => members.has(member));
 }
