@@ -10,8 +10,9 @@ import { PROBE_WORDS, plainWordLexemes, STEMMER_VARIANTS } from './english-words
  * their lexemes together are the text's (`learn`). Analysis depends on nothing written, so the
  * words stay known whatever changes; the oldest are forgotten past `maxWords`.
  *
- * A word not seen before that is read plainly (`plainWordLexemes`: ASCII letters, separators around
- * them) is analysed here, by the stemmer variant whose analysis of `PROBE_WORDS` was the database's
+ * A word not seen before that the parser reads plainly (`plainWordLexemes`: ASCII letters and
+ * digits, hyphens between them, separators around them) is analysed here, by the stemmer variant
+ * whose analysis of `PROBE_WORDS` was the database's
  * (`adoptStemmer`); until then, and for good once a word the database analysed is analysed
  * otherwise here (`learn`), only the database analyses new words.
  */

@@ -111,6 +111,19 @@ function expectSameRanking(memory: readonly RankedChunk[], database: readonly Ra
   expect(clearlyIn(memory)).toEqual(clearlyIn(database));
 }
 
+/** A new team with one document of two chunks, "alpha beta" and "beta gamma". */
+async function teamOfTwoChunks(database: SqlConnection, name: string): Promise<number> {
+  const teamId = await insertTeam(database, name);
+  await replaceDocument(
+    database,
+    uploadFields(teamId, 'first'),
+    'first',
+    textChunks(['alpha beta', 'beta gamma']),
+    undefined,
+  );
+  return teamId;
+}
+
 function queries(next: () => number, count: number): string[] {
   return Array.from({ length: count }, () =>
     Array.from({ length: 1 + Math.floor(next() * 6) }, () => WORDS[Math.floor(next() * WORDS.length)]).join(
@@ -281,14 +294,7 @@ describe('the postings of a team in memory', () => {
     };
     // PGlite is this process's alone, so it knows when nothing was written; PostgreSQL is not.
     expect(database.localWrites === undefined).toBe(testDatabaseKind() === 'postgres');
-    const teamId = await insertTeam(database, 'Searches without writes');
-    await replaceDocument(
-      database,
-      uploadFields(teamId, 'first'),
-      'first',
-      textChunks(['alpha beta', 'beta gamma']),
-      undefined,
-    );
+    const teamId = await teamOfTwoChunks(database, 'Searches without writes');
     const indexes = new TeamLexicalIndexes(counting, settings);
     const { ada, teamOnly } = readers(teamId);
     const search = (reader: Reader, text: string) =>
@@ -357,14 +363,7 @@ describe('the postings of a team in memory', () => {
     const everySearchSyncs: SqlExecutor = {
       executeSql: (text, values, options) => database.executeSql(text, values, options),
     };
-    const teamId = await insertTeam(database, 'Ranked meanwhile');
-    await replaceDocument(
-      database,
-      uploadFields(teamId, 'first'),
-      'first',
-      textChunks(['alpha beta', 'beta gamma']),
-      undefined,
-    );
+    const teamId = await teamOfTwoChunks(database, 'Ranked meanwhile');
     const indexes = new TeamLexicalIndexes(everySearchSyncs, settings);
     const { ada, teamOnly } = readers(teamId);
     const search = async (reader: Reader, text: string) => {

@@ -122,9 +122,10 @@ interface UnloadedTeam {
  * Teams' lexical postings held in this process (one `TeamLexicalIndex` each), so that BM25 ranks
  * in memory instead of in a statement. PostgreSQL stays the source of truth: a team is loaded from
  * `chunk_terms` in the background the first time it is searched (the database answers meanwhile),
- * and before every search the postings are brought up to date with one statement that reads the
- * chunks changed since the last one (`lexical_changes`, filled by triggers in the writers'
- * transactions) and analyses the query. A search therefore sees everything committed before it
+ * and before every search the postings are brought up to date by a statement that finds whether
+ * the team changed since the last one and analyses the query, and, only when it did, one that reads
+ * the chunks changed (`lexical_changes`, filled by triggers in the writers' transactions); on
+ * PGlite, while this process wrote nothing, none. A search therefore sees everything committed before it
  * began, in every process, and a restarted process simply loads again. Teams are kept within
  * `memoryBytes`, the least recently searched given up first; a team that cannot fit is searched
  * in the database.
@@ -229,11 +230,6 @@ export class TeamLexicalIndexes {
     await Promise.all([...this.unloaded.values()].map((team) => team.loading));
   }
 
-  /**
-   * Reads what changed since the team's snapshot and applies it, after any sync already under way
-   * (so a later snapshot is never overwritten by an earlier one); answers the query's lexemes and
-   * the reader's access lists, read in the same statement.
-   */
   /** The query's lexemes and the reader's lists as this process knows them, if it knows both. */
   private expectedReading(team: LoadedTeam, reader: Reader, text: string): Reading | undefined {
     const accessListIds = team.readers.get(readerKeyOf(reader));
@@ -241,6 +237,11 @@ export class TeamLexicalIndexes {
     return lexemes === undefined || accessListIds === undefined ? undefined : { lexemes, accessListIds };
   }
 
+  /**
+   * Reads what changed since the team's snapshot and applies it, after any sync already under way
+   * (so a later snapshot is never overwritten by an earlier one); answers the query's lexemes and
+   * the reader's access lists, read in the same statement.
+   */
   private sync(team: LoadedTeam, reader: Reader, text: string): Promise<Reading | undefined> {
     const teamId = reader.teamId;
     const readerKey = readerKeyOf(reader);
