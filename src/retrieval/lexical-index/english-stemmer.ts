@@ -53,8 +53,8 @@ const AFTER_STEP_1A = new Set([
 /** Prefixes whose end is R1's start (`mark_regions`). */
 const R1_PREFIXES = ['gener', 'commun', 'arsen'];
 
-/** Suffix → replacement (or null: delete), each step's list; the longest suffix present is the one that acts. */
-type Rule = readonly [suffix: string, act: (stem: Stem, start: number) => boolean];
+/** A suffix and what it does to the word (the longest suffix a step lists that the word ends with acts). */
+type Rule = readonly [suffix: string, act: (stem: Stem, start: number) => void];
 
 class Stem {
   constructor(
@@ -65,6 +65,11 @@ class Stem {
 
   isVowel(index: number): boolean {
     return VOWELS.has(this.word[index] ?? '');
+  }
+
+  /** The letter before `index`, or '' at the start. */
+  letterBefore(index: number): string {
+    return this.word[index - 1] ?? '';
   }
 
   /**
@@ -83,59 +88,48 @@ class Stem {
   }
 }
 
-/** The longest of `rules`' suffixes the word ends with, and its rule; undefined when none. */
-function longestSuffix(word: string, rules: readonly Rule[]): Rule | undefined {
+/** Runs the rule of the longest of `rules`' suffixes the word ends with, if any. */
+function step(stem: Stem, rules: readonly Rule[]): void {
   let found: Rule | undefined;
   for (const rule of rules) {
-    if (word.endsWith(rule[0]) && (found === undefined || rule[0].length > found[0].length)) found = rule;
+    if (stem.word.endsWith(rule[0]) && (found === undefined || rule[0].length > found[0].length))
+      found = rule;
   }
-  return found;
+  if (found !== undefined) found[1](stem, stem.word.length - found[0].length);
 }
 
-/** Runs the rule of the longest suffix present; its action decides whether the step succeeded. */
-function step(stem: Stem, rules: readonly Rule[]): void {
-  const rule = longestSuffix(stem.word, rules);
-  if (rule === undefined) return;
-  rule[1](stem, stem.word.length - rule[0].length);
-}
-
-const inR1 = (stem: Stem, start: number) => start >= stem.p1;
-const inR2 = (stem: Stem, start: number) => start >= stem.p2;
+type Condition = (stem: Stem, start: number) => boolean;
+const inR1: Condition = (stem, start) => start >= stem.p1;
+/** R2 starts at or after R1: in R2 is in R1 too. */
+const inR2: Condition = (stem, start) => start >= stem.p2;
+const always: Condition = () => true;
+/** The suffix becomes `replacement` when `applies`. */
 const to =
-  (replacement: string, region: (stem: Stem, start: number) => boolean) =>
-  (stem: Stem, start: number): boolean => {
-    if (!region(stem, start)) return false;
-    stem.replace(start, replacement);
-    return true;
+  (replacement: string, applies: Condition = always) =>
+  (stem: Stem, start: number): void => {
+    if (applies(stem, start)) stem.replace(start, replacement);
   };
+const unchanged = () => {};
 
 const STEP_1A: readonly Rule[] = [
-  ['sses', to('ss', () => true)],
-  ['ied', (stem, start) => to(start >= 2 ? 'i' : 'ie', () => true)(stem, start)],
-  ['ies', (stem, start) => to(start >= 2 ? 'i' : 'ie', () => true)(stem, start)],
+  ['sses', to('ss')],
+  ['ied', (stem, start) => stem.replace(start, start >= 2 ? 'i' : 'ie')],
+  ['ies', (stem, start) => stem.replace(start, start >= 2 ? 'i' : 'ie')],
+  // Deleted when a vowel comes before the letter before it ("gaps" → "gap", "gas" stays).
   [
     's',
-    // Deleted when a vowel comes before the letter before it ("gaps" → "gap", "gas" stays).
-    (stem, start) => {
-      for (let index = start - 2; index >= 0; index--) {
-        if (stem.isVowel(index)) {
-          stem.replace(start, '');
-          return true;
-        }
-      }
-      return false;
-    },
+    to('', (stem, start) =>
+      [...stem.word.slice(0, Math.max(0, start - 1))].some((letter) => VOWELS.has(letter)),
+    ),
   ],
-  ['us', () => true],
-  ['ss', () => true],
+  ['us', unchanged],
+  ['ss', unchanged],
 ];
 
 function step1b(stem: Stem, variant: EnglishStemmerVariant): void {
-  const eed = (s: Stem, start: number) => to('ee', inR1)(s, start);
-  const ed = (s: Stem, start: number): boolean => {
-    let hasVowel = false;
-    for (let index = 0; index < start; index++) if (s.isVowel(index)) hasVowel = true;
-    if (!hasVowel) return false;
+  const eed = to('ee', inR1);
+  const ed = (s: Stem, start: number): void => {
+    if (![...s.word.slice(0, start)].some((letter) => VOWELS.has(letter))) return;
     s.replace(start, '');
     const word = s.word;
     if (word.endsWith('at') || word.endsWith('bl') || word.endsWith('iz')) {
@@ -146,7 +140,6 @@ function step1b(stem: Stem, variant: EnglishStemmerVariant): void {
     } else if (word.length === s.p1 && s.shortSyllableEndsAt(word.length)) {
       s.word = `${word}e`;
     }
-    return true;
   };
   step(stem, [
     ['eed', eed],
@@ -187,14 +180,10 @@ const STEP_2: readonly Rule[] = [
   ['iviti', to('ive', inR1)],
   ['biliti', to('ble', inR1)],
   ['bli', to('ble', inR1)],
-  ['ogi', (stem, start) => inR1(stem, start) && stem.word[start - 1] === 'l' && to('og', inR1)(stem, start)],
+  ['ogi', to('og', (stem, start) => inR1(stem, start) && stem.letterBefore(start) === 'l')],
   ['fulli', to('ful', inR1)],
   ['lessli', to('less', inR1)],
-  [
-    'li',
-    (stem, start) =>
-      inR1(stem, start) && VALID_LI.has(stem.word[start - 1] ?? '') && to('', inR1)(stem, start),
-  ],
+  ['li', to('', (stem, start) => inR1(stem, start) && VALID_LI.has(stem.letterBefore(start)))],
 ];
 
 const STEP_3: readonly Rule[] = [
@@ -206,7 +195,7 @@ const STEP_3: readonly Rule[] = [
   ['ical', to('ic', inR1)],
   ['ful', to('', inR1)],
   ['ness', to('', inR1)],
-  ['ative', (stem, start) => inR1(stem, start) && to('', inR2)(stem, start)],
+  ['ative', to('', inR2)],
 ];
 
 const STEP_4: readonly Rule[] = [
@@ -229,26 +218,15 @@ const STEP_4: readonly Rule[] = [
     'ive',
     'ize',
   ].map((suffix): Rule => [suffix, to('', inR2)]),
-  [
-    'ion',
-    (stem, start) =>
-      inR2(stem, start) &&
-      (stem.word[start - 1] === 's' || stem.word[start - 1] === 't') &&
-      to('', inR2)(stem, start),
-  ],
+  ['ion', to('', (stem, start) => inR2(stem, start) && ['s', 't'].includes(stem.letterBefore(start)))],
 ];
 
 const STEP_5: readonly Rule[] = [
   [
     'e',
-    (stem, start) =>
-      (inR2(stem, start) || (inR1(stem, start) && !stem.shortSyllableEndsAt(start))) &&
-      to('', () => true)(stem, start),
+    to('', (stem, start) => inR2(stem, start) || (inR1(stem, start) && !stem.shortSyllableEndsAt(start))),
   ],
-  [
-    'l',
-    (stem, start) => inR2(stem, start) && stem.word[start - 1] === 'l' && to('', () => true)(stem, start),
-  ],
+  ['l', to('', (stem, start) => inR2(stem, start) && stem.letterBefore(start) === 'l')],
 ];
 
 /** The start of the region after the first non-vowel that follows a vowel, from `from`; the length when none. */

@@ -39,7 +39,7 @@ const MAX_PLAIN_WORD = 100;
 
 /**
  * The lexemes PostgreSQL's English analysis makes of one word (a run of text without white
- * space), sorted, when the word is read plainly (above); undefined when the database must analyse it.
+ * space), when the word is read plainly (above); undefined when the database must analyse it.
  */
 export function plainWordLexemes(word: string, variant: EnglishStemmerVariant): string[] | undefined {
   if (SEPARATORS_ONLY.test(word)) return [];
@@ -55,7 +55,7 @@ export function plainWordLexemes(word: string, variant: EnglishStemmerVariant): 
   if (parts.slice(1).some((part) => /^[0-9]/.test(part))) return undefined;
   const lower = core.toLowerCase();
   const whole = parts.every((part) => /^[A-Za-z]+$/.test(part)) ? englishStem(lower, variant) : lower;
-  return [...new Set([whole, ...parts.flatMap((part) => partLexemes(part, variant))])].sort(byCodeUnit);
+  return [...new Set([whole, ...parts.flatMap((part) => partLexemes(part, variant))])];
 }
 
 /** A run of ASCII letters (stop word or stem) or of letters and digits (itself), lower-cased. */
@@ -63,10 +63,6 @@ function partLexemes(part: string, variant: EnglishStemmerVariant): string[] {
   const lower = part.toLowerCase();
   if (!/^[a-z]+$/.test(lower)) return [lower];
   return STOP_WORDS.has(lower) ? [] : [englishStem(lower, variant)];
-}
-
-function byCodeUnit(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The two stemmers PostgreSQL releases ship (see `EnglishStemmerVariant`). */

@@ -40,7 +40,7 @@ export class QueryAnalyses {
   adoptStemmer(probeLexemes: readonly (readonly string[])[]): void {
     const agrees = (variant: EnglishStemmerVariant) =>
       PROBE_WORDS.length === probeLexemes.length &&
-      PROBE_WORDS.every((word, index) => sameLexemes(plainWordLexemes(word, variant), probeLexemes[index]));
+      PROBE_WORDS.every((word, index) => sameMembers(plainWordLexemes(word, variant), probeLexemes[index]));
     this.stemmer = STEMMER_VARIANTS.find(agrees) ?? null;
   }
 
@@ -82,7 +82,7 @@ export class QueryAnalyses {
     words.forEach((word, index) => {
       const learnt = wordLexemes[index] ?? [];
       const stemmed = this.stemmer ? plainWordLexemes(word, this.stemmer) : undefined;
-      if (stemmed !== undefined && !sameLexemes(stemmed, learnt)) refuted = true;
+      if (stemmed !== undefined && !sameMembers(stemmed, learnt)) refuted = true;
       this.lexemesByWord.delete(word);
       this.lexemesByWord.set(word, learnt);
     });
@@ -95,11 +95,11 @@ export class QueryAnalyses {
   }
 }
 
-/** The same lexemes, in any order; undefined (not analysed here) is never the same. */
-function sameLexemes(mine: readonly string[] | undefined, theirs: readonly string[] | undefined): boolean {
-  if (mine === undefined || theirs === undefined) return false;
-  const set = new Set(theirs);
-  return set.size === new Set(mine).size && mine.every((lexeme) => set.has(lexeme));
+/** The same members, in any order (lexemes, list ids); undefined (not known) is never the same. */
+export function sameMembers<T>(ours: readonly T[] | undefined, theirs: readonly T[] | undefined): boolean {
+  if (ours === undefined || theirs === undefined) return false;
+  const members = new Set(theirs);
+  return members.size === new Set(ours).size && ours.every((member) => members.has(member));
 }
 
 /**

@@ -16,7 +16,7 @@ import type { SqlConnection, SqlExecutor } from '../../db/sql-connection.js';
 import { PROBE_WORDS } from './english-words.js';
 import { EventLoopTurns } from './event-loop-turns.js';
 import { HitCache, type HitRow } from './hit-cache.js';
-import { byCodeUnit, QueryAnalyses } from './query-analyses.js';
+import { byCodeUnit, QueryAnalyses, sameMembers } from './query-analyses.js';
 import { type LexicalIndexQuery, TeamLexicalIndex } from './team-lexical-index.js';
 
 /** Where loads that fail or do not fit are told. */
@@ -159,7 +159,9 @@ export class TeamLexicalIndexes {
     team.lastUsedAt = this.now();
     const { reader, text, ...ranking } = query;
     const changes = team.changes;
-    const syncing = this.sync(team, reader, text);
+    // The query's lexemes where this process knows them: what the sync is expected to read.
+    const knownLexemes = this.analyses.lexemesOf(text);
+    const syncing = this.sync(team, reader, text, knownLexemes);
     // A sync that needed no statement comes back without the event loop turning: the ranking (and
     // the answer after it) would run before any request read meanwhile, `/healthz` among them, and
     // 50 clients' searches would queue it behind all of theirs. Each ranks in a turn of its own.
@@ -167,7 +169,11 @@ export class TeamLexicalIndexes {
     // While the sync's statement is under way (on PostgreSQL, every search's), the postings are
     // ranked as they are, by the lexemes and lists expected: kept when the sync changed nothing and
     // read the same, so that the round trip and the ranking overlap.
-    const expected = this.expectedReading(team, reader, text);
+    const expectedLists = team.readers.get(readerKeyOf(reader));
+    const expected =
+      knownLexemes === undefined || expectedLists === undefined
+        ? undefined
+        : { lexemes: knownLexemes, accessListIds: expectedLists };
     const early =
       expected !== undefined && expected.lexemes.length > 0 && team.changes === changes
         ? team.index.rank({ ...ranking, accessListIds: expected.accessListIds, terms: expected.lexemes })
@@ -230,19 +236,17 @@ export class TeamLexicalIndexes {
     await Promise.all([...this.unloaded.values()].map((team) => team.loading));
   }
 
-  /** The query's lexemes and the reader's lists as this process knows them, if it knows both. */
-  private expectedReading(team: LoadedTeam, reader: Reader, text: string): Reading | undefined {
-    const accessListIds = team.readers.get(readerKeyOf(reader));
-    const lexemes = accessListIds === undefined ? undefined : this.analyses.lexemesOf(text);
-    return lexemes === undefined || accessListIds === undefined ? undefined : { lexemes, accessListIds };
-  }
-
   /**
    * Reads what changed since the team's snapshot and applies it, after any sync already under way
    * (so a later snapshot is never overwritten by an earlier one); answers the query's lexemes and
    * the reader's access lists, read in the same statement.
    */
-  private sync(team: LoadedTeam, reader: Reader, text: string): Promise<Reading | undefined> {
+  private sync(
+    team: LoadedTeam,
+    reader: Reader,
+    text: string,
+    knownLexemes: readonly string[] | undefined,
+  ): Promise<Reading | undefined> {
     const teamId = reader.teamId;
     const readerKey = readerKeyOf(reader);
     const run = team.syncing.then(async (): Promise<Reading | undefined> => {
@@ -251,7 +255,7 @@ export class TeamLexicalIndexes {
       const writes = this.sql.localWrites?.();
       if (writes !== undefined && writes === team.syncedWrites) {
         const accessListIds = team.readers.get(readerKey);
-        const lexemes = accessListIds === undefined ? undefined : this.analyses.lexemesOf(text);
+        const lexemes = accessListIds === undefined ? undefined : knownLexemes;
         if (accessListIds !== undefined && lexemes !== undefined) {
           team.syncedAt = started;
           return { lexemes, accessListIds };
@@ -400,11 +404,4 @@ export class TeamLexicalIndexes {
 /** What tells readers' access lists apart: who they are, by user, address and groups. */
 function readerKeyOf(reader: Reader): string {
   return JSON.stringify([reader.userId, reader.email, reader.groups]);
-}
-
-/** The same members, in any order (lexemes or list ids, each distinct). */
-function sameMembers<T>(ours: readonly T[], expected: readonly T[] | undefined): boolean {
-  if (expected === undefined || ours.length !== expected.length) return false;
-  const members = new Set(expected);
-  return ours.every((member) => members.has(member));
 }
