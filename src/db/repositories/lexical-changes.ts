@@ -96,12 +96,14 @@ export async function readChunkPostings(
  * lists the reader may open: a search in memory needs nothing else before its hits' text.
  *
  * One statement when nothing changed, which is what nearly every search finds: a new snapshot,
- * the team's latest change visible in it, the analysis and the lists. Its plan does not depend on
- * the parameters, so PostgreSQL keeps one generic plan for it; the change log read by a snapshot's
- * xmin instead got either a new plan per search (0.4 ms) or a generic sequential scan of the whole
- * log (1.6 ms at 6,000 rows). Every change visible in the new snapshot whose transaction is older
- * than `since`'s xmin was seen by `since`; only when the latest is not does a second statement
- * read the changes, planned for the xmin it is given (never prepared).
+ * the team's latest change visible in it, whether a change of a transaction `since` saw running is
+ * visible now, the analysis and the lists. Its plan does not depend on the parameters, so
+ * PostgreSQL keeps one generic plan for it; the change log read by a snapshot's xmin instead got
+ * either a new plan per search (0.4 ms) or a generic sequential scan of the whole log (1.6 ms at
+ * 6,000 rows). A change visible now was seen by `since` unless its transaction began after `since`
+ * (at or past its xmax) or was running then (in its list): transactions of other teams and
+ * databases that hold the xmin back do not count. Only when one may be unseen does a second
+ * statement read the changes, planned for the xmin it is given (never prepared).
  */
 export async function readLexicalSync(
   sql: SqlExecutor,
@@ -110,17 +112,22 @@ export async function readLexicalSync(
   queryText: string,
   queryWords: readonly string[] = [],
 ): Promise<LexicalSync> {
-  const values: unknown[] = [reader.teamId, queryText, queryWords];
+  const sinceParts = parseSnapshot(since);
+  const values: unknown[] = [reader.teamId, queryText, queryWords, sinceParts.running];
   const readable = readableListIdsQuery(reader, values);
   const { rows } = await sql.executeSql<{
     snapshot: string;
     latest: string | null;
+    ran_then: boolean;
     lexemes: string[] | null;
     word_lexemes: string[] | null;
     readable: (number | string)[] | null;
   }>(
     `SELECT pg_current_snapshot()::text AS snapshot,
        (SELECT max(l.transaction_id) FROM lexical_changes AS l WHERE l.team_id = $1)::text AS latest,
+       EXISTS (
+         SELECT 1 FROM lexical_changes AS l WHERE l.team_id = $1 AND l.transaction_id = ANY($4::xid8[])
+       ) AS ran_then,
        ARRAY(SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', $2::text)) ORDER BY 1) AS lexemes,
        ARRAY(
          SELECT array_to_string(
@@ -142,7 +149,8 @@ export async function readLexicalSync(
     ),
     accessListIds: (first.readable ?? []).map(Number),
   };
-  if (first.latest === null || BigInt(first.latest) < snapshotXmin(since)) return { ...state, changed: [] };
+  const seen = first.latest === null || (BigInt(first.latest) < sinceParts.xmax && !first.ran_then);
+  if (seen) return { ...state, changed: [] };
   return { ...state, ...(await readLexicalChanges(sql, reader.teamId, since)) };
 }
 
@@ -170,7 +178,7 @@ async function readLexicalChanges(
      SELECT pg_current_snapshot()::text AS snapshot, present.*
      FROM (SELECT 1) AS s LEFT JOIN present ON true
      ORDER BY present.chunk_id`,
-    [teamId, since, snapshotXmin(since).toString()],
+    [teamId, since, parseSnapshot(since).xmin.toString()],
     { readOnly: true },
   );
   const first = rows[0];
@@ -178,11 +186,15 @@ async function readLexicalChanges(
   return { snapshot: first.snapshot, changed: groupByChunk(rows.filter((row) => row.chunk_id !== null)) };
 }
 
-/** A snapshot's xmin: every transaction below it had ended when the snapshot was taken. */
-function snapshotXmin(snapshot: string): bigint {
-  const xmin = snapshot.slice(0, snapshot.indexOf(':'));
-  if (!/^\d+$/.test(xmin)) throw new Error(`not a snapshot: ${snapshot}`);
-  return BigInt(xmin);
+/**
+ * A snapshot's parts (`xmin:xmax:running,…`): every transaction below xmin had ended when it was
+ * taken, none from xmax on had begun, and those listed were running.
+ */
+function parseSnapshot(snapshot: string): { xmin: bigint; xmax: bigint; running: string[] } {
+  const match = /^(\d+):(\d+):((?:\d+(?:,\d+)*)?)$/.exec(snapshot);
+  if (match === null) throw new Error(`not a snapshot: ${snapshot}`);
+  const [, xmin = '', xmax = '', running = ''] = match;
+  return { xmin: BigInt(xmin), xmax: BigInt(xmax), running: running === '' ? [] : running.split(',') };
 }
 
 /**
