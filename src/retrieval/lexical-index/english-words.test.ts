@@ -123,7 +123,9 @@ describe('the stemmer variant', () => {
     const refuted = new QueryAnalyses(100);
     refuted.adoptStemmer(probeAs(true));
     expect(refuted.lexemesOf('generously')).toEqual(['generous']);
-    // The database says otherwise of one word: that word is as it says, and new words go to it.
+    expect(refuted.lexemesOf('tumours')).toEqual(['tumour']);
+    // The database says otherwise of one word: that word is as it says, and every word it did not
+    // analyse goes to it, stemmed here before or not.
     expect(refuted.learn(['cells', 'generously'], [['cell'], ['gener']], ['cell', 'gener'])).toBe(true);
     expect(refuted.stems).toBe(false);
     expect(refuted.lexemesOf('generously cells')).toEqual(['cell', 'gener']);

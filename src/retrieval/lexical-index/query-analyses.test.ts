@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { PROBE_WORDS, plainWordLexemes, STEMMER_VARIANTS } from './english-words.js';
 import { QueryAnalyses } from './query-analyses.js';
 
 describe('QueryAnalyses', () => {
@@ -42,5 +43,23 @@ describe('QueryAnalyses', () => {
     analyses.learn(['three'], [['three']], ['three']);
     expect(analyses.lexemesOf('two')).toBeUndefined();
     expect(analyses.lexemesOf('one three')).toEqual(['one', 'three']);
+  });
+
+  it('stems a plain word once, and forgets past its bound', () => {
+    const stemmed: string[] = [];
+    const analyses = new QueryAnalyses(2, (word, variant) => {
+      stemmed.push(word);
+      return plainWordLexemes(word, variant);
+    });
+    const variant = STEMMER_VARIANTS[0] as (typeof STEMMER_VARIANTS)[number];
+    analyses.adoptStemmer(PROBE_WORDS.map((word) => plainWordLexemes(word, variant) ?? []));
+    stemmed.length = 0;
+    expect(analyses.lexemesOf('running dogs')).toEqual(['dog', 'run']);
+    expect(analyses.lexemesOf('dogs running')).toEqual(['dog', 'run']);
+    expect(stemmed).toEqual(['running', 'dogs']);
+    // A third word makes room: the words are stemmed again when next searched, the same.
+    expect(analyses.lexemesOf('cats')).toEqual(['cat']);
+    expect(analyses.lexemesOf('running cats')).toEqual(['cat', 'run']);
+    expect(stemmed).toEqual(['running', 'dogs', 'cats', 'running']);
   });
 });

@@ -18,10 +18,16 @@ import { PROBE_WORDS, plainWordLexemes, STEMMER_VARIANTS } from './english-words
  */
 export class QueryAnalyses {
   private readonly lexemesByWord = new Map<string, readonly string[]>();
+  /** Plain words the stemmer analysed, so that a word searched again is not stemmed again. */
+  private readonly stemmedByWord = new Map<string, readonly string[] | undefined>();
   /** Undefined until the probe words were analysed; null once the stemmer was found to differ. */
   private stemmer: EnglishStemmerVariant | null | undefined;
 
-  constructor(private readonly maxWords: number) {}
+  constructor(
+    private readonly maxWords: number,
+    /** The analysis of a plain word by a stemmer variant (tests count its calls). */
+    private readonly analyseWord: typeof plainWordLexemes = plainWordLexemes,
+  ) {}
 
   /** Whether the probe words still wait for the database's analysis. */
   get awaitsProbe(): boolean {
@@ -40,8 +46,9 @@ export class QueryAnalyses {
   adoptStemmer(probeLexemes: readonly (readonly string[])[]): void {
     const agrees = (variant: EnglishStemmerVariant) =>
       PROBE_WORDS.length === probeLexemes.length &&
-      PROBE_WORDS.every((word, index) => sameMembers(plainWordLexemes(word, variant), probeLexemes[index]));
+      PROBE_WORDS.every((word, index) => sameMembers(this.analyseWord(word, variant), probeLexemes[index]));
     this.stemmer = STEMMER_VARIANTS.find(agrees) ?? null;
+    this.stemmedByWord.clear();
   }
 
   /** The text's words as the database is asked to analyse them; undefined when they may not be read apart. */
@@ -56,12 +63,24 @@ export class QueryAnalyses {
     if (words === undefined) return undefined;
     const lexemes = new Set<string>();
     for (const word of words) {
-      const known =
-        this.lexemesByWord.get(word) ?? (this.stemmer ? plainWordLexemes(word, this.stemmer) : undefined);
+      const known = this.lexemesByWord.get(word) ?? this.stemmed(word);
       if (known === undefined) return undefined;
       for (const lexeme of known) lexemes.add(lexeme);
     }
     return [...lexemes].sort(byCodeUnit);
+  }
+
+  /** The stemmer's analysis of a plain word (undefined: not plain, or no stemmer), kept once made. */
+  private stemmed(word: string): readonly string[] | undefined {
+    if (!this.stemmer) return undefined;
+    if (this.stemmedByWord.has(word)) return this.stemmedByWord.get(word);
+    const lexemes = this.analyseWord(word, this.stemmer);
+    if (this.stemmedByWord.size >= this.maxWords) {
+      const oldest = this.stemmedByWord.keys().next().value;
+      if (oldest !== undefined) this.stemmedByWord.delete(oldest);
+    }
+    this.stemmedByWord.set(word, lexemes);
+    return lexemes;
   }
 
   /**
@@ -81,12 +100,15 @@ export class QueryAnalyses {
     let refuted = false;
     words.forEach((word, index) => {
       const learnt = wordLexemes[index] ?? [];
-      const stemmed = this.stemmer ? plainWordLexemes(word, this.stemmer) : undefined;
+      const stemmed = this.stemmed(word);
       if (stemmed !== undefined && !sameMembers(stemmed, learnt)) refuted = true;
       this.lexemesByWord.delete(word);
       this.lexemesByWord.set(word, learnt);
     });
-    if (refuted) this.stemmer = null;
+    if (refuted) {
+      this.stemmer = null;
+      this.stemmedByWord.clear();
+    }
     for (const oldest of this.lexemesByWord.keys()) {
       if (this.lexemesByWord.size <= this.maxWords) break;
       this.lexemesByWord.delete(oldest);
