@@ -520,6 +520,92 @@ describe('the postings of a team in memory', () => {
     expect(missing.length).toBeLessThan(ranked.chunks.length);
   });
 
+  it('reads the hits of the ranking made meanwhile while the sync statement is under way, and uses them when it is kept', async () => {
+    const database = sql();
+    const teamId = await insertTeam(database, 'Hits read meanwhile');
+    const chunks = texts(seededRandom(12), 1200).map((text, index) => `${text} ${'x'.repeat(200)} c${index}`);
+    await replaceDocument(database, uploadFields(teamId, 'many'), 'many', textChunks(chunks), undefined);
+    /** What the statements did, in order: a sync or a hits' read sent, a sync answered. */
+    const events: string[] = [];
+    let hitsSent: () => void = () => undefined;
+    const hitsSentNow = () => new Promise<void>((resolve) => (hitsSent = resolve));
+    const turns = async (count: number) => {
+      for (let turn = 0; turn < count; turn++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    // As on PostgreSQL (a statement every search); a sync's answer waits for a hits' read to be
+    // sent, or for 20 turns of the event loop, so that the order shows whether the two overlap.
+    const recording: SqlExecutor = {
+      executeSql: async (text, values, options) => {
+        const kind = text.includes('pg_current_snapshot()')
+          ? 'sync'
+          : text.includes('AS MATERIALIZED')
+            ? 'hits'
+            : '';
+        if (kind === 'hits') {
+          events.push('hits sent');
+          hitsSent();
+        }
+        if (kind !== 'sync') return database.executeSql(text, values, options);
+        events.push('sync sent');
+        const sent = hitsSentNow();
+        const result = await database.executeSql(text, values, options);
+        await Promise.race([sent, turns(20)]);
+        events.push('sync answered');
+        return result as never;
+      },
+    };
+    const memoryBytes = 8 * 600 * (2 * 320 + 400);
+    const indexes = new TeamLexicalIndexes(recording, { ...settings, memoryBytes });
+    const { teamOnly } = readers(teamId);
+    const query = (text: string) => ({
+      reader: teamOnly,
+      text,
+      limit: 20,
+      teamChunks: 1200,
+      averageLength: 25,
+    });
+    const readHits = (ranked: readonly RankedChunk[], accessListIds: readonly number[]) =>
+      readChunkHits(recording, { teamId, accessListIds }, ranked);
+    expect(await indexes.rank(query('w0q'))).toBeUndefined();
+    await indexes.loadsSettled();
+    // The reader's lists are not known yet: nothing is ranked before the sync's answer.
+    expect((await indexes.rank(query('w0q'), readHits))?.prefetched).toBeUndefined();
+
+    // Chunks the load did not keep (its cache holds about half): their hits are read at once.
+    const rare = WORDS.slice(40).join(' ');
+    events.length = 0;
+    const ranked = await indexes.rank(query(rare), readHits);
+    if (ranked === undefined) throw new Error('the postings are not in memory');
+    expect(ranked.prefetched?.chunkIds.size).toBeGreaterThan(0);
+    expect(events).toEqual(['sync sent', 'hits sent', 'sync answered']);
+    const readAfter: number[] = [];
+    const hits = await indexes.hits(
+      teamId,
+      ranked.chunks,
+      (missing) => {
+        readAfter.push(...missing.map((chunk) => chunk.chunkId));
+        return readHits(missing, ranked.accessListIds);
+      },
+      ranked.prefetched,
+    );
+    expect(readAfter).toEqual([]);
+    expect(hits).toEqual(await readHits(ranked.chunks, await readableAccessListIds(database, teamOnly)));
+    // Kept: the same search again reads nothing.
+    events.length = 0;
+    const again = await indexes.rank(query(rare), readHits);
+    expect(again?.prefetched).toBeUndefined();
+    expect(events).toEqual(['sync sent', 'sync answered']);
+
+    // A write the early ranking missed: it is ranked again, and its hits are read after the sync.
+    await replaceDocument(database, uploadFields(teamId, 'late'), 'late', textChunks([rare]), undefined);
+    const afterWrite = await indexes.rank(query(rare), readHits);
+    expect(afterWrite?.prefetched).toBeUndefined();
+    const late = await indexes.hits(teamId, afterWrite?.chunks ?? [], (missing) =>
+      readHits(missing, afterWrite?.accessListIds ?? []),
+    );
+    expect(late[0]?.external_id).toBe('late');
+  });
+
   it('is not loaded past the memory it may take: the database ranks that team', async () => {
     const teamId = await insertTeam(sql(), 'Too big');
     await replaceDocument(
