@@ -4,6 +4,7 @@ import {
   analyzeTexts,
   type ChunkHitRow,
   foldTeamTermChunks,
+  type RankedChunk,
   readChunkHits,
   readTermChunks,
 } from '../db/repositories/search.js';
@@ -14,7 +15,6 @@ import { fuseRankings } from './fusion.js';
 import {
   type LexicalIndexLogger,
   type MemoryRanking,
-  type ReadHits,
   TeamLexicalIndexes,
 } from './lexical-index/team-lexical-indexes.js';
 import { type LexicalQuery, searchLexical, searchLexicalHits } from './lexical-search.js';
@@ -99,16 +99,10 @@ export class PostgresTeamSearch implements TeamSearch {
     // before the hits' text instead of two.
     if (!useVectors && query.phrases.length === 0 && this.lexicalIndexes.holds(teamId)) {
       const statistics = await this.statistics.get(teamId);
-      const ranked = await this.rankInMemory(
-        statistics,
-        request,
-        query,
-        request.topK,
-        this.hitReader(teamId),
-      );
+      const ranked = await this.rankInMemory(statistics, request, query, request.topK);
       if (ranked !== undefined) {
         const scope = { teamId, accessListIds: ranked.accessListIds };
-        const hits = await this.hydrateFromMemory(scope, ranked);
+        const hits = await this.hydrateFromMemory(scope, ranked.chunks);
         request.signal?.throwIfAborted();
         return vectorsMayHelp ? this.withVectorsBelow(hits, scope, statistics.chunks, request) : hits;
       }
@@ -136,17 +130,11 @@ export class PostgresTeamSearch implements TeamSearch {
     }
     if (!useVectors) {
       const ranking = lexicalQuery(request.topK);
-      const inMemory = await this.rankInMemory(
-        statistics,
-        request,
-        query,
-        request.topK,
-        this.hitReader(teamId),
-      );
+      const inMemory = (await this.rankInMemory(statistics, request, query, request.topK))?.chunks;
       const hits =
         inMemory === undefined
           ? (await searchLexicalHits(this.sql, statistics, ranking)).map(toHit)
-          : await this.hydrateFromMemory({ ...scope, accessListIds: inMemory.accessListIds }, inMemory);
+          : await this.hydrateFromMemory(scope, inMemory);
       request.signal?.throwIfAborted();
       return vectorsMayHelp ? this.withVectorsBelow(hits, scope, statistics.chunks, request) : hits;
     }
@@ -180,26 +168,17 @@ export class PostgresTeamSearch implements TeamSearch {
     request: Pick<SearchRequest, 'reader' | 'connectorIds' | 'sources'>,
     query: ParsedQuery,
     limit: number,
-    readHits?: ReadHits,
   ): Promise<MemoryRanking | undefined> {
     if (query.phrases.length > 0) return undefined;
-    return this.lexicalIndexes.rank(
-      {
-        reader: request.reader,
-        text: query.text,
-        limit,
-        teamChunks: statistics.chunks,
-        averageLength: statistics.averageLength,
-        connectorIds: request.connectorIds,
-        sources: request.sources,
-      },
-      readHits,
-    );
-  }
-
-  /** Reads ranked chunks of the team with their documents, among the given access lists. */
-  private hitReader(teamId: number): ReadHits {
-    return (chunks, accessListIds) => readChunkHits(this.sql, { teamId, accessListIds }, chunks);
+    return this.lexicalIndexes.rank({
+      reader: request.reader,
+      text: query.text,
+      limit,
+      teamChunks: statistics.chunks,
+      averageLength: statistics.averageLength,
+      connectorIds: request.connectorIds,
+      sources: request.sources,
+    });
   }
 
   analyze(texts: readonly string[]): Promise<ReadonlyArray<ReadonlyMap<string, number>>> {
@@ -275,12 +254,9 @@ export class PostgresTeamSearch implements TeamSearch {
    * Chunks ranked in memory with their documents, in rank order: hits recent searches read are
    * kept beside the team's postings and dropped as the same sync tells them changed.
    */
-  private async hydrateFromMemory(scope: ReaderScope, ranking: MemoryRanking): Promise<SearchHit[]> {
-    const rows = await this.lexicalIndexes.hits(
-      scope.teamId,
-      ranking.chunks,
-      (missing) => readChunkHits(this.sql, scope, missing),
-      ranking.prefetched,
+  private async hydrateFromMemory(scope: ReaderScope, ranked: readonly RankedChunk[]): Promise<SearchHit[]> {
+    const rows = await this.lexicalIndexes.hits(scope.teamId, ranked, (missing) =>
+      readChunkHits(this.sql, scope, missing),
     );
     return rows.map(toHit);
   }

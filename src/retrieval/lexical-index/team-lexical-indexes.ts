@@ -50,21 +50,6 @@ export interface MemoryLexicalQuery extends Omit<LexicalIndexQuery, 'terms' | 'a
 export interface MemoryRanking {
   readonly chunks: RankedChunk[];
   readonly accessListIds: readonly number[];
-  /** Hits of its chunks not kept in memory, read while the sync's statement was under way. */
-  readonly prefetched?: PrefetchedHits | undefined;
-}
-
-/** Reads ranked chunks' hits among the given access lists (a statement that checks team and access). */
-export type ReadHits = (
-  chunks: readonly RankedChunk[],
-  accessListIds: readonly number[],
-) => Promise<ChunkHitRow[]>;
-
-/** Hits read for an early ranking: the chunks asked for, their rows, and the team's change count then. */
-export interface PrefetchedHits {
-  readonly chunkIds: ReadonlySet<number>;
-  readonly rows: Promise<ChunkHitRow[]>;
-  readonly changes: number;
 }
 
 /** The message logged (at info) once a team's postings are in memory; benchmarks wait for it. */
@@ -162,7 +147,7 @@ export class TeamLexicalIndexes {
    * The best `limit` chunks by BM25 from the team's postings in memory, brought up to date first;
    * undefined when they are not in memory (loading starts, if it may): the caller asks the database.
    */
-  async rank(query: MemoryLexicalQuery, readHits?: ReadHits): Promise<MemoryRanking | undefined> {
+  async rank(query: MemoryLexicalQuery): Promise<MemoryRanking | undefined> {
     if (this.settings.memoryBytes <= 0) return undefined;
     const teamId = query.reader.teamId;
     const team = this.loaded.get(teamId);
@@ -193,11 +178,6 @@ export class TeamLexicalIndexes {
       expected !== undefined && expected.lexemes.length > 0 && team.changes === changes
         ? team.index.rank({ ...ranking, accessListIds: expected.accessListIds, terms: expected.lexemes })
         : undefined;
-    // Its hits not kept in memory are read at once too: the two round trips overlap.
-    const prefetched =
-      early === undefined || expected === undefined || readHits === undefined
-        ? undefined
-        : this.prefetchHits(team, early, expected.accessListIds, readHits);
     const read = await syncing;
     if (read === undefined) return undefined;
     const { accessListIds, lexemes } = read;
@@ -208,7 +188,7 @@ export class TeamLexicalIndexes {
       sameMembers(lexemes, expected?.lexemes) &&
       sameMembers(accessListIds, expected?.accessListIds)
     ) {
-      return { chunks: early, accessListIds, prefetched };
+      return { chunks: early, accessListIds };
     }
     return { chunks: team.index.rank({ ...ranking, accessListIds, terms: lexemes }), accessListIds };
   }
@@ -222,54 +202,28 @@ export class TeamLexicalIndexes {
     teamId: number,
     ranked: readonly RankedChunk[],
     read: (chunks: readonly RankedChunk[]) => Promise<ChunkHitRow[]>,
-    prefetched?: PrefetchedHits,
   ): Promise<ChunkHitRow[]> {
     const team = this.loaded.get(teamId);
-    if (team === undefined && prefetched === undefined) return read(ranked);
+    if (team === undefined) return read(ranked);
     const known = new Map<number, HitRow>();
     for (const { chunkId } of ranked) {
-      const row = team?.hits.get(chunkId);
+      const row = team.hits.get(chunkId);
       if (row !== undefined) known.set(chunkId, row);
     }
-    const learn = (rows: readonly ChunkHitRow[], changes: number) => {
-      const keep = team !== undefined && team.changes === changes && this.loaded.get(teamId) === team;
+    const missing = ranked.filter(({ chunkId }) => !known.has(chunkId));
+    if (missing.length > 0) {
+      const changes = team.changes;
+      const rows = await read(missing);
+      const keep = team.changes === changes && this.loaded.get(teamId) === team;
       for (const { score: _score, ...row } of rows) {
         known.set(Number(row.id), row);
         if (keep) team.hits.set(Number(row.id), row);
       }
-    };
-    // The chunks the early read asked for are answered by it, found or not (deleted, access gone).
-    const asked = prefetched?.chunkIds;
-    if (
-      prefetched !== undefined &&
-      ranked.some(({ chunkId }) => !known.has(chunkId) && asked?.has(chunkId))
-    ) {
-      learn(await prefetched.rows, prefetched.changes);
-    }
-    const missing = ranked.filter(({ chunkId }) => !known.has(chunkId) && asked?.has(chunkId) !== true);
-    if (missing.length > 0) {
-      const changes = team?.changes ?? 0;
-      learn(await read(missing), changes);
     }
     return ranked.flatMap(({ chunkId, score }) => {
       const row = known.get(chunkId);
       return row === undefined ? [] : [{ ...row, score }];
     });
-  }
-
-  /** Starts reading the early ranking's hits not kept in memory; undefined when every one is. */
-  private prefetchHits(
-    team: LoadedTeam,
-    early: readonly RankedChunk[],
-    accessListIds: readonly number[],
-    readHits: ReadHits,
-  ): PrefetchedHits | undefined {
-    const missing = early.filter(({ chunkId }) => team.hits.get(chunkId) === undefined);
-    if (missing.length === 0) return undefined;
-    const rows = readHits(missing, accessListIds);
-    // Read or not, it is awaited only if the early ranking is kept: a failure then fails the search.
-    rows.catch(() => undefined);
-    return { chunkIds: new Set(missing.map(({ chunkId }) => chunkId)), rows, changes: team.changes };
   }
 
   /** Whether a team's postings are in memory (for tests and benchmarks). */
