@@ -67,6 +67,12 @@ class Stem {
     return VOWELS.has(this.word[index] ?? '');
   }
 
+  /** Whether a vowel comes before `end` (exclusive). */
+  hasVowelBefore(end: number): boolean {
+    for (let index = 0; index < end; index++) if (this.isVowel(index)) return true;
+    return false;
+  }
+
   /** The letter before `index`, or '' at the start. */
   letterBefore(index: number): string {
     return this.word[index - 1] ?? '';
@@ -116,12 +122,7 @@ const STEP_1A: readonly Rule[] = [
   ['ied', (stem, start) => stem.replace(start, start >= 2 ? 'i' : 'ie')],
   ['ies', (stem, start) => stem.replace(start, start >= 2 ? 'i' : 'ie')],
   // Deleted when a vowel comes before the letter before it ("gaps" → "gap", "gas" stays).
-  [
-    's',
-    to('', (stem, start) =>
-      [...stem.word.slice(0, Math.max(0, start - 1))].some((letter) => VOWELS.has(letter)),
-    ),
-  ],
+  ['s', to('', (stem, start) => stem.hasVowelBefore(start - 1))],
   ['us', unchanged],
   ['ss', unchanged],
 ];
@@ -129,7 +130,7 @@ const STEP_1A: readonly Rule[] = [
 function step1b(stem: Stem, variant: EnglishStemmerVariant): void {
   const eed = to('ee', inR1);
   const ed = (s: Stem, start: number): void => {
-    if (![...s.word.slice(0, start)].some((letter) => VOWELS.has(letter))) return;
+    if (!s.hasVowelBefore(start)) return;
     s.replace(start, '');
     const word = s.word;
     if (word.endsWith('at') || word.endsWith('bl') || word.endsWith('iz')) {

@@ -75,11 +75,7 @@ export class QueryAnalyses {
     if (!this.stemmer) return undefined;
     if (this.stemmedByWord.has(word)) return this.stemmedByWord.get(word);
     const lexemes = this.analyseWord(word, this.stemmer);
-    if (this.stemmedByWord.size >= this.maxWords) {
-      const oldest = this.stemmedByWord.keys().next().value;
-      if (oldest !== undefined) this.stemmedByWord.delete(oldest);
-    }
-    this.stemmedByWord.set(word, lexemes);
+    setWithin(this.stemmedByWord, word, lexemes, this.maxWords);
     return lexemes;
   }
 
@@ -102,18 +98,23 @@ export class QueryAnalyses {
       const learnt = wordLexemes[index] ?? [];
       const stemmed = this.stemmed(word);
       if (stemmed !== undefined && !sameMembers(stemmed, learnt)) refuted = true;
-      this.lexemesByWord.delete(word);
-      this.lexemesByWord.set(word, learnt);
+      setWithin(this.lexemesByWord, word, learnt, this.maxWords);
     });
     if (refuted) {
       this.stemmer = null;
       this.stemmedByWord.clear();
     }
-    for (const oldest of this.lexemesByWord.keys()) {
-      if (this.lexemesByWord.size <= this.maxWords) break;
-      this.lexemesByWord.delete(oldest);
-    }
     return refuted;
+  }
+}
+
+/** Sets `key` as the newest entry, forgetting the oldest (the first in a Map's order) past `max`. */
+function setWithin<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  for (const oldest of map.keys()) {
+    if (map.size <= max) return;
+    map.delete(oldest);
   }
 }
 
