@@ -2,7 +2,6 @@ import type { EmbeddingModel } from '../adapters/embeddings/embedding-model.js';
 import { readableAccessListIds } from '../db/repositories/access-lists.js';
 import {
   analyzeTexts,
-  type ChunkHitRow,
   foldTeamTermChunks,
   type RankedChunk,
   readChunkHits,
@@ -19,6 +18,7 @@ import {
 } from './lexical-index/team-lexical-indexes.js';
 import { type LexicalQuery, searchLexical, searchLexicalHits } from './lexical-search.js';
 import { type ParsedQuery, parseQuery } from './query-text.js';
+import { searchHitOf } from './search-hit.js';
 import type { SearchHit, SearchRequest, TeamSearch, TermStatistics } from './search-types.js';
 import { type TeamStatistics, TeamStatisticsCache } from './team-statistics.js';
 import { searchVectorHits, searchVectors, type VectorQuery } from './vector-search.js';
@@ -126,14 +126,14 @@ export class PostgresTeamSearch implements TeamSearch {
     // One ranking alone is read with its documents in the same statement.
     if (mode === 'dense') {
       const query = this.vectorQuery(vector ?? [], scope, statistics.chunks, request.topK, request);
-      return (await searchVectorHits(this.sql, query)).map(toHit);
+      return (await searchVectorHits(this.sql, query)).map(searchHitOf);
     }
     if (!useVectors) {
       const ranking = lexicalQuery(request.topK);
       const inMemory = (await this.rankInMemory(statistics, request, query, request.topK))?.chunks;
       const hits =
         inMemory === undefined
-          ? (await searchLexicalHits(this.sql, statistics, ranking)).map(toHit)
+          ? (await searchLexicalHits(this.sql, statistics, ranking)).map(searchHitOf)
           : await this.hydrateFromMemory(scope, inMemory);
       request.signal?.throwIfAborted();
       return vectorsMayHelp ? this.withVectorsBelow(hits, scope, statistics.chunks, request) : hits;
@@ -255,10 +255,9 @@ export class PostgresTeamSearch implements TeamSearch {
    * kept beside the team's postings and dropped as the same sync tells them changed.
    */
   private async hydrateFromMemory(scope: ReaderScope, ranked: readonly RankedChunk[]): Promise<SearchHit[]> {
-    const rows = await this.lexicalIndexes.hits(scope.teamId, ranked, (missing) =>
+    return this.lexicalIndexes.hits(scope.teamId, ranked, (missing) =>
       readChunkHits(this.sql, scope, missing),
     );
-    return rows.map(toHit);
   }
 
   /** The ranked chunks with their documents, in rank order; the team and access are checked once more. */
@@ -266,26 +265,6 @@ export class PostgresTeamSearch implements TeamSearch {
     scope: ReaderScope,
     ranked: readonly { chunkId: number; score: number }[],
   ): Promise<SearchHit[]> {
-    return (await readChunkHits(this.sql, scope, ranked)).map(toHit);
+    return (await readChunkHits(this.sql, scope, ranked)).map(searchHitOf);
   }
-}
-
-function toHit(row: ChunkHitRow): SearchHit {
-  return {
-    chunkId: Number(row.id),
-    documentId: Number(row.document_id),
-    externalId: String(row.external_id),
-    title: String(row.title),
-    fileName: row.file_name === null ? null : String(row.file_name),
-    url: row.url === null ? null : String(row.url),
-    source: String(row.source),
-    connectorId: row.connector_id === null ? null : Number(row.connector_id),
-    mimeType: row.mime_type === null ? null : String(row.mime_type),
-    text: String(row.text),
-    headingPath: row.heading_path ?? [],
-    pageLabels: row.page_labels ?? [],
-    score: Number(row.score),
-    documentCreatedAt: new Date(row.created_at),
-    sourceModifiedAt: row.source_modified_at === null ? null : new Date(row.source_modified_at),
-  };
 }

@@ -1,14 +1,11 @@
-import type { ChunkHitRow } from '../../db/repositories/search.js';
+import type { UnscoredHit } from '../search-hit.js';
 
-/** A chunk as a search result shows it (its document's fields too), without a score. */
-export type HitRow = Omit<ChunkHitRow, 'score'>;
-
-/** What a row's strings and its entry cost the heap, roughly: two bytes a character and the objects. */
-function rowBytes(row: HitRow): number {
-  let characters = row.text.length + row.title.length + row.external_id.length + row.source.length;
-  characters += (row.url?.length ?? 0) + (row.file_name?.length ?? 0) + (row.mime_type?.length ?? 0);
-  for (const heading of row.heading_path ?? []) characters += heading.length;
-  for (const label of row.page_labels ?? []) characters += label.length;
+/** What a hit's strings and its entry cost the heap, roughly: two bytes a character and the objects. */
+function hitBytes(hit: UnscoredHit): number {
+  let characters = hit.text.length + hit.title.length + hit.externalId.length + hit.source.length;
+  characters += (hit.url?.length ?? 0) + (hit.fileName?.length ?? 0) + (hit.mimeType?.length ?? 0);
+  for (const heading of hit.headingPath) characters += heading.length;
+  for (const label of hit.pageLabels) characters += label.length;
   return characters * 2 + 400;
 }
 
@@ -19,7 +16,7 @@ function rowBytes(row: HitRow): number {
  * 0013 and 0014), so what is kept is what the database holds.
  */
 export class HitCache {
-  private readonly rows = new Map<number, HitRow>();
+  private readonly hits = new Map<number, UnscoredHit>();
   private used = 0;
 
   constructor(readonly maxBytes: number) {}
@@ -28,32 +25,32 @@ export class HitCache {
     return this.used;
   }
 
-  get(chunkId: number): HitRow | undefined {
-    const row = this.rows.get(chunkId);
-    if (row === undefined) return undefined;
-    // Map order is insertion order: moving the row to the end makes the first the least recent.
-    this.rows.delete(chunkId);
-    this.rows.set(chunkId, row);
-    return row;
+  get(chunkId: number): UnscoredHit | undefined {
+    const hit = this.hits.get(chunkId);
+    if (hit === undefined) return undefined;
+    // Map order is insertion order: moving the hit to the end makes the first the least recent.
+    this.hits.delete(chunkId);
+    this.hits.set(chunkId, hit);
+    return hit;
   }
 
-  set(chunkId: number, row: HitRow): void {
+  set(chunkId: number, hit: UnscoredHit): void {
     this.delete(chunkId);
-    const bytes = rowBytes(row);
+    const bytes = hitBytes(hit);
     if (bytes > this.maxBytes) return;
-    this.rows.set(chunkId, row);
+    this.hits.set(chunkId, hit);
     this.used += bytes;
-    for (const [oldest, oldRow] of this.rows) {
+    for (const [oldest, oldHit] of this.hits) {
       if (this.used <= this.maxBytes) break;
-      this.rows.delete(oldest);
-      this.used -= rowBytes(oldRow);
+      this.hits.delete(oldest);
+      this.used -= hitBytes(oldHit);
     }
   }
 
   delete(chunkId: number): void {
-    const row = this.rows.get(chunkId);
-    if (row === undefined) return;
-    this.rows.delete(chunkId);
-    this.used -= rowBytes(row);
+    const hit = this.hits.get(chunkId);
+    if (hit === undefined) return;
+    this.hits.delete(chunkId);
+    this.used -= hitBytes(hit);
   }
 }

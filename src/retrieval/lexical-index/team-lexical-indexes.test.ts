@@ -26,6 +26,7 @@ import {
   readTeamChunkTotals,
 } from '../../db/repositories/search.js';
 import type { SqlConnection, SqlExecutor } from '../../db/sql-connection.js';
+import { searchHitOf } from '../search-hit.js';
 import { QueryAnalyses } from './query-analyses.js';
 import { TeamLexicalIndex } from './team-lexical-index.js';
 import { TeamLexicalIndexes } from './team-lexical-indexes.js';
@@ -447,11 +448,13 @@ describe('the postings of a team in memory', () => {
     expect(first.map((hit) => hit.title).sort()).toEqual(['Deploy guide', 'Deploy guide', 'other']);
     expect(read).toHaveLength(0);
     expect(first).toEqual(
-      await readChunkHits(
-        sql(),
-        { teamId, accessListIds: await readableAccessListIds(sql(), teamOnly) },
-        first.map((hit) => ({ chunkId: Number(hit.id), score: hit.score })),
-      ),
+      (
+        await readChunkHits(
+          sql(),
+          { teamId, accessListIds: await readableAccessListIds(sql(), teamOnly) },
+          first.map((hit) => ({ chunkId: hit.chunkId, score: hit.score })),
+        )
+      ).map(searchHitOf),
     );
     // The same search again: every hit from memory, the same rows and scores.
     expect(await search('w0q')).toEqual(first);
@@ -465,11 +468,11 @@ describe('the postings of a team in memory', () => {
       null,
     );
     const renamed = await search('w0q');
-    expect(renamed.filter((hit) => Number(hit.document_id) === documentId).map((hit) => hit.url)).toEqual([
+    expect(renamed.filter((hit) => hit.documentId === documentId).map((hit) => hit.url)).toEqual([
       'https://wiki.example/v2',
       'https://wiki.example/v2',
     ]);
-    expect(renamed.filter((hit) => Number(hit.document_id) === documentId)[0]?.title).toBe('Release guide');
+    expect(renamed.filter((hit) => hit.documentId === documentId)[0]?.title).toBe('Release guide');
     expect(read).toHaveLength(1);
     expect(read.at(-1)).toHaveLength(2);
 

@@ -13,9 +13,11 @@ import {
   readTeamHitRows,
 } from '../../db/repositories/search.js';
 import type { SqlConnection, SqlExecutor } from '../../db/sql-connection.js';
+import { searchHitOf, type UnscoredHit, unscoredHitOf } from '../search-hit.js';
+import type { SearchHit } from '../search-types.js';
 import { PROBE_WORDS } from './english-words.js';
 import { EventLoopTurns } from './event-loop-turns.js';
-import { HitCache, type HitRow } from './hit-cache.js';
+import { HitCache } from './hit-cache.js';
 import { byCodeUnit, QueryAnalyses, sameMembers } from './query-analyses.js';
 import { type LexicalIndexQuery, TeamLexicalIndex } from './team-lexical-index.js';
 
@@ -194,36 +196,39 @@ export class TeamLexicalIndexes {
   }
 
   /**
-   * The ranked chunks with their documents, in rank order: those recent searches read from memory,
-   * the rest by `read` (a statement that checks the team and access once more). Rows read are kept
-   * unless a sync applied changes meanwhile (the row may be older than that sync).
+   * The ranked chunks as hits, in rank order: those recent searches read from memory, the rest by
+   * `read` (a statement that checks the team and access once more). Hits read are kept unless a
+   * sync applied changes meanwhile (the row may be older than that sync).
    */
   async hits(
     teamId: number,
     ranked: readonly RankedChunk[],
     read: (chunks: readonly RankedChunk[]) => Promise<ChunkHitRow[]>,
-  ): Promise<ChunkHitRow[]> {
+  ): Promise<SearchHit[]> {
     const team = this.loaded.get(teamId);
-    if (team === undefined) return read(ranked);
-    const known = new Map<number, HitRow>();
+    if (team === undefined) return (await read(ranked)).map(searchHitOf);
+    const known = new Map<number, UnscoredHit>();
     for (const { chunkId } of ranked) {
-      const row = team.hits.get(chunkId);
-      if (row !== undefined) known.set(chunkId, row);
+      const hit = team.hits.get(chunkId);
+      if (hit !== undefined) known.set(chunkId, hit);
     }
     const missing = ranked.filter(({ chunkId }) => !known.has(chunkId));
     if (missing.length > 0) {
       const changes = team.changes;
       const rows = await read(missing);
       const keep = team.changes === changes && this.loaded.get(teamId) === team;
-      for (const { score: _score, ...row } of rows) {
-        known.set(Number(row.id), row);
-        if (keep) team.hits.set(Number(row.id), row);
+      for (const row of rows) {
+        const hit = unscoredHitOf(row);
+        known.set(hit.chunkId, hit);
+        if (keep) team.hits.set(hit.chunkId, hit);
       }
     }
-    return ranked.flatMap(({ chunkId, score }) => {
-      const row = known.get(chunkId);
-      return row === undefined ? [] : [{ ...row, score }];
-    });
+    const found: SearchHit[] = [];
+    for (const { chunkId, score } of ranked) {
+      const hit = known.get(chunkId);
+      if (hit !== undefined) found.push({ ...hit, score });
+    }
+    return found;
   }
 
   /** Whether a team's postings are in memory (for tests and benchmarks). */
@@ -383,7 +388,10 @@ export class TeamLexicalIndexes {
     for (let start = 0; start < chunkIds.length; start += LOAD_BATCH_CHUNKS) {
       if (hits.bytes >= hits.maxBytes * HIT_CACHE_WARM_SHARE) return;
       const batch = chunkIds.slice(start, start + LOAD_BATCH_CHUNKS);
-      for (const row of await readTeamHitRows(this.sql, teamId, batch)) hits.set(Number(row.id), row);
+      for (const row of await readTeamHitRows(this.sql, teamId, batch)) {
+        const hit = unscoredHitOf(row);
+        hits.set(hit.chunkId, hit);
+      }
     }
   }
 

@@ -98,12 +98,18 @@ export const searchRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, {
       reply.raw.once('close', () => {
         if (!reply.raw.writableEnded) aborted.abort();
       });
-      return searchDocuments(
+      const found = await searchDocuments(
         deps,
         callerOf(request),
         { query, topK: top_k, mode, ...requestedFilters(request.body) },
         aborted.signal,
       );
+      // The schema's serializer escapes strings in JavaScript, a character at a time where a
+      // passage has a newline or a quote (most do); V8's JSON.stringify writes the same text several
+      // times faster. The view is built field by field as the schema has it (`searchDocuments`), so
+      // there is nothing the schema's serializer would have dropped. Errors keep the schema's.
+      reply.serializer(JSON.stringify);
+      return found;
     },
   );
 };
