@@ -19,6 +19,20 @@ export interface SearchRequest {
   /** Defaults to hybrid; hybrid is lexical alone when embeddings are off. */
   readonly mode?: SearchMode | undefined;
   readonly signal?: AbortSignal | undefined;
+  /** What `TeamSearch.prepare` began as this request arrived, if it did; no other request's. */
+  readonly prepared?: PreparedSearch | undefined;
+}
+
+/**
+ * A search's sync begun as its request arrived, before its text was read (PostgreSQL, a team held
+ * in memory): the round trip runs while the request is parsed, checked and its query analysed. It
+ * saw what was committed before the request began, so only that request may use it.
+ */
+export interface PreparedSearch {
+  /** Whose access lists it read (`readerKeyOf`). */
+  readonly readerKey: string;
+  /** The reader's access lists as of the sync; undefined when it failed (the search syncs again). */
+  readonly accessListIds: Promise<readonly number[] | undefined>;
 }
 
 /** One ranked chunk, with what answers need to cite its document. */
@@ -45,6 +59,11 @@ export interface SearchHit {
 /** The search port use cases depend on (a team's chunks, ranked). */
 export interface TeamSearch {
   search(request: SearchRequest): Promise<readonly SearchHit[]>;
+  /**
+   * Begins what a search by this reader will need first, as their request arrives, to be passed
+   * with that request (`SearchRequest.prepared`); undefined when nothing is worth beginning.
+   */
+  prepare?(reader: Reader): PreparedSearch | undefined;
   /**
    * PostgreSQL's English analysis of each text (the same stemming and stop words as search):
    * its lexemes with their counts. Lets answerers score sentences as search scores chunks.

@@ -1,3 +1,4 @@
+import type { Reader } from '../access.js';
 import type { EmbeddingModel } from '../adapters/embeddings/embedding-model.js';
 import { readableAccessListIds } from '../db/repositories/access-lists.js';
 import {
@@ -19,7 +20,7 @@ import {
 import { type LexicalQuery, searchLexical, searchLexicalHits } from './lexical-search.js';
 import { type ParsedQuery, parseQuery } from './query-text.js';
 import { searchHitOf } from './search-hit.js';
-import type { SearchHit, SearchRequest, TeamSearch, TermStatistics } from './search-types.js';
+import type { PreparedSearch, SearchHit, SearchRequest, TeamSearch, TermStatistics } from './search-types.js';
 import { type TeamStatistics, TeamStatisticsCache } from './team-statistics.js';
 import { searchVectorHits, searchVectors, type VectorQuery } from './vector-search.js';
 
@@ -158,6 +159,10 @@ export class PostgresTeamSearch implements TeamSearch {
     return this.hydrate(scope, ranked.slice(0, request.topK));
   }
 
+  prepare(reader: Reader): PreparedSearch | undefined {
+    return this.lexicalIndexes.prepare(reader);
+  }
+
   /**
    * BM25 from the team's postings in memory, brought up to date first, with the reader's lists it
    * was filtered by; undefined when they are not loaded or the query has phrases (their positions
@@ -165,7 +170,7 @@ export class PostgresTeamSearch implements TeamSearch {
    */
   private async rankInMemory(
     statistics: TeamStatistics,
-    request: Pick<SearchRequest, 'reader' | 'connectorIds' | 'sources'>,
+    request: Pick<SearchRequest, 'reader' | 'connectorIds' | 'sources' | 'prepared'>,
     query: ParsedQuery,
     limit: number,
   ): Promise<MemoryRanking | undefined> {
@@ -178,6 +183,7 @@ export class PostgresTeamSearch implements TeamSearch {
       averageLength: statistics.averageLength,
       connectorIds: request.connectorIds,
       sources: request.sources,
+      prepared: request.prepared,
     });
   }
 

@@ -1,9 +1,9 @@
 import { memberReader } from '../access.js';
 import type { Caller } from '../caller.js';
-import type { DocumentSource, SearchMode } from '../retrieval/search-types.js';
+import type { DocumentSource, PreparedSearch, SearchMode } from '../retrieval/search-types.js';
 import type { ServiceDependencies } from './dependencies.js';
 
-export type { DocumentSource };
+export type { DocumentSource, PreparedSearch };
 
 export interface SearchDocumentsInput {
   readonly query: string;
@@ -26,14 +26,26 @@ export interface SearchResultView {
   score: number;
 }
 
+/**
+ * Begins the caller's search as their request arrives, before its body is read (see
+ * `TeamSearch.prepare`): pass what it answers to `searchDocuments` for the same request only.
+ */
+export function prepareSearchDocuments(
+  deps: Pick<ServiceDependencies, 'search'>,
+  caller: Caller,
+): PreparedSearch | undefined {
+  return deps.search.prepare?.(memberReader(caller));
+}
+
 /** Ranked chunks of the caller's team; the team comes from the caller, never from the request. */
 export async function searchDocuments(
   deps: Pick<ServiceDependencies, 'search'>,
   caller: Caller,
   input: SearchDocumentsInput,
   signal?: AbortSignal,
+  prepared?: PreparedSearch,
 ): Promise<{ results: SearchResultView[] }> {
-  const hits = await deps.search.search({ reader: memberReader(caller), ...input, signal });
+  const hits = await deps.search.search({ reader: memberReader(caller), ...input, signal, prepared });
   return {
     results: hits.map((hit) => ({
       document_id: hit.documentId,

@@ -27,6 +27,7 @@ import {
 } from '../../db/repositories/search.js';
 import type { SqlConnection, SqlExecutor } from '../../db/sql-connection.js';
 import { searchHitOf } from '../search-hit.js';
+import type { PreparedSearch } from '../search-types.js';
 import { QueryAnalyses } from './query-analyses.js';
 import { TeamLexicalIndex } from './team-lexical-index.js';
 import { TeamLexicalIndexes } from './team-lexical-indexes.js';
@@ -317,7 +318,7 @@ describe('the postings of a team in memory', () => {
     // of plain words (the stemmer analyses them), is not.
     statements = 0;
     await search(ada, 'beta');
-    await search(teamOnly, 'gamma/beta');
+    await search(teamOnly, 'beta gamma/delta');
     expect(statements).toBe(2);
     statements = 0;
     expect((await search(teamOnly, 'Gamma?'))?.chunks).toHaveLength(1);
@@ -411,6 +412,101 @@ describe('the postings of a team in memory', () => {
     } finally {
       rankings.mockRestore();
     }
+  });
+
+  it("begins a search's sync as its request arrives where every search needs one, and that search alone uses it", async () => {
+    const database = sql();
+    const sent: string[] = [];
+    let failNext = false;
+    // As on PostgreSQL, whatever the test database: no count of local writes, a statement every search.
+    const everySearchSyncs: SqlExecutor = {
+      executeSql: (text, values, options) => {
+        // A sync statement by the text it analyses; the read of what changed by its name.
+        if (text.includes('WITH changed')) sent.push('changes');
+        else if (text.includes('to_tsvector')) sent.push(String(values?.[1]));
+        if (failNext) {
+          failNext = false;
+          return Promise.reject(new Error('connection lost'));
+        }
+        return database.executeSql(text, values, options);
+      },
+    };
+    const teamId = await teamOfTwoChunks(database, 'Prepared searches');
+    const indexes = new TeamLexicalIndexes(everySearchSyncs, settings);
+    const { ada, teamOnly } = readers(teamId);
+    const search = async (reader: Reader, text: string, prepared = indexes.prepare(reader)) => {
+      const totals = await readTeamChunkTotals(database, teamId);
+      const ranking = { limit: 10, teamChunks: totals.chunks, averageLength: totals.averageLength };
+      return indexes.rank({ reader, text, ...ranking, prepared });
+    };
+    // Not in memory yet: nothing to begin.
+    expect(indexes.prepare(teamOnly)).toBeUndefined();
+    expect(await search(teamOnly, 'beta')).toBeUndefined();
+    await indexes.loadsSettled();
+
+    // A write committed before the request arrived is seen, by the one statement begun on arrival
+    // (it carries no text: the plain words are analysed here).
+    await replaceDocument(
+      database,
+      uploadFields(teamId, 'second'),
+      'second',
+      textChunks(['beta delta']),
+      undefined,
+    );
+    sent.length = 0;
+    const prepared = indexes.prepare(teamOnly);
+    expect(prepared).toBeDefined();
+    const afterWrite = await search(teamOnly, 'beta delta', prepared);
+    expect(sent).toEqual(['', 'changes']);
+    expectSameRanking(afterWrite?.chunks ?? [], (await bothWays(indexes, teamOnly, 'beta delta')).database);
+    sent.length = 0;
+    expect((await search(teamOnly, 'beta'))?.chunks).toHaveLength(3);
+    expect(sent).toEqual(['']);
+
+    // Words this process cannot analyse yet: the search sends its text after all, and learns them.
+    sent.length = 0;
+    expect((await search(teamOnly, 'beta gamma/delta'))?.chunks).toHaveLength(3);
+    expect(sent).toEqual(['', 'beta gamma/delta']);
+    sent.length = 0;
+    await search(teamOnly, 'beta gamma/delta');
+    expect(sent).toEqual(['']);
+
+    // Begun for another reader: not this search's (it reads its own reader's lists).
+    const privateList = await saveAccessList(database, teamId, peopleAccess('ada@example.com'));
+    const { rows } = await database.executeSql<{ id: number }>(
+      'UPDATE documents SET access_list_id = $2 WHERE team_id = $1 RETURNING id',
+      [teamId, privateList],
+    );
+    for (const { id } of rows) await spreadDocumentAccess(database, Number(id));
+    const forAda = indexes.prepare(ada);
+    sent.length = 0;
+    expect((await search(teamOnly, 'beta', forAda))?.chunks).toEqual([]);
+    // Ada's (which read the chunks the change moved), then the search's own.
+    expect(sent).toEqual(['', 'changes', 'beta']);
+
+    // A begun statement that failed: the search syncs again; one never used leaves no rejection.
+    failNext = true;
+    sent.length = 0;
+    expect((await search(ada, 'beta'))?.chunks).toHaveLength(3);
+    expect(sent).toEqual(['', 'beta']);
+    failNext = true;
+    expect(await indexes.prepare(ada)?.accessListIds).toBeUndefined();
+
+    // Begun for postings given up and loaded again since: those sync on their own.
+    let now = 0;
+    const clocked = new TeamLexicalIndexes(everySearchSyncs, settings, undefined, () => now);
+    const rankWith = (prepared: PreparedSearch | undefined) =>
+      clocked.rank({ reader: ada, text: 'beta', limit: 10, teamChunks: 3, averageLength: 2, prepared });
+    expect(await rankWith(undefined)).toBeUndefined();
+    await clocked.loadsSettled();
+    const beforeReload = clocked.prepare(ada);
+    await beforeReload?.accessListIds;
+    now += settings.reloadAfterMs + 1;
+    expect(await rankWith(undefined)).toBeUndefined();
+    await clocked.loadsSettled();
+    sent.length = 0;
+    expect((await rankWith(beforeReload))?.chunks).toHaveLength(3);
+    expect(sent).toEqual(['beta']);
   });
 
   it('keeps the hits the load and searches read, and reads again those whose chunk or document changed', async () => {

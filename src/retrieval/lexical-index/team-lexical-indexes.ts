@@ -14,7 +14,7 @@ import {
 } from '../../db/repositories/search.js';
 import type { SqlConnection, SqlExecutor } from '../../db/sql-connection.js';
 import { searchHitOf, type UnscoredHit, unscoredHitOf } from '../search-hit.js';
-import type { SearchHit } from '../search-types.js';
+import type { PreparedSearch, SearchHit } from '../search-types.js';
 import { PROBE_WORDS } from './english-words.js';
 import { EventLoopTurns } from './event-loop-turns.js';
 import { HitCache } from './hit-cache.js';
@@ -46,6 +46,8 @@ export interface TeamLexicalIndexesSettings {
 export interface MemoryLexicalQuery extends Omit<LexicalIndexQuery, 'terms' | 'accessListIds'> {
   readonly reader: Reader;
   readonly text: string;
+  /** The sync `prepare` began for this request, if it did. */
+  readonly prepared?: PreparedSearch | undefined;
 }
 
 /** The ranking, and the access lists it was filtered by (the reader's, read with the changes). */
@@ -137,6 +139,8 @@ export class TeamLexicalIndexes {
   private readonly unloaded = new Map<number, UnloadedTeam>();
   private readonly analyses = new QueryAnalyses(MAX_QUERY_WORDS);
   private readonly turns = new EventLoopTurns();
+  /** The team each prepared sync brought up to date: one loaded again since is not (its own sync runs). */
+  private readonly preparedTeams = new WeakMap<PreparedSearch, LoadedTeam>();
 
   constructor(
     private readonly sql: SqlExecutor & Pick<SqlConnection, 'localWrites'>,
@@ -144,6 +148,28 @@ export class TeamLexicalIndexes {
     private readonly logger?: LexicalIndexLogger,
     private readonly now: () => number = () => performance.now(),
   ) {}
+
+  /**
+   * Begins the reader's team's sync as their search request arrives, before its text is read, where
+   * a search needs a statement anyway (PostgreSQL) and the team is in memory; undefined otherwise.
+   * `rank` uses it when this process knows the query's lexemes (else it syncs with the text).
+   */
+  prepare(reader: Reader): PreparedSearch | undefined {
+    if (this.settings.memoryBytes <= 0 || this.sql.localWrites !== undefined) return undefined;
+    const team = this.loaded.get(reader.teamId);
+    if (team === undefined || this.now() - team.syncedAt > this.settings.reloadAfterMs) return undefined;
+    const reading = this.sync(team, reader, '', []);
+    const prepared = {
+      readerKey: readerKeyOf(reader),
+      // A request that never ranks (refused, or a phrase search) leaves it unread: no rejection escapes.
+      accessListIds: reading.then(
+        (read) => read?.accessListIds,
+        () => undefined,
+      ),
+    };
+    this.preparedTeams.set(prepared, team);
+    return prepared;
+  }
 
   /**
    * The best `limit` chunks by BM25 from the team's postings in memory, brought up to date first;
@@ -159,11 +185,17 @@ export class TeamLexicalIndexes {
       return undefined;
     }
     team.lastUsedAt = this.now();
-    const { reader, text, ...ranking } = query;
+    const { reader, text, prepared, ...ranking } = query;
     const changes = team.changes;
     // The query's lexemes where this process knows them: what the sync is expected to read.
     const knownLexemes = this.analyses.lexemesOf(text);
-    const syncing = this.sync(team, reader, text, knownLexemes);
+    const syncing =
+      knownLexemes !== undefined &&
+      prepared !== undefined &&
+      this.preparedTeams.get(prepared) === team &&
+      prepared.readerKey === readerKeyOf(reader)
+        ? this.afterPrepared(prepared, team, reader, text, knownLexemes)
+        : this.sync(team, reader, text, knownLexemes);
     // A sync that needed no statement comes back without the event loop turning: the ranking (and
     // the answer after it) would run before any request read meanwhile, `/healthz` among them, and
     // 50 clients' searches would queue it behind all of theirs. Each ranks in a turn of its own.
@@ -241,6 +273,19 @@ export class TeamLexicalIndexes {
     await Promise.all([...this.unloaded.values()].map((team) => team.loading));
   }
 
+  /** The prepared sync's lists with the lexemes known here; a sync of the text when it failed. */
+  private async afterPrepared(
+    prepared: PreparedSearch,
+    team: LoadedTeam,
+    reader: Reader,
+    text: string,
+    lexemes: readonly string[],
+  ): Promise<Reading | undefined> {
+    const accessListIds = await prepared.accessListIds;
+    if (accessListIds === undefined) return this.sync(team, reader, text, lexemes);
+    return { lexemes, accessListIds };
+  }
+
   /**
    * Reads what changed since the team's snapshot and applies it, after any sync already under way
    * (so a later snapshot is never overwritten by an earlier one); answers the query's lexemes and
@@ -266,8 +311,10 @@ export class TeamLexicalIndexes {
           return { lexemes, accessListIds };
         }
       }
-      // Where every search needs a statement anyway (PostgreSQL), its words are not learnt.
-      const words = writes === undefined ? [] : (this.analyses.wordsOf(text) ?? []);
+      // Words are learnt where the statement is needed anyway, so that next time they are known:
+      // on PostgreSQL a search whose lexemes are known uses the sync `prepare` began.
+      const words =
+        writes === undefined && knownLexemes !== undefined ? [] : (this.analyses.wordsOf(text) ?? []);
       // A failed read changes nothing: the next sync reads the same changes again.
       const read = await readLexicalSync(this.sql, reader, team.snapshot, text, words);
       if (this.analyses.learn(words, read.wordLexemes, read.lexemes)) {
