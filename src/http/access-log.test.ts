@@ -26,4 +26,24 @@ describe('the access log', () => {
       }),
     ]);
   });
+
+  it("keeps to a route's own log level, and never writes a header", async () => {
+    const probe = await testApp.app.inject({ url: '/healthz', headers: { 'x-request-id': 'access-log-2' } });
+    expect(probe.statusCode).toBe(200);
+    const secret = 'Bearer access-log-secret-token';
+    const search = await testApp.app.inject({
+      method: 'POST',
+      url: '/v1/search',
+      headers: { 'x-request-id': 'access-log-3', authorization: secret },
+      payload: { query: 'anything' },
+    });
+    expect(search.statusCode).toBe(401);
+    const entries = testApp.logLines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    // /healthz logs at warn: an orchestrator's probes fill no log.
+    expect(entries.filter((entry) => entry.request_id === 'access-log-2')).toEqual([]);
+    expect(entries.filter((entry) => entry.request_id === 'access-log-3')).toEqual([
+      expect.objectContaining({ msg: 'request completed', res: { statusCode: 401 } }),
+    ]);
+    expect(testApp.logLines.join('\n')).not.toContain('access-log-secret-token');
+  });
 });

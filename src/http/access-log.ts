@@ -37,7 +37,7 @@ export class AccessLogController extends LogController {
     }
     // The request's logger says whether the line is wanted (a route may log at warn only).
     if ((levels.values[reply.log.level] ?? Number.POSITIVE_INFINITY) > INFO) return;
-    this.lines ??= request.server.log.child({}, { redact: [] });
+    this.lines ??= request.server.log.child({}, { redact: [], level: 'info' });
     this.lines.info({ [this.requestIdLogLabel]: request.id, ...fields }, 'request completed');
   }
 }
