@@ -126,6 +126,17 @@ async function teamOfTwoChunks(database: SqlConnection, name: string): Promise<n
   return teamId;
 }
 
+/** Adds a second document to `teamOfTwoChunks`' team: one chunk, "beta delta". */
+function addSecondDocument(database: SqlConnection, teamId: number): Promise<number> {
+  return replaceDocument(
+    database,
+    uploadFields(teamId, 'second'),
+    'second',
+    textChunks(['beta delta']),
+    undefined,
+  );
+}
+
 function queries(next: () => number, count: number): string[] {
   return Array.from({ length: count }, () =>
     Array.from({ length: 1 + Math.floor(next() * 6) }, () => WORDS[Math.floor(next() * WORDS.length)]).join(
@@ -330,13 +341,7 @@ describe('the postings of a team in memory', () => {
     expect(statements).toBe(4 * syncsOnRepeat);
 
     // A write (here from outside this index's executor, as a job's would be) is seen by the next search.
-    const second = await replaceDocument(
-      database,
-      uploadFields(teamId, 'second'),
-      'second',
-      textChunks(['beta delta']),
-      undefined,
-    );
+    const second = await addSecondDocument(database, teamId);
     statements = 0;
     postingReads = 0;
     expect((await search(teamOnly, 'beta'))?.chunks).toHaveLength(3);
@@ -393,13 +398,7 @@ describe('the postings of a team in memory', () => {
       expect((await search(teamOnly, 'beta'))?.chunks).toEqual(first?.chunks);
       expect(rankings).toHaveBeenCalledTimes(1);
       // A write: the ranking made meanwhile missed it, so the search ranks again once it is applied.
-      await replaceDocument(
-        database,
-        uploadFields(teamId, 'second'),
-        'second',
-        textChunks(['beta delta']),
-        undefined,
-      );
+      await addSecondDocument(database, teamId);
       rankings.mockClear();
       const afterWrite = await search(teamOnly, 'beta');
       expect(afterWrite?.chunks).toHaveLength(3);
@@ -446,13 +445,7 @@ describe('the postings of a team in memory', () => {
 
     // A write committed before the request arrived is seen, by the one statement begun on arrival
     // (it carries no text: the plain words are analysed here).
-    await replaceDocument(
-      database,
-      uploadFields(teamId, 'second'),
-      'second',
-      textChunks(['beta delta']),
-      undefined,
-    );
+    await addSecondDocument(database, teamId);
     sent.length = 0;
     const prepared = indexes.prepare(teamOnly);
     expect(prepared).toBeDefined();
