@@ -121,8 +121,9 @@ export const searchRoutes: FastifyPluginAsyncTypebox<AppOptions> = async (app, {
       // The schema's serializer escapes strings in JavaScript, a character at a time where a
       // passage has a newline or a quote (most do); V8's JSON.stringify writes the same text several
       // times faster. The view is built field by field as the schema has it (`searchDocuments`), so
-      // there is nothing the schema's serializer would have dropped. Errors keep the schema's.
-      reply.serializer(JSON.stringify);
+      // there is nothing the schema's serializer would have dropped. Errors keep the schema's. A
+      // serializer of one's own gets no content type from fastify: it is set here.
+      reply.type('application/json; charset=utf-8').serializer(JSON.stringify);
       return found;
     },
   );

@@ -75,6 +75,7 @@ describe('POST /v1/search', () => {
       payload: body,
     });
     expect(response.statusCode, response.body).toBe(200);
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
     return (response.json() as { results: Result[] }).results;
   }
 
