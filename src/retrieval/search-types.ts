@@ -29,8 +29,6 @@ export interface SearchRequest {
  * saw what was committed before the request began, so only that request may use it.
  */
 export interface PreparedSearch {
-  /** Whose access lists it read (`readerKeyOf`). */
-  readonly readerKey: string;
   /** The reader's access lists as of the sync; undefined when it failed (the search syncs again). */
   readonly accessListIds: Promise<readonly number[] | undefined>;
 }

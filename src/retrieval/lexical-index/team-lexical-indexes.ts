@@ -139,8 +139,11 @@ export class TeamLexicalIndexes {
   private readonly unloaded = new Map<number, UnloadedTeam>();
   private readonly analyses = new QueryAnalyses(MAX_QUERY_WORDS);
   private readonly turns = new EventLoopTurns();
-  /** The team each prepared sync brought up to date: one loaded again since is not (its own sync runs). */
-  private readonly preparedTeams = new WeakMap<PreparedSearch, LoadedTeam>();
+  /**
+   * Whose lists each prepared sync read, and the team it brought up to date: one loaded again since
+   * is not (its own sync runs).
+   */
+  private readonly preparedFor = new WeakMap<PreparedSearch, { team: LoadedTeam; readerKey: string }>();
 
   constructor(
     private readonly sql: SqlExecutor & Pick<SqlConnection, 'localWrites'>,
@@ -160,14 +163,13 @@ export class TeamLexicalIndexes {
     if (team === undefined || this.now() - team.syncedAt > this.settings.reloadAfterMs) return undefined;
     const reading = this.sync(team, reader, '', []);
     const prepared = {
-      readerKey: readerKeyOf(reader),
       // A request that never ranks (refused, or a phrase search) leaves it unread: no rejection escapes.
       accessListIds: reading.then(
         (read) => read?.accessListIds,
         () => undefined,
       ),
     };
-    this.preparedTeams.set(prepared, team);
+    this.preparedFor.set(prepared, { team, readerKey: readerKeyOf(reader) });
     return prepared;
   }
 
@@ -189,11 +191,13 @@ export class TeamLexicalIndexes {
     const changes = team.changes;
     // The query's lexemes where this process knows them: what the sync is expected to read.
     const knownLexemes = this.analyses.lexemesOf(text);
+    const readerKey = readerKeyOf(reader);
+    const preparedFor = prepared === undefined ? undefined : this.preparedFor.get(prepared);
     const syncing =
       knownLexemes !== undefined &&
       prepared !== undefined &&
-      this.preparedTeams.get(prepared) === team &&
-      prepared.readerKey === readerKeyOf(reader)
+      preparedFor?.team === team &&
+      preparedFor.readerKey === readerKey
         ? this.afterPrepared(prepared, team, reader, text, knownLexemes)
         : this.sync(team, reader, text, knownLexemes);
     // A sync that needed no statement comes back without the event loop turning: the ranking (and
@@ -203,7 +207,7 @@ export class TeamLexicalIndexes {
     // While the sync's statement is under way (on PostgreSQL, every search's), the postings are
     // ranked as they are, by the lexemes and lists expected: kept when the sync changed nothing and
     // read the same, so that the round trip and the ranking overlap.
-    const expectedLists = team.readers.get(readerKeyOf(reader));
+    const expectedLists = team.readers.get(readerKey);
     const expected =
       knownLexemes === undefined || expectedLists === undefined
         ? undefined
