@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { planNodes } from '../../../test/helpers/query-plan.js';
 import { databaseForTheseTests } from '../../../test/helpers/test-database.js';
 import { insertTeam, uploadFields } from '../../../test/helpers/test-documents.js';
 import { teamReader } from '../../access.js';
@@ -37,24 +38,9 @@ function recordingPostingReads(
 }
 
 /** The indexes a statement's plan reads, as the database plans it now. */
-async function indexesPlanned(statement: { text: string; values: unknown[] }): Promise<string[]> {
-  const { rows } = await sql().executeSql<{ 'QUERY PLAN': unknown }>(
-    `EXPLAIN (FORMAT JSON) ${statement.text}`,
-    statement.values,
-  );
-  const plan = rows[0]?.['QUERY PLAN'];
-  const names: string[] = [];
-  const walk = (node: unknown): void => {
-    if (Array.isArray(node)) node.forEach(walk);
-    else if (node !== null && typeof node === 'object') {
-      for (const [key, value] of Object.entries(node)) {
-        if (key === 'Index Name' && typeof value === 'string') names.push(value);
-        else walk(value);
-      }
-    }
-  };
-  walk(typeof plan === 'string' ? JSON.parse(plan) : plan);
-  return names;
+async function indexesPlanned(statement: { text: string; values: unknown[] }): Promise<unknown[]> {
+  const nodes = await planNodes(sql(), statement.text, statement.values);
+  return nodes.map((node) => node['Index Name']).filter((name) => name !== undefined);
 }
 
 it("reads a large write's postings by chunk, with statistics from before it", async () => {

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SCIFACT_DIR, loadScifact } from '../../../bench/lib/scifact.js';
 import { peopleAccess } from '../../../src/access.js';
 import { HANG_BOUND_MS } from '../../../test/helpers/hang-bound.js';
+import { planNodes } from '../../../test/helpers/query-plan.js';
 import { seededRandom } from '../../../test/helpers/seeded-random.js';
 import { databaseForTheseTests } from '../../../test/helpers/test-database.js';
 import { insertTeam, textChunks, uploadFields } from '../../../test/helpers/test-documents.js';
@@ -204,17 +205,9 @@ describe('exact BM25 top k, pruned, against scoring every posting', () => {
     let read = 0;
     const counting: SqlExecutor = {
       executeSql: async (text, values) => {
-        const { rows } = await sql().executeSql(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
-        const plan = Object.values(rows[0] ?? {})[0];
-        const visit = (node: Record<string, unknown>): void => {
+        for (const node of await planNodes(sql(), text, values, { analyze: true }))
           if (node['Relation Name'] === 'chunk_terms')
             read += Number(node['Actual Rows']) * Number(node['Actual Loops']);
-          for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) visit(child);
-        };
-        const parsed = (typeof plan === 'string' ? JSON.parse(plan) : plan) as {
-          Plan: Record<string, unknown>;
-        }[];
-        visit(parsed[0]?.Plan ?? {});
         return { rows: [] };
       },
     };
