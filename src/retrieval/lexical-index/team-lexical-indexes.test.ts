@@ -300,7 +300,7 @@ describe('the postings of a team in memory', () => {
     const counting: SqlExecutor & Pick<SqlConnection, 'localWrites'> = {
       executeSql: (text, values, options) => {
         statements += 1;
-        if (text.includes('chunk_terms')) postingReads += 1;
+        if (text.includes('search::text')) postingReads += 1;
         return database.executeSql(text, values, options);
       },
       ...(database.localWrites === undefined ? {} : { localWrites: database.localWrites }),
