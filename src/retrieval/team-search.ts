@@ -41,6 +41,13 @@ export interface TeamSearchSettings {
 export const MEMORY_INDEX_RELOAD_AFTER_MS = 6 * 3_600_000;
 /** After a load that failed or did not fit, the team is ranked in the database this long. */
 const MEMORY_INDEX_RETRY_AFTER_MS = 10 * 60_000;
+/**
+ * While a team's postings are being written, they are brought up to date in the background this
+ * often (on PostgreSQL, a statement that finds whether the team changed: a fraction of a
+ * millisecond), and for this long after the last change found.
+ */
+const MEMORY_INDEX_FOLLOW_EVERY_MS = 25;
+const MEMORY_INDEX_FOLLOW_FOR_MS = 2_000;
 
 /** The team searched and the access lists its reader may open. */
 interface ReaderScope {
@@ -77,6 +84,8 @@ export class PostgresTeamSearch implements TeamSearch {
         memoryBytes: settings.memoryIndexBytes ?? 0,
         reloadAfterMs: MEMORY_INDEX_RELOAD_AFTER_MS,
         retryAfterMs: MEMORY_INDEX_RETRY_AFTER_MS,
+        followEveryMs: MEMORY_INDEX_FOLLOW_EVERY_MS,
+        followForMs: MEMORY_INDEX_FOLLOW_FOR_MS,
       },
       logger,
     );

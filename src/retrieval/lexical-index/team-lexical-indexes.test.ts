@@ -364,6 +364,66 @@ describe('the postings of a team in memory', () => {
     expect((await search(ada, 'beta'))?.chunks).toHaveLength(3);
   });
 
+  it('brings postings being written up to date in the background, so that a search reads none of it', async () => {
+    const database = sql();
+    let postingReads = 0;
+    const counting: SqlExecutor & Pick<SqlConnection, 'localWrites'> = {
+      executeSql: (text, values, options) => {
+        if (text.includes('search::text')) postingReads += 1;
+        return database.executeSql(text, values, options);
+      },
+      ...(database.localWrites === undefined ? {} : { localWrites: database.localWrites }),
+    };
+    const teamId = await teamOfTwoChunks(database, 'Followed while written');
+    let now = 0;
+    const scheduled: { run: () => void; delayMs: number }[] = [];
+    const indexes = new TeamLexicalIndexes(
+      counting,
+      { ...settings, followEveryMs: 25, followForMs: 1_000 },
+      undefined,
+      () => now,
+      (run, delayMs) => scheduled.push({ run, delayMs }),
+    );
+    const { ada, teamOnly } = readers(teamId);
+    const search = (reader: Reader, text: string) =>
+      indexes.rank({ reader, text, limit: 10, teamChunks: 10, averageLength: 2 });
+    expect(await search(ada, 'beta')).toBeUndefined();
+    await indexes.loadsSettled();
+    // Nothing changed since the load: nothing is followed.
+    expect((await search(ada, 'beta'))?.chunks).toHaveLength(2);
+    expect(scheduled).toEqual([]);
+
+    // A search that applies a write starts following the team.
+    await addSecondDocument(database, teamId);
+    expect((await search(ada, 'beta'))?.chunks).toHaveLength(3);
+    expect(scheduled.map((follow) => follow.delayMs)).toEqual([25]);
+
+    // The next write is read by the background sync, and the search after it reads no postings.
+    await replaceDocument(
+      database,
+      uploadFields(teamId, 'third'),
+      'third',
+      textChunks(['beta epsilon']),
+      undefined,
+    );
+    now += 25;
+    scheduled.shift()?.run();
+    await indexes.syncsSettled();
+    postingReads = 0;
+    expect((await search(teamOnly, 'beta epsilon'))?.chunks).toHaveLength(4);
+    expect(postingReads).toBe(0);
+    // It goes on for `followForMs` after the last change found, then stops.
+    expect(scheduled).toHaveLength(1);
+    now += 25;
+    scheduled.shift()?.run();
+    await indexes.syncsSettled();
+    expect(scheduled).toHaveLength(1);
+    now += 1_000;
+    scheduled.shift()?.run();
+    await indexes.syncsSettled();
+    expect(scheduled).toEqual([]);
+  });
+
   it('ranks while the sync statement is under way, and keeps that ranking only when the sync read nothing new', async () => {
     const database = sql();
     // As on PostgreSQL, whatever the test database: no count of local writes, a statement every search.
