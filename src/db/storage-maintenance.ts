@@ -2,11 +2,18 @@ import {
   type ChunkTable,
   checkpoint,
   currentWalPosition,
+  liveRowBytes,
   reindexTable,
+  rewriteTable,
   tableSizes,
   vacuumTable,
   walBytesSince,
 } from './repositories/storage.js';
+import {
+  foldTermChunksAfter,
+  type TermChunksPosition,
+  termChunkRowsOutnumberPostings,
+} from './repositories/team-term-chunks.js';
 import { runAsBackgroundWork, type SqlConnection } from './sql-connection.js';
 
 /**
@@ -55,6 +62,12 @@ export interface StorageMaintenanceSettings {
    * vacuum alone keeps the planner's row counts, and searches plan well on those.
    */
   readonly analyses: boolean;
+  /**
+   * Whether a table whose file stays far larger than its rows after the vacuum after deletes is
+   * written anew (VACUUM FULL): on PGlite, whose folder is the user's disk; not on PostgreSQL,
+   * where it would hold the table from every other process meanwhile, and freed space is reused.
+   */
+  readonly rewritesBloatedTables: boolean;
   /** WAL written since the last checkpoint that calls for the next one. */
   readonly walBytesPerCheckpoint: number;
   /** Deleted chunks that call for a vacuum of the chunk tables. */
@@ -79,6 +92,7 @@ export interface StorageMaintenanceSettings {
 export const EMBEDDED_MAINTENANCE_DEFAULTS: StorageMaintenanceSettings = {
   checkpoints: true,
   analyses: false,
+  rewritesBloatedTables: true,
   walBytesPerCheckpoint: 128 * 1024 * 1024,
   deletedChunksPerVacuum: 1000,
   insertedChunksPerVacuum: 2000,
@@ -91,11 +105,22 @@ export const UNVACUUMED_POSTGRES_MAINTENANCE: StorageMaintenanceSettings = {
   ...EMBEDDED_MAINTENANCE_DEFAULTS,
   checkpoints: false,
   analyses: true,
+  rewritesBloatedTables: false,
 };
 
 /** Indexes larger than this many times their table (plus the slack) are rebuilt after a vacuum. */
 const INDEX_BLOAT_FACTOR = 3;
 const INDEX_BLOAT_SLACK_BYTES = 1024 * 1024;
+
+/** Tables (with TOAST) larger than this many times their live rows (plus the slack) are rewritten. */
+const TABLE_BLOAT_FACTOR = 3;
+const TABLE_BLOAT_SLACK_BYTES = 1024 * 1024;
+
+/** Rows of `team_term_chunks` one folding statement looks at. */
+const FOLD_SPAN_ROWS = 5000;
+
+/** Rows of `team_term_chunks` beyond twice the postings' that call for a fold after a start. */
+const CROWDED_TERM_ROWS_SLACK = 10_000;
 
 /**
  * Tables whose deleted rows are many after documents go (a chunk's postings are its terms), the
@@ -116,9 +141,10 @@ const CHUNK_TABLES: readonly ChunkTable[] = [
 /**
  * Maintenance done by the service where the database does not do it (PGlite; PostgreSQL with
  * autovacuum off), as background work (on PGlite, requests' queries go first):
- * - after many chunks were deleted and deletes paused, a VACUUM of the chunk tables (their space
- *   reusable, their empty end given back), then a REINDEX of those whose indexes still hold the
- *   deleted rows' pages;
+ * - after many chunks were deleted and deletes paused, the term counts' rows folded, a VACUUM of
+ *   the chunk tables (their space reusable, their empty end given back), then, on PGlite, a VACUUM
+ *   FULL of those whose files are still far larger than their rows, and a REINDEX of those whose
+ *   indexes still hold the deleted rows' pages;
  * - every 2,000 chunks stored, a VACUUM of the new pages (a few ms each time: searches of the
  *   growing index read postings from the index alone), and on PostgreSQL, once writes pause, an ANALYZE
  *   (its whole-table sample is a stall not to repeat while indexing);
@@ -135,6 +161,8 @@ export class InProcessStorageMaintenance implements StorageMaintenance {
   private lastInsertAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private stopping = false;
+  private startupCheck: Promise<void> | undefined;
 
   constructor(
     private readonly sql: SqlConnection,
@@ -158,6 +186,15 @@ export class InProcessStorageMaintenance implements StorageMaintenance {
 
   start(): void {
     if (this.timer !== undefined) return;
+    // A stop during the vacuum after deletes (its folding can take a minute after a large file)
+    // leaves rows that cancel out: the first run after a start takes it up again.
+    this.startupCheck = termChunkRowsOutnumberPostings(this.sql, CROWDED_TERM_ROWS_SLACK).then(
+      (crowded) => {
+        if (crowded)
+          this.deletedSinceVacuum = Math.max(this.deletedSinceVacuum, this.settings.deletedChunksPerVacuum);
+      },
+      (error: unknown) => this.logger.warn({ err: error }, 'the term counts could not be checked'),
+    );
     this.timer = setInterval(() => {
       void this.runDue().catch((error: unknown) =>
         this.logger.warn({ err: error }, 'database maintenance failed; it is tried again later'),
@@ -167,6 +204,7 @@ export class InProcessStorageMaintenance implements StorageMaintenance {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
     await this.running?.catch(() => {});
@@ -181,6 +219,7 @@ export class InProcessStorageMaintenance implements StorageMaintenance {
   }
 
   private async maintain(): Promise<void> {
+    await this.startupCheck;
     const { settings } = this;
     const vacuumDue =
       this.deletedSinceVacuum >= settings.deletedChunksPerVacuum &&
@@ -217,9 +256,26 @@ export class InProcessStorageMaintenance implements StorageMaintenance {
     this.insertedSinceAnalysis = 0;
     const began = performance.now();
     const rebuilt: string[] = [];
+    const rewritten: string[] = [];
+    // The deleted postings' terms left rows that cancel out: folded first, so the vacuum frees them
+    // (a statement at a time; a stop leaves the rest to the next vacuum after deletes).
+    let position: TermChunksPosition | undefined;
+    do position = await foldTermChunksAfter(this.sql, position, FOLD_SPAN_ROWS);
+    while (position !== undefined && !this.stopping);
     for (const table of CHUNK_TABLES) {
       await vacuumTable(this.sql, table, { analyse: this.settings.analyses, afterInserts: false });
       const { heap, indexes } = await tableSizes(this.sql, table);
+      // A vacuum gives back only the empty end of a file: rows written after the deleted ones (a
+      // document kept that was stored later, the folded sums) hold the rest of it.
+      if (
+        this.settings.rewritesBloatedTables &&
+        heap > TABLE_BLOAT_SLACK_BYTES &&
+        heap > TABLE_BLOAT_FACTOR * (await liveRowBytes(this.sql, table)) + TABLE_BLOAT_SLACK_BYTES
+      ) {
+        await rewriteTable(this.sql, table);
+        rewritten.push(table);
+        continue;
+      }
       // A table's indexes hold about what its rows do (chunk_terms' covering index, all of it);
       // far more means they still hold the deleted rows' pages, which only a rebuild gives back.
       // Rebuilding costs what remains: little, after a delete that large.
@@ -229,7 +285,12 @@ export class InProcessStorageMaintenance implements StorageMaintenance {
       }
     }
     this.logger.info(
-      { deletedChunks: deleted, reindexed: rebuilt, durationMs: Math.round(performance.now() - began) },
+      {
+        deletedChunks: deleted,
+        reindexed: rebuilt,
+        rewritten,
+        durationMs: Math.round(performance.now() - began),
+      },
       'database vacuumed after deletes',
     );
   }

@@ -57,6 +57,25 @@ export async function tableSizes(
   return { heap: Number(rows[0]?.heap ?? 0), indexes: Number(rows[0]?.indexes ?? 0) };
 }
 
+/**
+ * About what a table's live rows need on disk: their sizes as values plus a line pointer each.
+ * Reads the whole table (the maintenance asks only after a vacuum after large deletes).
+ */
+export async function liveRowBytes(connection: SqlExecutor, table: ChunkTable): Promise<number> {
+  const { rows } = await connection.executeSql<{ bytes: number | string }>(
+    `SELECT coalesce(sum(pg_column_size(t.*) + 4), 0)::float8 AS bytes FROM ${table} AS t`,
+  );
+  return Number(rows[0]?.bytes ?? 0);
+}
+
+/**
+ * Writes a table anew with only its live rows, and its indexes (VACUUM FULL): the one way to give
+ * back free space that is not at the file's end. It holds the table exclusively while it runs.
+ */
+export async function rewriteTable(connection: SqlExecutor, table: ChunkTable): Promise<void> {
+  await connection.executeSql(`VACUUM FULL ${table}`);
+}
+
 /** Rebuilds a table's indexes (giving back the pages deleted rows held in them). */
 export async function reindexTable(connection: SqlExecutor, table: ChunkTable): Promise<void> {
   await connection.executeSql(`REINDEX TABLE ${table}`);

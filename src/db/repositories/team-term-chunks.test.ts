@@ -3,6 +3,7 @@ import { databaseForTheseTests } from '../../../test/helpers/test-database.js';
 import { insertTeam, uploadFields } from '../../../test/helpers/test-documents.js';
 import { type ChunkToStore, deleteTeamDocument, replaceDocument } from './documents.js';
 import { FOLD_TERM_CHUNKS_AFTER_ROWS, foldTeamTermChunks, readTermChunks } from './search.js';
+import { foldTermChunksAfter, type TermChunksPosition } from './team-term-chunks.js';
 
 const testDatabase = databaseForTheseTests();
 const sql = () => testDatabase().sql;
@@ -108,4 +109,48 @@ it('keeps every count right while documents are stored and deleted and terms fol
   ]);
   expect(await kept(teamId)).toEqual(await counted(teamId));
   expect((await counted(teamId)).get('pump')).toBe(30);
+});
+
+/** Every row of `team_term_chunks` of these teams, as (team, term) → how many rows. */
+async function rowsByTerm(teamIds: readonly number[]): Promise<Map<string, number>> {
+  const { rows } = await sql().executeSql<{ team_id: number; term: string; rows: number }>(
+    `SELECT team_id, term, count(*)::int AS rows FROM team_term_chunks WHERE team_id = ANY($1::int[])
+     GROUP BY team_id, term`,
+    [teamIds],
+  );
+  return new Map(rows.map((row) => [`${row.team_id} ${row.term}`, Number(row.rows)]));
+}
+
+it("folds every team's terms in passes of a few rows, dropping the terms whose documents are gone", async () => {
+  const teamId = await insertTeam(sql(), 'Folded in passes');
+  const otherTeamId = await insertTeam(sql(), 'Also folded');
+  const gone = await Promise.all(
+    [0, 1, 2].map((index) =>
+      replaceDocument(sql(), uploadFields(teamId, `gone-${index}`), `g${index}`, chunks(8, index), undefined),
+    ),
+  );
+  await replaceDocument(sql(), uploadFields(teamId, 'kept'), 'k', chunks(2), undefined);
+  await replaceDocument(sql(), uploadFields(otherTeamId, 'theirs'), 't', chunks(5), undefined);
+  await replaceDocument(sql(), uploadFields(otherTeamId, 'theirs-too'), 't2', chunks(5, 3), undefined);
+  for (const documentId of gone) await deleteTeamDocument(sql(), teamId, documentId);
+  const countsBefore = [await counted(teamId), await counted(otherTeamId)];
+  expect([...(await rowsByTerm([teamId, otherTeamId])).values()].some((rows) => rows > 1)).toBe(true);
+
+  // Three rows a statement: a pass goes on from where the last statement stopped until the end.
+  let position: TermChunksPosition | undefined;
+  let statements = 0;
+  do {
+    position = await foldTermChunksAfter(sql(), position, 3);
+    statements += 1;
+  } while (position !== undefined);
+  expect(statements).toBeGreaterThan(2);
+
+  // One row a term still counted, none for a term only the deleted documents held ("piston").
+  expect([await counted(teamId), await counted(otherTeamId)]).toEqual(countsBefore);
+  expect(await kept(teamId)).toEqual(countsBefore[0]);
+  expect(await kept(otherTeamId)).toEqual(countsBefore[1]);
+  const rows = await rowsByTerm([teamId, otherTeamId]);
+  expect([...rows.values()].every((count) => count === 1)).toBe(true);
+  expect(rows.size).toBe((countsBefore[0]?.size ?? 0) + (countsBefore[1]?.size ?? 0));
+  expect(rows.has(`${teamId} piston`)).toBe(false);
 });
