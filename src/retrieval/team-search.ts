@@ -42,9 +42,9 @@ export const MEMORY_INDEX_RELOAD_AFTER_MS = 6 * 3_600_000;
 /** After a load that failed or did not fit, the team is ranked in the database this long. */
 const MEMORY_INDEX_RETRY_AFTER_MS = 10 * 60_000;
 /**
- * While a team's postings are being written, they are brought up to date in the background this
- * often (on PostgreSQL, a statement that finds whether the team changed: a fraction of a
- * millisecond), and for this long after the last change found.
+ * While a team's postings are being written and searched, they are brought up to date in the
+ * background this often (on PostgreSQL, a statement that finds whether the team changed: a
+ * fraction of a millisecond), until no change was found, or no search ranked, for this long.
  */
 const MEMORY_INDEX_FOLLOW_EVERY_MS = 25;
 const MEMORY_INDEX_FOLLOW_FOR_MS = 2_000;

@@ -364,7 +364,7 @@ describe('the postings of a team in memory', () => {
     expect((await search(ada, 'beta'))?.chunks).toHaveLength(3);
   });
 
-  it('brings postings being written up to date in the background, so that a search reads none of it', async () => {
+  it('brings postings being written and searched up to date in the background, so that a search reads none of it', async () => {
     const database = sql();
     let postingReads = 0;
     const counting: SqlExecutor & Pick<SqlConnection, 'localWrites'> = {
@@ -422,6 +422,32 @@ describe('the postings of a team in memory', () => {
     scheduled.shift()?.run();
     await indexes.syncsSettled();
     expect(scheduled).toEqual([]);
+
+    // Writes with nobody searching: the background sync that applies them is the last one.
+    expect((await search(ada, 'beta'))?.chunks).toHaveLength(4);
+    await replaceDocument(
+      database,
+      uploadFields(teamId, 'fourth'),
+      'fourth',
+      textChunks(['beta zeta']),
+      undefined,
+    );
+    expect((await search(ada, 'zeta'))?.chunks).toHaveLength(1);
+    expect(scheduled).toHaveLength(1);
+    await replaceDocument(
+      database,
+      uploadFields(teamId, 'fifth'),
+      'fifth',
+      textChunks(['beta eta']),
+      undefined,
+    );
+    now += 1_001;
+    scheduled.shift()?.run();
+    await indexes.syncsSettled();
+    expect(scheduled).toEqual([]);
+    postingReads = 0;
+    expect((await search(ada, 'eta'))?.chunks).toHaveLength(1);
+    expect(postingReads).toBe(0);
   });
 
   it('ranks while the sync statement is under way, and keeps that ranking only when the sync read nothing new', async () => {

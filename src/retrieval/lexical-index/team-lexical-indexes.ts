@@ -38,8 +38,9 @@ export interface TeamLexicalIndexesSettings {
   /** After a failed or refused load, how long the team is searched in the database before a retry. */
   readonly retryAfterMs: number;
   /**
-   * While a team's postings are being written (a sync applied changes less than `followForMs`
-   * ago), they are brought up to date in the background every `followEveryMs` too, so that a
+   * While a team's postings are being written and searched (a sync applied changes, and a search
+   * ranked, less than `followForMs` ago), they are brought up to date in the background every
+   * `followEveryMs` too, so that a
    * search finds little left to read: without it, while a large file is indexed, every search read
    * the writer's last batch (200 to 400 chunks) before it could rank. Absent or 0: only searches do.
    */
@@ -313,7 +314,10 @@ export class TeamLexicalIndexes {
     const every = this.settings.followEveryMs ?? 0;
     const reader = team.follower;
     if (every <= 0 || team.followScheduled || reader === undefined) return;
-    if (this.now() - team.changedAt > (this.settings.followForMs ?? 0)) return;
+    // Only while the team is both written and searched: a team indexing for hours that nobody
+    // searches would otherwise cost a statement every `every` ms in every process.
+    const followFor = this.settings.followForMs ?? 0;
+    if (this.now() - team.changedAt > followFor || this.now() - team.lastUsedAt > followFor) return;
     team.followScheduled = true;
     this.schedule(() => {
       team.followScheduled = false;
