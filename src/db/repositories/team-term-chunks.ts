@@ -1,6 +1,6 @@
 import type { SqlExecutor } from '../sql-connection.js';
 
-/** Where a pass of `foldCrowdedTermChunks` goes on from: the last (team, term) it looked at. */
+/** Where a pass of `foldTermChunksAfter` goes on from: the last (team, term) it looked at. */
 export interface TermChunksPosition {
   readonly teamId: number;
   readonly term: string;
