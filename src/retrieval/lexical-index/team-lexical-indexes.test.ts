@@ -387,6 +387,15 @@ describe('the postings of a team in memory', () => {
     const { ada, teamOnly } = readers(teamId);
     const search = (reader: Reader, text: string) =>
       indexes.rank({ reader, text, limit: 10, teamChunks: 10, averageLength: 2 });
+    /** A document of one chunk, stored as a job would store it. */
+    const write = (name: string, text: string) =>
+      replaceDocument(database, uploadFields(teamId, name), name, textChunks([text]), undefined);
+    /** `ms` later, the background sync scheduled runs, to its end. */
+    const followAfter = async (ms: number) => {
+      now += ms;
+      scheduled.shift()?.run();
+      await indexes.syncsSettled();
+    };
     expect(await search(ada, 'beta')).toBeUndefined();
     await indexes.loadsSettled();
     // Nothing changed since the load: nothing is followed.
@@ -399,51 +408,25 @@ describe('the postings of a team in memory', () => {
     expect(scheduled.map((follow) => follow.delayMs)).toEqual([25]);
 
     // The next write is read by the background sync, and the search after it reads no postings.
-    await replaceDocument(
-      database,
-      uploadFields(teamId, 'third'),
-      'third',
-      textChunks(['beta epsilon']),
-      undefined,
-    );
-    now += 25;
-    scheduled.shift()?.run();
-    await indexes.syncsSettled();
+    await write('third', 'beta epsilon');
+    await followAfter(25);
     postingReads = 0;
     expect((await search(teamOnly, 'beta epsilon'))?.chunks).toHaveLength(4);
     expect(postingReads).toBe(0);
     // It goes on for `followForMs` after the last change found, then stops.
     expect(scheduled).toHaveLength(1);
-    now += 25;
-    scheduled.shift()?.run();
-    await indexes.syncsSettled();
+    await followAfter(25);
     expect(scheduled).toHaveLength(1);
-    now += 1_000;
-    scheduled.shift()?.run();
-    await indexes.syncsSettled();
+    await followAfter(1_000);
     expect(scheduled).toEqual([]);
 
     // Writes with nobody searching: the background sync that applies them is the last one.
     expect((await search(ada, 'beta'))?.chunks).toHaveLength(4);
-    await replaceDocument(
-      database,
-      uploadFields(teamId, 'fourth'),
-      'fourth',
-      textChunks(['beta zeta']),
-      undefined,
-    );
+    await write('fourth', 'beta zeta');
     expect((await search(ada, 'zeta'))?.chunks).toHaveLength(1);
     expect(scheduled).toHaveLength(1);
-    await replaceDocument(
-      database,
-      uploadFields(teamId, 'fifth'),
-      'fifth',
-      textChunks(['beta eta']),
-      undefined,
-    );
-    now += 1_001;
-    scheduled.shift()?.run();
-    await indexes.syncsSettled();
+    await write('fifth', 'beta eta');
+    await followAfter(1_001);
     expect(scheduled).toEqual([]);
     postingReads = 0;
     expect((await search(ada, 'eta'))?.chunks).toHaveLength(1);
