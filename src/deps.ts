@@ -34,6 +34,7 @@ import { connectionOf } from './db/connection.js';
 import type { OutageLogger } from './db/database-availability.js';
 import { autovacuumRuns } from './db/repositories/storage.js';
 import { type RepositoryAccess, repositoryAccess } from './db/repositories.js';
+import { awaitSearchFollowers, SEARCH_FOLLOWER_SETTINGS, SearchFollower } from './db/search-follower.js';
 import {
   EMBEDDED_MAINTENANCE_DEFAULTS,
   InProcessStorageMaintenance,
@@ -188,12 +189,31 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       : new SmtpMailer({ url: config.smtp.url, from: config.smtp.from }));
   const oidc = overrides.oidc ?? oidcProviderFrom(config);
   if (oidc !== undefined && config.role !== 'worker') checkOidcDiscovery(oidc, logger);
+  // On PostgreSQL, a process holding teams' postings in memory hears of their changes, so that a
+  // search of a team that did not change needs no statement.
+  const follower =
+    location.kind === 'postgres' && config.search.memoryIndexBytes > 0
+      ? new SearchFollower(location.url, SEARCH_FOLLOWER_SETTINGS, logger)
+      : undefined;
+  follower?.start();
   const search = new PostgresTeamSearch(
     database.sql,
     embeddingModel,
-    { ...config.search, sessionEfSearch: config.search.efSearch },
+    {
+      ...config.search,
+      sessionEfSearch: config.search.efSearch,
+      ...(follower === undefined ? {} : { changeMarks: follower }),
+    },
     logger,
   );
+  const writesSearchable =
+    location.kind === 'postgres'
+      ? () =>
+          awaitSearchFollowers(database.sql, {
+            maxWaitMs: 2 * SEARCH_FOLLOWER_SETTINGS.leaseMs,
+            logger,
+          })
+      : () => Promise.resolve();
   const repositories = repositoryAccess(connectionOf(database));
   const data = dataAccess(repositories, queue);
   const services: ServiceDependencies = {
@@ -219,6 +239,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     now,
     callers: new CallerDirectory(data, config.authCacheTtlSeconds * 1000, now),
     search,
+    writesSearchable,
     ...answeringFrom(config, search, overrides.chatModel, logger),
     // PGlite has one connection. On PostgreSQL two batches in flight keep the pipe full while
     // one commits; more only make each batch smaller (measured in bench/http).
@@ -250,6 +271,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       closed = true;
       await queue.stop({ graceful: true, timeoutMs: options.timeoutMs ?? 10_000 });
       await storage.stop();
+      await follower?.stop();
       await parser.close?.();
       mailer?.close?.();
       await database.close();

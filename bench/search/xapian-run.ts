@@ -378,6 +378,8 @@ function report(
     "/proc around each pair of searches and divided by the searches. nDCG@10 is over documents (the service's",
     'chunks counted once per document, in their order), from the first pass. In the second pass the service finds',
     "each query's hits in its memory (`HitCache`), as a repeated search does; in the first it reads them with one more statement.",
+    'On PostgreSQL the service listens for the teams each write changes (`SearchFollower`): a search of a team that did not',
+    'change since its last statement runs none, as on PGlite.',
     '',
     'The sets beyond the 5,183 abstracts add documents grown from them (`bench/lib/scifact-derived.ts`): each mixes the',
     "sentences of three abstracts chosen at random (seeded), under the first one's title, so it is a new bag of the",

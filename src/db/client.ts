@@ -196,6 +196,8 @@ async function openEmbedded(
     await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
     // PGlite is one session: set once, they hold for its life.
     for (const [name, value] of Object.entries(settings)) await client.exec(`SET ${name} = '${value}'`);
+    // One process, which counts its own writes: nobody listens for changed teams (migration 0015).
+    await client.exec("SET app.lexical_notices = 'off'");
   } catch (error) {
     await client.close();
     releaseLock();

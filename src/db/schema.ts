@@ -674,6 +674,26 @@ export const lexicalChanges = pgTable(
 );
 
 /**
+ * Processes that keep teams' postings in memory on PostgreSQL and learn of changes by
+ * notification (db/search-follower.ts): each LISTENs for the teams `lexical_changes` names, holds
+ * a lease it renews, and records here the last barrier (`search_barriers`) it has heard. A process
+ * about to tell a client that a write is done (a job's files indexed, a document deleted) raises a
+ * barrier and waits until every follower whose lease runs has heard it, and so every change
+ * committed before it: a follower may then search without a statement while it heard nothing.
+ */
+export const searchFollowers = pgTable('search_followers', {
+  id: uuid('id').primaryKey(),
+  acknowledged: bigint('acknowledged', { mode: 'number' }).notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+});
+
+/** One row: the last barrier raised. Raising one locks the row to its commit, so barriers commit in order. */
+export const searchBarriers = pgTable('search_barriers', {
+  id: integer('id').primaryKey(),
+  last: bigint('last', { mode: 'number' }).notNull(),
+});
+
+/**
  * A Slack event received (by its `event_id`, per workspace): Slack delivers an event again when
  * its acknowledgement is late, and each delivery must produce at most one answer.
  */

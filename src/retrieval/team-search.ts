@@ -13,6 +13,7 @@ import { ServiceError } from '../errors.js';
 import { BackgroundFolds } from './background-folds.js';
 import { fuseRankings } from './fusion.js';
 import {
+  type ChangeMarks,
   type LexicalIndexLogger,
   type MemoryRanking,
   TeamLexicalIndexes,
@@ -35,6 +36,8 @@ export interface TeamSearchSettings {
   readonly exactScanMaxChunks?: number;
   /** Memory for teams' postings, so BM25 ranks in memory (`TeamLexicalIndexes`); 0 or absent: none. */
   readonly memoryIndexBytes?: number;
+  /** Where this process hears of teams' changes on PostgreSQL (a `SearchFollower`), if it does. */
+  readonly changeMarks?: ChangeMarks;
 }
 
 /** A team's postings in memory not brought up to date for this long are loaded again. */
@@ -86,6 +89,7 @@ export class PostgresTeamSearch implements TeamSearch {
         retryAfterMs: MEMORY_INDEX_RETRY_AFTER_MS,
         followEveryMs: MEMORY_INDEX_FOLLOW_EVERY_MS,
         followForMs: MEMORY_INDEX_FOLLOW_FOR_MS,
+        ...(settings.changeMarks === undefined ? {} : { changeMarks: settings.changeMarks }),
       },
       logger,
     );

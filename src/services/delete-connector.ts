@@ -28,4 +28,6 @@ export async function deleteConnector(
     return transaction.connectors.deleteTeamConnector(caller.teamId, canonical, connectorId);
   });
   if (!deleted) throw new ServiceError('not_found', 'Connector not found');
+  // No process finds its documents once the client hears it is gone.
+  await deps.writesSearchable();
 }

@@ -44,4 +44,6 @@ export async function deleteDocument(deps: ServiceDependencies, caller: Caller, 
   const chunks = await deps.data.documents.deleteTeamDocument(caller.teamId, documentId);
   if (chunks === undefined) throw new ServiceError('not_found', 'Document not found');
   deps.storage.noteDeleted(chunks);
+  // No process finds it once the client hears it is gone.
+  await deps.writesSearchable();
 }

@@ -80,6 +80,12 @@ export interface ServiceDependencies {
   readonly callers: CallerDirectory;
   /** Ranked chunks of one team (lexical, vectors or both). */
   readonly search: TeamSearch;
+  /**
+   * Resolves once every process that searches from memory has heard of every write committed
+   * before the call (on PostgreSQL, a barrier their `SearchFollower`s acknowledge; at once on
+   * PGlite): a use case awaits it before telling a client that documents were indexed or deleted.
+   */
+  readonly writesSearchable: () => Promise<void>;
   /** Writes answers from retrieved passages: extractive by default, an LLM when configured. */
   readonly answerer: Answerer;
   /**

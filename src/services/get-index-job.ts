@@ -45,6 +45,8 @@ export async function getIndexJob(
     deps.data.indexJobs.listItems(jobId, undefined, { withPayload: false, readableBy: reader }),
     deps.data.indexJobs.jobProgress(jobId, reader),
   ]);
+  // Files it reports done are searched in every process from the moment the client reads so.
+  if (progress.done > 0) await deps.writesSearchable();
   // Field order as the spec's clients see it: files after error.
   const { created_at, updated_at, finished_at, ...head } = indexJobView(job, progress);
   return { ...head, files: items.map(indexJobFileView), created_at, updated_at, finished_at };

@@ -51,12 +51,13 @@ it('reads a page in two statements whatever its size: the jobs, then their count
   const deps = testApp.runtime.deps;
   const sql = testApp.runtime.database.sql;
   // Only the listing's own statements count: the app's background work (the queue's polling)
-  // shares the connection, and runs outside this context.
+  // shares the connection, and runs outside this context. On PostgreSQL, the barrier it raises
+  // before telling of files done (`writesSearchable`) reads no job: it is not counted.
   const listing = new AsyncLocalStorage<true>();
   const execute = sql.executeSql.bind(sql);
   let statements = 0;
   const executeSql = vi.spyOn(sql, 'executeSql').mockImplementation((text, values) => {
-    if (listing.getStore()) statements += 1;
+    if (listing.getStore() && !/search_(barriers|followers)/.test(text)) statements += 1;
     return execute(text, values);
   });
   try {

@@ -31,6 +31,8 @@ export async function listIndexJobs(deps: ServiceDependencies, caller: Caller, q
     LISTED_FAILURES_PER_JOB,
     reader,
   );
+  // Files it reports done are searched in every process from the moment the client reads so.
+  if ([...summaries.values()].some((summary) => summary.progress.done > 0)) await deps.writesSearchable();
   return {
     jobs: jobs.map((job) => {
       const summary = summaries.get(job.id);

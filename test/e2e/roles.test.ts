@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MEMORY_INDEX_LOADED } from '../../src/retrieval/lexical-index/team-lexical-indexes.js';
 import { HANG_BOUND_MS } from '../helpers/hang-bound.js';
 import {
   registerOverHttp,
@@ -68,6 +69,66 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('API and worker processes apa
       for (const worker of workers) expect(await worker.stop()).toBe(0);
     } finally {
       for (const worker of workers) worker.child.kill('SIGKILL');
+      await api.stop();
+    }
+  }, 900_000);
+
+  it("searches in the API process's memory find each document once its job says it is indexed, and not once deleted", async () => {
+    const api = await startServiceProcess({ ...env, ROLE: 'api', LOG_LEVEL: 'info' });
+    const worker = await startWorkerProcess(env);
+    try {
+      const token = await registerOverHttp(api.url, 'follow');
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const upload = async (externalId: string, text: string) => {
+        const response = await fetch(`${api.url}/v1/documents`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ documents: [{ external_id: externalId, title: externalId, text }] }),
+        });
+        expect(response.status).toBe(202);
+        const { result_id } = (await response.json()) as { result_id: string };
+        const deadline = Date.now() + HANG_BOUND_MS;
+        for (;;) {
+          const view = (await (
+            await fetch(`${api.url}/v1/documents/jobs/${result_id}`, { headers })
+          ).json()) as {
+            status: string;
+          };
+          if (view.status === 'completed') return;
+          if (Date.now() > deadline) throw new Error(`job ${result_id} did not complete`);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      };
+      const search = async (query: string) => {
+        const response = await fetch(`${api.url}/v1/search`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ query, mode: 'lexical', top_k: 10 }),
+        });
+        expect(response.status).toBe(200);
+        return ((await response.json()) as { results: { external_id: string; document_id: number }[] })
+          .results;
+      };
+      await upload('first', 'The first document speaks of apples.');
+      expect((await search('apples')).map((hit) => hit.external_id)).toEqual(['first']);
+      // That search began loading the team's postings; from then on this process ranks in memory.
+      await expect
+        .poll(() => api.output().includes(MEMORY_INDEX_LOADED), { timeout: HANG_BOUND_MS })
+        .toBe(true);
+      for (let round = 0; round < 8; round++) {
+        await upload(`round-${round}`, `Round ${round} brings the word marker${round}q.`);
+        expect((await search(`marker${round}q`)).map((hit) => hit.external_id)).toEqual([`round-${round}`]);
+      }
+      const [hit] = await search('marker0q');
+      const deleted = await fetch(`${api.url}/v1/documents/${hit?.document_id}`, {
+        method: 'DELETE',
+        headers,
+      });
+      expect(deleted.status).toBe(204);
+      expect(await search('marker0q')).toEqual([]);
+      expect(await worker.stop()).toBe(0);
+    } finally {
+      worker.child.kill('SIGKILL');
       await api.stop();
     }
   }, 900_000);

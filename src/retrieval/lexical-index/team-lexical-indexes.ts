@@ -46,6 +46,21 @@ export interface TeamLexicalIndexesSettings {
    */
   readonly followEveryMs?: number;
   readonly followForMs?: number;
+  /**
+   * Where this process hears of teams' changes without a statement (on PostgreSQL, a
+   * `SearchFollower`); absent: only PGlite's count of writes spares statements.
+   */
+  readonly changeMarks?: ChangeMarks;
+}
+
+/**
+ * Tells, without a statement, whether a team may have changed: the same mark before a sync's
+ * statement was sent and now means that no change to the team committed after that statement's
+ * snapshot has been reported done to anyone (on PostgreSQL, `writesSearchable` waits for the
+ * followers before a write is reported done); undefined when it cannot tell.
+ */
+export interface ChangeMarks {
+  mark(teamId: number): string | undefined;
 }
 
 /** Runs `run` after `delayMs` (a timer that does not keep the process alive). */
@@ -125,15 +140,16 @@ interface LoadedTeam {
   /** Whether a background sync is scheduled. */
   followScheduled: boolean;
   /**
-   * Where this process is the database's only client (PGlite): its count of writes (`localWrites`)
-   * read before the last sync was sent. While the count stays the same nothing has changed since,
+   * The team's change mark read before the last sync was sent: on PGlite, where this process is
+   * the database's only client, its count of writes (`localWrites`); on PostgreSQL, what its
+   * `ChangeMarks` heard, if they can tell. While the mark stays the same nothing has changed since,
    * and a search whose reader's lists a sync already read (`readers`), of words searched before
    * (`QueryAnalyses`), needs no statement.
    */
-  syncedWrites: number | undefined;
+  syncedMark: number | string | undefined;
   /**
-   * By reader, the access lists the last syncs read. On PGlite, emptied when the count moves, so
-   * that they are what is true while it stays; on PostgreSQL, what the next sync is expected to read.
+   * By reader, the access lists the last syncs read. Emptied when the mark moves, so that they are
+   * what is true while it stays; without a mark, what the next sync is expected to read.
    */
   readonly readers: Map<string, readonly number[]>;
 }
@@ -150,9 +166,11 @@ interface UnloadedTeam {
  * `chunk_terms` in the background the first time it is searched (the database answers meanwhile),
  * and before every search the postings are brought up to date by a statement that finds whether
  * the team changed since the last one and analyses the query, and, only when it did, one that reads
- * the chunks changed (`lexical_changes`, filled by triggers in the writers' transactions); on
- * PGlite, while this process wrote nothing, none. A search therefore sees everything committed before it
- * began, in every process, and a restarted process simply loads again. Teams are kept within
+ * the chunks changed (`lexical_changes`, filled by triggers in the writers' transactions); none
+ * while the team's change mark stays (`ChangeMarks`: on PGlite while this process wrote nothing, on
+ * PostgreSQL while its follower heard no change of the team). A search therefore sees everything
+ * committed before it began (with a follower: every write reported done before it began), in every
+ * process, and a restarted process simply loads again. Teams are kept within
  * `memoryBytes`, the least recently searched given up first; a team that cannot fit is searched
  * in the database.
  */
@@ -184,6 +202,11 @@ export class TeamLexicalIndexes {
     if (this.settings.memoryBytes <= 0 || this.sql.localWrites !== undefined) return undefined;
     const team = this.loaded.get(reader.teamId);
     if (team === undefined || this.now() - team.syncedAt > this.settings.reloadAfterMs) return undefined;
+    // Nothing heard since the last sync, and the reader's lists known: the search may need no statement.
+    const mark = this.settings.changeMarks?.mark(reader.teamId);
+    if (mark !== undefined && mark === team.syncedMark && team.readers.has(readerKeyOf(reader))) {
+      return undefined;
+    }
     const reading = this.sync(team, reader, '', []);
     const prepared = {
       // A request that never ranks (refused, or a phrase search) leaves it unread: no rejection escapes.
@@ -328,6 +351,13 @@ export class TeamLexicalIndexes {
     }, every);
   }
 
+  /** The team's change mark now (see `LoadedTeam.syncedMark`). */
+  private changeMarkOf(teamId: number): number | string | undefined {
+    return this.sql.localWrites !== undefined
+      ? this.sql.localWrites()
+      : this.settings.changeMarks?.mark(teamId);
+  }
+
   /** The prepared sync's lists with the lexemes known here; a sync of the text when it failed. */
   private async afterPrepared(
     prepared: PreparedSearch,
@@ -357,8 +387,8 @@ export class TeamLexicalIndexes {
     const run = team.syncing.then(async (): Promise<Reading | undefined> => {
       const started = this.now();
       // Read before the statement is sent: a write ending later moves it, so it is never missed.
-      const writes = this.sql.localWrites?.();
-      if (writes !== undefined && writes === team.syncedWrites) {
+      const mark = this.changeMarkOf(teamId);
+      if (mark !== undefined && mark === team.syncedMark) {
         const accessListIds = team.readers.get(readerKey);
         const lexemes = accessListIds === undefined ? undefined : knownLexemes;
         if (accessListIds !== undefined && lexemes !== undefined) {
@@ -369,7 +399,9 @@ export class TeamLexicalIndexes {
       // Words are learnt where the statement is needed anyway, so that next time they are known:
       // on PostgreSQL a search whose lexemes are known uses the sync `prepare` began.
       const words =
-        writes === undefined && knownLexemes !== undefined ? [] : (this.analyses.wordsOf(text) ?? []);
+        this.sql.localWrites === undefined && knownLexemes !== undefined
+          ? []
+          : (this.analyses.wordsOf(text) ?? []);
       // A failed read changes nothing: the next sync reads the same changes again.
       const read = await readLexicalSync(this.sql, reader, team.snapshot, text, words);
       if (this.analyses.learn(words, read.wordLexemes, read.lexemes)) {
@@ -396,8 +428,8 @@ export class TeamLexicalIndexes {
       }
       team.snapshot = read.snapshot;
       team.syncedAt = started;
-      if (writes !== team.syncedWrites) team.readers.clear();
-      team.syncedWrites = writes;
+      if (mark !== team.syncedMark) team.readers.clear();
+      team.syncedMark = mark;
       // Where every search reads the lists anyway (PostgreSQL), they are kept as what to expect.
       if (team.readers.size >= MAX_READERS) team.readers.clear();
       team.readers.set(readerKey, read.accessListIds);
@@ -486,7 +518,7 @@ export class TeamLexicalIndexes {
       changedAt: Number.NEGATIVE_INFINITY,
       follower: undefined,
       followScheduled: false,
-      syncedWrites: undefined,
+      syncedMark: undefined,
       readers: new Map(),
     };
   }
