@@ -36,6 +36,16 @@ const MAX_RECONNECT_DELAY_MS = 30_000;
 /** The follower's connection's `application_name`. */
 export const SEARCH_FOLLOWER_APPLICATION = 'search follower';
 
+/** What a follower heard of one team. */
+interface TeamHeard {
+  /** Change notifications heard. */
+  count: number;
+  /** The number (`SearchFollower.sequence`) of the last. */
+  last: number;
+  /** How many were heard before the first one no barrier has been acknowledged after. */
+  acknowledged: number;
+}
+
 /**
  * This process's ear on PostgreSQL for teams' changes (migration 0015), so that a search whose team
  * has not changed needs no statement. A dedicated connection LISTENs for the teams each write
@@ -43,10 +53,12 @@ export const SEARCH_FOLLOWER_APPLICATION = 'search follower';
  *
  * `mark(team)` is what `TeamLexicalIndexes` compares, as it compares PGlite's count of writes: the
  * same mark before a sync's statement was sent and now means no change to the team committed after
- * that statement's snapshot was notified since, so none committed that a barrier passed. While
- * the connection is down, or the lease is not known to run, there is no mark and every search
- * syncs with a statement, as it does without a follower; each loss starts a new epoch, so no mark
- * from before it matches again.
+ * that statement's snapshot was notified since, so none committed that a barrier passed. A change
+ * heard after the last barrier acknowledged has not been reported done to anyone yet: `covers`
+ * tells a search it may rank without it, while the sync that `onChange` listeners begin reads it.
+ * While the connection is down, or the lease is not known to run, there is no mark and every
+ * search syncs with a statement, as it does without a follower; each loss starts a new epoch, so
+ * no mark from before it matches again.
  */
 export class SearchFollower {
   private readonly id = randomUUID();
@@ -56,8 +68,13 @@ export class SearchFollower {
   private epoch = 0;
   /** Until when (this process's clock) the lease surely runs. */
   private validUntil = Number.NEGATIVE_INFINITY;
-  /** Notifications heard, by team. */
-  private readonly heardByTeam = new Map<number, number>();
+  /** Change notifications heard, by team. */
+  private readonly heardByTeam = new Map<number, TeamHeard>();
+  /** Numbers the change notifications heard, in the order heard (which is commit order). */
+  private sequence = 0;
+  /** The sequence when the last barrier was heard (then acknowledged). */
+  private acknowledgedSequence = 0;
+  private readonly listeners: ((teamId: number) => void)[] = [];
   private timer: NodeJS.Timeout | undefined;
   private reconnectDelayMs: number;
   private stopped = false;
@@ -84,7 +101,29 @@ export class SearchFollower {
       this.invalidate();
       return undefined;
     }
-    return `${this.epoch}:${this.heardByTeam.get(teamId) ?? 0}`;
+    return `${this.epoch}:${this.heardByTeam.get(teamId)?.count ?? 0}`;
+  }
+
+  /**
+   * Whether a sync whose statement was sent at mark `synced` read every change of the team that a
+   * barrier has passed (so that may have been reported done): those heard before the last barrier
+   * this follower acknowledged. False whenever `mark` gives no mark.
+   */
+  covers(teamId: number, synced: string): boolean {
+    const now = this.mark(teamId);
+    if (now === undefined) return false;
+    if (now === synced) return true;
+    const [epoch, count] = synced.split(':');
+    if (Number(epoch) !== this.epoch) return false;
+    const heard = this.heardByTeam.get(teamId);
+    const required =
+      heard === undefined ? 0 : heard.last <= this.acknowledgedSequence ? heard.count : heard.acknowledged;
+    return Number(count) >= required;
+  }
+
+  /** Calls `listener` with the team of each change heard, as it is heard. */
+  onChange(listener: (teamId: number) => void): void {
+    this.listeners.push(listener);
   }
 
   /** Whether marks are given now: connected, registered, and the lease known to run. */
@@ -143,9 +182,16 @@ export class SearchFollower {
     const value = Number(message.payload);
     if (!Number.isSafeInteger(value)) return;
     if (message.channel === LEXICAL_CHANGES_CHANNEL) {
-      this.heardByTeam.set(value, (this.heardByTeam.get(value) ?? 0) + 1);
+      this.sequence += 1;
+      const heard = this.heardByTeam.get(value) ?? { count: 0, last: 0, acknowledged: 0 };
+      if (heard.last <= this.acknowledgedSequence) heard.acknowledged = heard.count;
+      heard.count += 1;
+      heard.last = this.sequence;
+      this.heardByTeam.set(value, heard);
+      for (const listener of this.listeners) listener(value);
     } else if (message.channel === SEARCH_BARRIER_CHANNEL) {
       // Heard in commit order: every change committed before the barrier has been counted above.
+      this.acknowledgedSequence = this.sequence;
       acknowledgeSearchBarrier(executorOf(client), this.id, value).catch((error: unknown) =>
         this.lost(client, error),
       );

@@ -66,6 +66,41 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('search followers and barrier
     }
   });
 
+  it('tells a sync it covers changes heard until a barrier passes after them, and tells listeners of each', async () => {
+    const sql = testDatabase().sql;
+    const [changed, quiet] = [await insertTeam(sql, 'Heard'), await insertTeam(sql, 'Unheard')];
+    const followed = await follower();
+    const heard: number[] = [];
+    followed.onChange((teamId) => heard.push(teamId));
+    for (let round = 0; round < 5; round++) {
+      const synced = followed.mark(changed);
+      if (synced === undefined) throw new Error('the follower gives no mark');
+      expect(followed.covers(changed, synced)).toBe(true);
+      const told = heard.length;
+      await change(changed);
+      await expect.poll(() => heard.length).toBe(told + 1);
+      expect(heard.at(-1)).toBe(changed);
+      // Heard, but no barrier has passed it: nobody was told it is done.
+      expect(followed.mark(changed)).not.toBe(synced);
+      expect(followed.covers(changed, synced)).toBe(true);
+      await awaitSearchFollowers(sql, { maxWaitMs: 120_000 });
+      expect(followed.covers(changed, synced)).toBe(false);
+      const after = followed.mark(changed);
+      if (after === undefined) throw new Error('the follower gives no mark');
+      expect(followed.covers(changed, after)).toBe(true);
+      // Another change after the barrier leaves a sync sent after the barrier covering, not one before it.
+      await change(changed);
+      await expect.poll(() => heard.length).toBe(told + 2);
+      expect(followed.covers(changed, after)).toBe(true);
+      expect(followed.covers(changed, synced)).toBe(false);
+      await awaitSearchFollowers(sql, { maxWaitMs: 120_000 });
+      expect(followed.covers(changed, after)).toBe(false);
+    }
+    const quietMark = followed.mark(quiet);
+    expect(quietMark === undefined ? false : followed.covers(quiet, quietMark)).toBe(true);
+    expect(heard).not.toContain(quiet);
+  });
+
   it('waits for a follower that has not heard the barrier, and not for one whose lease ran out', async () => {
     const sql = testDatabase().sql;
     // Rows as a follower that stalls (its lease runs) and one that died long ago leave them.
@@ -108,6 +143,8 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('search followers and barrier
     const after = followed.mark(teamId);
     expect(after).toBeDefined();
     expect(after).not.toBe(before);
+    // What a sync read before the loss covers nothing now: changes may have been missed meanwhile.
+    expect(before === undefined ? true : followed.covers(teamId, before)).toBe(false);
     // It heard changes again: a barrier passes, with the change counted.
     await change(teamId);
     await awaitSearchFollowers(sql, { maxWaitMs: 120_000 });

@@ -421,6 +421,76 @@ describe('the postings of a team in memory', () => {
     expect(statements).toBe(2);
   });
 
+  it('reads a change the moment it is heard, and ranks without waiting for changes nobody was told are done', async () => {
+    const database = sql();
+    let statements = 0;
+    const counting: SqlExecutor = {
+      executeSql: (text, values, options) => {
+        statements += 1;
+        return database.executeSql(text, values, options);
+      },
+    };
+    // A follower's marks: changes heard, and how many of them a barrier has passed (reported done).
+    let heard = 0;
+    let reported = 0;
+    let listener: ((teamId: number) => void) | undefined;
+    const changeMarks = {
+      mark: () => `1:${heard}`,
+      covers: (_team: number, synced: string) => Number(synced.split(':')[1]) >= reported,
+      onChange: (listen: (teamId: number) => void) => {
+        listener = listen;
+      },
+    };
+    const teamId = await teamOfTwoChunks(database, 'Woken by changes');
+    const indexes = new TeamLexicalIndexes(counting, { ...settings, followForMs: 3_600_000, changeMarks });
+    const { teamOnly } = readers(teamId);
+    const search = (text: string) =>
+      indexes.rank({ reader: teamOnly, text, limit: 10, teamChunks: 10, averageLength: 2 });
+    const write = (name: string) =>
+      replaceDocument(database, uploadFields(teamId, name), name, textChunks([`beta ${name}`]), undefined);
+    /** The follower hears the write's change: it tells listeners, as it does as it hears it. */
+    const hear = () => {
+      heard += 1;
+      listener?.(teamId);
+    };
+    // A team nobody searched yet is not read when its changes are heard.
+    hear();
+    expect(await search('beta')).toBeUndefined();
+    await indexes.loadsSettled();
+    expect((await search('beta'))?.chunks).toHaveLength(2);
+
+    // Heard: read in the background at once (a statement finds the change, one reads it), and the
+    // search after it needs none.
+    await write('third');
+    statements = 0;
+    hear();
+    await indexes.syncsSettled();
+    expect(statements).toBe(2);
+    statements = 0;
+    expect((await search('beta'))?.chunks).toHaveLength(3);
+    expect(statements).toBe(0);
+
+    // Heard but not yet told done (no barrier passed it), and not yet read: the search ranks
+    // without it, with no statement, and begins the sync that reads it.
+    await write('fourth');
+    heard += 1;
+    statements = 0;
+    expect((await search('beta'))?.chunks).toHaveLength(3);
+    await indexes.syncsSettled();
+    expect(statements).toBe(2);
+    statements = 0;
+    expect((await search('beta'))?.chunks).toHaveLength(4);
+    expect(statements).toBe(0);
+
+    // Told done (a barrier passed it) before it was read: the search reads it first.
+    await write('fifth');
+    heard += 1;
+    reported = heard;
+    statements = 0;
+    expect((await search('beta'))?.chunks).toHaveLength(5);
+    expect(statements).toBe(2);
+  });
+
   it('brings postings being written and searched up to date in the background, so that a search reads none of it', async () => {
     const database = sql();
     let postingReads = 0;

@@ -61,7 +61,21 @@ export interface TeamLexicalIndexesSettings {
  */
 export interface ChangeMarks {
   mark(teamId: number): string | undefined;
+  /**
+   * Whether a sync sent at mark `synced` read every change of the team that may have been reported
+   * done, though the mark moved since (a change heard that no barrier has passed yet).
+   */
+  covers?(teamId: number, synced: string): boolean;
+  /** Calls `listener` with the team of each change heard, as it is heard. */
+  onChange?(listener: (teamId: number) => void): void;
 }
+
+/**
+ * How a team's postings stand against its change mark: `current` when nothing was heard since the
+ * last sync; `covering` when changes were, but none that may have been reported done (a search
+ * may rank without them while a sync reads them); `behind` otherwise (a search syncs first).
+ */
+type Freshness = 'current' | 'covering' | 'behind';
 
 /** Runs `run` after `delayMs` (a timer that does not keep the process alive). */
 export type Scheduler = (run: () => void, delayMs: number) => void;
@@ -135,10 +149,13 @@ interface LoadedTeam {
   changes: number;
   /** When a sync last applied changes (this process's clock). */
   changedAt: number;
-  /** Whose access lists background syncs read (the last reader whose sync applied changes). */
+  /** Whose access lists background syncs read (the last reader who searched, or whose sync applied changes). */
   follower: Reader | undefined;
   /** Whether a background sync is scheduled. */
   followScheduled: boolean;
+  /** Whether a sync begun for changes heard is under way, and whether more were heard meanwhile. */
+  waking: boolean;
+  wakeAgain: boolean;
   /**
    * The team's change mark read before the last sync was sent: on PGlite, where this process is
    * the database's only client, its count of writes (`localWrites`); on PostgreSQL, what its
@@ -168,9 +185,10 @@ interface UnloadedTeam {
  * the team changed since the last one and analyses the query, and, only when it did, one that reads
  * the chunks changed (`lexical_changes`, filled by triggers in the writers' transactions); none
  * while the team's change mark stays (`ChangeMarks`: on PGlite while this process wrote nothing, on
- * PostgreSQL while its follower heard no change of the team). A search therefore sees everything
- * committed before it began (with a follower: every write reported done before it began), in every
- * process, and a restarted process simply loads again. Teams are kept within
+ * PostgreSQL while its follower heard no change of the team, or none a barrier passed: those it
+ * heard are read in the background meanwhile). A search therefore sees everything committed before
+ * it began (with a follower: every write reported done before it began), in every process, and a
+ * restarted process simply loads again. Teams are kept within
  * `memoryBytes`, the least recently searched given up first; a team that cannot fit is searched
  * in the database.
  */
@@ -191,7 +209,16 @@ export class TeamLexicalIndexes {
     private readonly logger?: LexicalIndexLogger,
     private readonly now: () => number = () => performance.now(),
     private readonly schedule: Scheduler = unrefTimeout,
-  ) {}
+  ) {
+    // A change heard of a team being searched is read at once, so that a search finds it read
+    // instead of reading the writer's batch itself.
+    settings.changeMarks?.onChange?.((teamId) => {
+      const team = this.loaded.get(teamId);
+      if (team !== undefined && this.now() - team.lastUsedAt <= (settings.followForMs ?? 0)) {
+        this.wake(teamId, team);
+      }
+    });
+  }
 
   /**
    * Begins the reader's team's sync as their search request arrives, before its text is read, where
@@ -202,9 +229,9 @@ export class TeamLexicalIndexes {
     if (this.settings.memoryBytes <= 0 || this.sql.localWrites !== undefined) return undefined;
     const team = this.loaded.get(reader.teamId);
     if (team === undefined || this.now() - team.syncedAt > this.settings.reloadAfterMs) return undefined;
-    // Nothing heard since the last sync, and the reader's lists known: the search may need no statement.
-    const mark = this.settings.changeMarks?.mark(reader.teamId);
-    if (mark !== undefined && mark === team.syncedMark && team.readers.has(readerKeyOf(reader))) {
+    // Nothing reported done since the last sync, and the reader's lists known: the search may
+    // need no statement.
+    if (this.freshness(reader.teamId, team) !== 'behind' && team.readers.has(readerKeyOf(reader))) {
       return undefined;
     }
     const reading = this.sync(team, reader, '', []);
@@ -234,6 +261,7 @@ export class TeamLexicalIndexes {
     }
     team.lastUsedAt = this.now();
     const { reader, text, prepared, ...ranking } = query;
+    team.follower = reader;
     const changes = team.changes;
     // The query's lexemes where this process knows them: what the sync is expected to read.
     const knownLexemes = this.analyses.lexemesOf(text);
@@ -245,7 +273,8 @@ export class TeamLexicalIndexes {
       preparedFor?.team === team &&
       preparedFor.readerKey === readerKey
         ? this.afterPrepared(prepared, team, reader, text, knownLexemes)
-        : this.sync(team, reader, text, knownLexemes);
+        : (this.withoutSync(teamId, team, readerKey, knownLexemes) ??
+          this.sync(team, reader, text, knownLexemes));
     // A sync that needed no statement comes back without the event loop turning: the ranking (and
     // the answer after it) would run before any request read meanwhile, `/healthz` among them, and
     // 50 clients' searches would queue it behind all of theirs. Each ranks in a turn of its own.
@@ -349,6 +378,57 @@ export class TeamLexicalIndexes {
         .catch(() => undefined)
         .then(() => this.follow(teamId, team));
     }, every);
+  }
+
+  /**
+   * Begins a sync of the changes heard of the team, after any under way; one at a time, and one
+   * more if changes were heard meanwhile. A failed one changes nothing: the next search syncs.
+   */
+  private wake(teamId: number, team: LoadedTeam): void {
+    const reader = team.follower;
+    if (reader === undefined) return;
+    if (team.waking) {
+      team.wakeAgain = true;
+      return;
+    }
+    team.waking = true;
+    team.wakeAgain = false;
+    void this.sync(team, reader, '', [])
+      .catch(() => undefined)
+      .then(() => {
+        team.waking = false;
+        if (team.wakeAgain && this.loaded.get(teamId) === team) this.wake(teamId, team);
+      });
+  }
+
+  /**
+   * What a search reads without a sync when it may: its lexemes and the reader's lists known, and
+   * nothing reported done since the last sync's statement. Changes heard but not yet reported done
+   * are read in the background meanwhile. Undefined when the search must sync first.
+   */
+  private withoutSync(
+    teamId: number,
+    team: LoadedTeam,
+    readerKey: string,
+    lexemes: readonly string[] | undefined,
+  ): Promise<Reading> | undefined {
+    const accessListIds = team.readers.get(readerKey);
+    if (lexemes === undefined || accessListIds === undefined) return undefined;
+    const freshness = this.freshness(teamId, team);
+    if (freshness === 'behind') return undefined;
+    if (freshness === 'current') team.syncedAt = this.now();
+    else this.wake(teamId, team);
+    return Promise.resolve({ lexemes, accessListIds });
+  }
+
+  private freshness(teamId: number, team: LoadedTeam): Freshness {
+    const mark = this.changeMarkOf(teamId);
+    if (mark === undefined) return 'behind';
+    if (mark === team.syncedMark) return 'current';
+    const synced = team.syncedMark;
+    return typeof synced === 'string' && this.settings.changeMarks?.covers?.(teamId, synced) === true
+      ? 'covering'
+      : 'behind';
   }
 
   /** The team's change mark now (see `LoadedTeam.syncedMark`). */
@@ -518,6 +598,8 @@ export class TeamLexicalIndexes {
       changedAt: Number.NEGATIVE_INFINITY,
       follower: undefined,
       followScheduled: false,
+      waking: false,
+      wakeAgain: false,
       syncedMark: undefined,
       readers: new Map(),
     };
