@@ -89,7 +89,8 @@ corpus section:
   --dimensions N        vector length of the fake embeddings (BENCH_DIMENSIONS, default 384)
   --probe-interval MS   one GET /healthz every MS during indexing (BENCH_PROBE_INTERVAL, default 20)
   --timeout S           give up on a scenario after S seconds of indexing (BENCH_TIMEOUT, default 900)
-  --cpu-prof DIR        write V8 CPU profiles of the service processes into DIR (BENCH_CPU_PROF)
+  --cpu-prof DIR        write V8 CPU profiles of the service processes into DIR (BENCH_CPU_PROF); the
+                        reads section adds DIR/reads-DATABASE/probes.json, each probe's time and latency
   --statements DIR      count the SQL statements the service runs, per scenario, into DIR (BENCH_STATEMENTS)
 
 reads section:

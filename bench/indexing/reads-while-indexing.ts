@@ -15,7 +15,7 @@
 // Resident memory of the service (with any child processes) is sampled every 200 ms throughout.
 // Writes the `indexing-reads` section of docs/benchmarks.md.
 import type { Dirent } from 'node:fs';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deferCleanup, spawnChild } from '../lib/children.js';
 import { cpuAccountingAvailable } from '../lib/cpu.js';
@@ -348,9 +348,36 @@ async function documentCount(baseUrl: string, headers: Record<string, string>): 
   return Number((JSON.parse(answer.text) as { total: number }).total);
 }
 
-function startTheService(name: string, env: Readonly<Record<string, string>>): Promise<RunningServer> {
+/**
+ * Beside the CPU profiles: the phases and every probe, with the offset from the monotonic clock
+ * the profiles' times count on (microseconds) to the probes' epoch milliseconds, so that a slow
+ * request can be found in the profile.
+ */
+function writeTimeline(profileDir: string, run: DatabaseRun): void {
+  const epochMinusMonotonicMs = Date.now() - Number(process.hrtime.bigint() / 1_000_000n);
+  mkdirSync(profileDir, { recursive: true });
+  writeFileSync(
+    path.join(profileDir, 'probes.json'),
+    JSON.stringify({ epochMinusMonotonicMs, phases: run.phases, samples: run.samples }),
+  );
+}
+
+function startTheService(
+  name: string,
+  env: Readonly<Record<string, string>>,
+  profileDir: string | undefined,
+): Promise<RunningServer> {
+  // Node names each profile after its process and thread: the parse threads get their own.
+  const nodeArgs = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
   // A start after much indexing may replay WAL for a while: wait up to 5 minutes for /readyz.
-  return startServer({ name, script: SERVICE_ENTRY, env, readyPath: '/readyz', readyTimeoutMs: 300_000 });
+  return startServer({
+    name,
+    script: SERVICE_ENTRY,
+    env,
+    nodeArgs,
+    readyPath: '/readyz',
+    readyTimeoutMs: 300_000,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -427,13 +454,15 @@ async function runDatabase(inputs: ReadsInputs, name: DatabaseName): Promise<Dat
   const database: BenchDatabase = await createBenchDatabase(name, 'bench_reads', inputs.adminUrl, progress);
   const dataDir = database.location.kind === 'embedded' ? database.location.dataDir : undefined;
   const env = { LOG_LEVEL: 'warn', ...database.env };
+  const profileDir =
+    settings.cpuProfileDir === undefined ? undefined : path.resolve(settings.cpuProfileDir, `reads-${name}`);
   let server: RunningServer | undefined;
   let memory: MemorySampler | undefined;
   let prober: ReadsProber | undefined;
   let diskTimer: NodeJS.Timeout | undefined;
   try {
     progress(`${label}: starting the service`);
-    const service = await startTheService(`service (reads, ${name})`, env);
+    const service = await startTheService(`service (reads, ${name})`, env, profileDir);
     server = service;
     const pid = service.child.process.pid;
     if (pid === undefined) throw new Error('the service has no pid');
@@ -612,6 +641,7 @@ async function runDatabase(inputs: ReadsInputs, name: DatabaseName): Promise<Dat
     run.samples = await runningProber.finish();
     prober = undefined;
     memory.stop();
+    if (profileDir !== undefined) writeTimeline(profileDir, run);
 
     if (dataDir === undefined || disk === undefined) return run;
 
@@ -663,7 +693,7 @@ async function runDatabase(inputs: ReadsInputs, name: DatabaseName): Promise<Dat
     await service.stop();
     server = undefined;
     const restartStarted = performance.now();
-    const restarted = await startTheService(`service (reads, ${name}, restarted)`, env);
+    const restarted = await startTheService(`service (reads, ${name}, restarted)`, env, profileDir);
     server = restarted;
     const startSeconds = (performance.now() - restartStarted) / 1000;
     await sleep(reads.settleSeconds * 1000);
@@ -1183,7 +1213,8 @@ export async function runReadsSection(
   publishSection(
     'indexing-reads',
     report(context, runs),
-    { write: settings.write, after: 'indexing' },
+    // A profiled service is slower: its figures are not the service's.
+    { write: settings.write && settings.cpuProfileDir === undefined, after: 'indexing' },
     progress,
   );
 }

@@ -491,6 +491,84 @@ describe('the postings of a team in memory', () => {
     expect(statements).toBe(2);
   });
 
+  it('reads changes heard in quick succession in one sync per followEveryMs', async () => {
+    const database = sql();
+    let statements = 0;
+    const counting: SqlExecutor = {
+      executeSql: (text, values, options) => {
+        statements += 1;
+        return database.executeSql(text, values, options);
+      },
+    };
+    let heard = 0;
+    let listener: ((teamId: number) => void) | undefined;
+    // Nothing is reported done in this test: every change heard may be read in the background.
+    const changeMarks = {
+      mark: () => `1:${heard}`,
+      covers: () => true,
+      onChange: (listen: (teamId: number) => void) => {
+        listener = listen;
+      },
+    };
+    const teamId = await teamOfTwoChunks(database, 'Woken at most every 25 ms');
+    let now = 0;
+    const scheduled: { run: () => void; delayMs: number }[] = [];
+    const indexes = new TeamLexicalIndexes(
+      counting,
+      { ...settings, followEveryMs: 25, followForMs: 1_000, changeMarks },
+      undefined,
+      () => now,
+      (run, delayMs) => scheduled.push({ run, delayMs }),
+    );
+    const { teamOnly } = readers(teamId);
+    const search = () =>
+      indexes.rank({ reader: teamOnly, text: 'beta', limit: 10, teamChunks: 10, averageLength: 2 });
+    /** A document of one chunk with "beta", committed, and its change heard. */
+    const writeAndHear = async (name: string) => {
+      await replaceDocument(
+        database,
+        uploadFields(teamId, name),
+        name,
+        textChunks([`beta ${name}`]),
+        undefined,
+      );
+      heard += 1;
+      listener?.(teamId);
+    };
+    expect(await search()).toBeUndefined();
+    await indexes.loadsSettled();
+    expect((await search())?.chunks).toHaveLength(2);
+
+    // The first change is read at once.
+    statements = 0;
+    await writeAndHear('third');
+    await indexes.syncsSettled();
+    expect(statements).toBe(2);
+    expect(scheduled).toEqual([]);
+    // Two more within 25 ms of that sync: one sync, when the 25 ms are up, reads both.
+    now += 5;
+    statements = 0;
+    await writeAndHear('fourth');
+    await writeAndHear('fifth');
+    expect(scheduled.map((wake) => wake.delayMs)).toEqual([20]);
+    expect((await search())?.chunks).toHaveLength(3);
+    expect(scheduled).toHaveLength(1);
+    expect(statements).toBe(0);
+    now += 20;
+    scheduled.shift()?.run();
+    await indexes.syncsSettled();
+    expect(statements).toBe(2);
+    statements = 0;
+    expect((await search())?.chunks).toHaveLength(5);
+    expect(statements).toBe(0);
+    // Later, a change is read at once again.
+    now += 100;
+    await writeAndHear('sixth');
+    await indexes.syncsSettled();
+    expect(scheduled).toEqual([]);
+    expect(statements).toBe(2);
+  });
+
   it('brings postings being written and searched up to date in the background, so that a search reads none of it', async () => {
     const database = sql();
     let postingReads = 0;

@@ -40,9 +40,11 @@ export interface TeamLexicalIndexesSettings {
   /**
    * While a team's postings are being written and searched (a sync applied changes, and a search
    * ranked, less than `followForMs` ago), they are brought up to date in the background every
-   * `followEveryMs` too, so that a
-   * search finds little left to read: without it, while a large file is indexed, every search read
-   * the writer's last batch (200 to 400 chunks) before it could rank. Absent or 0: only searches do.
+   * `followEveryMs` too, so that a search finds little left to read: without it, while a large file
+   * is indexed, every search read the writer's last batch (200 to 400 chunks) before it could rank.
+   * Where `changeMarks` tell of each change (`onChange`), a change heard of a team searched less
+   * than `followForMs` ago is read as it is heard instead, at most one sync per `followEveryMs`.
+   * Absent or 0: only searches do.
    */
   readonly followEveryMs?: number;
   readonly followForMs?: number;
@@ -153,9 +155,9 @@ interface LoadedTeam {
   follower: Reader | undefined;
   /** Whether a background sync is scheduled. */
   followScheduled: boolean;
-  /** Whether a sync begun for changes heard is under way, and whether more were heard meanwhile. */
-  waking: boolean;
-  wakeAgain: boolean;
+  /** Whether a sync of changes heard is scheduled, and when the last one began (this process's clock). */
+  wakeScheduled: boolean;
+  wokeAt: number;
   /**
    * The team's change mark read before the last sync was sent: on PGlite, where this process is
    * the database's only client, its count of writes (`localWrites`); on PostgreSQL, what its
@@ -365,6 +367,8 @@ export class TeamLexicalIndexes {
   private follow(teamId: number, team: LoadedTeam): void {
     const every = this.settings.followEveryMs ?? 0;
     const reader = team.follower;
+    // Where changes are heard as they commit, each wakes a sync instead (`wake`).
+    if (this.settings.changeMarks?.onChange !== undefined) return;
     if (every <= 0 || team.followScheduled || reader === undefined) return;
     // Only while the team is both written and searched: a team indexing for hours that nobody
     // searches would otherwise cost a statement every `every` ms in every process.
@@ -381,24 +385,25 @@ export class TeamLexicalIndexes {
   }
 
   /**
-   * Begins a sync of the changes heard of the team, after any under way; one at a time, and one
-   * more if changes were heard meanwhile. A failed one changes nothing: the next search syncs.
+   * Syncs the team for the changes heard (after any sync under way): at once, unless one began less
+   * than `followEveryMs` ago, when it is scheduled for then; changes heard meanwhile are read by
+   * it. So a file's batches are read as they commit, and a corpus of small documents, a commit
+   * every few milliseconds, costs a sync per `followEveryMs`, not one per commit. A failed one
+   * changes nothing: the next search syncs.
    */
   private wake(teamId: number, team: LoadedTeam): void {
-    const reader = team.follower;
-    if (reader === undefined) return;
-    if (team.waking) {
-      team.wakeAgain = true;
-      return;
-    }
-    team.waking = true;
-    team.wakeAgain = false;
-    void this.sync(team, reader, '', [])
-      .catch(() => undefined)
-      .then(() => {
-        team.waking = false;
-        if (team.wakeAgain && this.loaded.get(teamId) === team) this.wake(teamId, team);
-      });
+    if (team.wakeScheduled || team.follower === undefined) return;
+    team.wakeScheduled = true;
+    const run = () => {
+      team.wakeScheduled = false;
+      const reader = team.follower;
+      if (this.loaded.get(teamId) !== team || reader === undefined) return;
+      team.wokeAt = this.now();
+      void this.sync(team, reader, '', []).catch(() => undefined);
+    };
+    const waitMs = team.wokeAt + (this.settings.followEveryMs ?? 0) - this.now();
+    if (waitMs <= 0) run();
+    else this.schedule(run, waitMs);
   }
 
   /**
@@ -598,8 +603,8 @@ export class TeamLexicalIndexes {
       changedAt: Number.NEGATIVE_INFINITY,
       follower: undefined,
       followScheduled: false,
-      waking: false,
-      wakeAgain: false,
+      wakeScheduled: false,
+      wokeAt: Number.NEGATIVE_INFINITY,
       syncedMark: undefined,
       readers: new Map(),
     };
