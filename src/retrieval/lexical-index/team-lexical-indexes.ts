@@ -212,8 +212,8 @@ export class TeamLexicalIndexes {
     private readonly now: () => number = () => performance.now(),
     private readonly schedule: Scheduler = unrefTimeout,
   ) {
-    // A change heard of a team being searched is read at once, so that a search finds it read
-    // instead of reading the writer's batch itself.
+    // A change heard of a team being searched is read as it is heard (`wake`), so that a search
+    // finds it read instead of reading the writer's batch itself.
     settings.changeMarks?.onChange?.((teamId) => {
       const team = this.loaded.get(teamId);
       if (team !== undefined && this.now() - team.lastUsedAt <= (settings.followForMs ?? 0)) {
