@@ -6,10 +6,15 @@
 //   - GET /healthz.
 // Its settings come as one JSON object on stdin (they hold a bearer token):
 //   {"baseUrl", "token", "jobId", "queries": [...], "intervalMs", "timeoutMs"}
-// It prints `ready` once each kind of request has been answered 200 once; on SIGTERM it prints
-// every sample as one JSON line and exits. A request still unanswered then is a sample too, with
-// the time it had been waiting and status -1. Latency runs from the moment a request was due.
+// It prints `ready` once each kind of request has been answered 200 once; on SIGTERM it sends no
+// more, waits up to STOP_GRACE_MS for the requests under way (due before the stop, so they belong
+// to the last phase), then prints every sample as one JSON line and exits. A request still
+// unanswered then is a sample too, with the time it had been waiting and status -1. Latency runs
+// from the moment a request was due.
 import http from 'node:http';
+
+/** How long a stop waits for the requests under way (the benchmark's stop allows 5 s in all). */
+const STOP_GRACE_MS = 3_000;
 
 /**
  * `[kind, dueAtEpochMs, latencyMs, status, hits]`: kind 0 is a search, 1 a job status, 2 /healthz
@@ -53,6 +58,8 @@ async function main(): Promise<void> {
   const answered = new Set<number>();
   let announced = false;
   let stopping = false;
+  /** Stopped sending: waiting for the requests under way before reporting. */
+  let draining = false;
   let nextId = 0;
   let nextQuery = 0;
   // One agent per kind: a stalled search must not hold the sockets /healthz needs.
@@ -128,7 +135,7 @@ async function main(): Promise<void> {
     const offset = (kind * config.intervalMs) / 3;
     let sent = 0;
     const tick = () => {
-      if (stopping) return;
+      if (stopping || draining) return;
       send(kind);
       sent += 1;
       const next = start + offset + sent * config.intervalMs;
@@ -138,7 +145,19 @@ async function main(): Promise<void> {
   }
 
   process.on('SIGTERM', () => {
-    if (stopping) return;
+    if (draining) return;
+    draining = true;
+    for (const timer of timers) clearTimeout(timer);
+    // A request due just before the stop is answered after it: it is waited for, not failed.
+    const stoppedAt = performance.now();
+    const drain = setInterval(() => {
+      if (waiting.size > 0 && performance.now() - stoppedAt < STOP_GRACE_MS) return;
+      clearInterval(drain);
+      report();
+    }, 5);
+  });
+
+  const report = (): void => {
     const now = performance.now();
     for (const { kind, due } of waiting.values()) {
       samples.push([kind, performance.timeOrigin + due, now - due, -1, -1]);
@@ -149,7 +168,7 @@ async function main(): Promise<void> {
       for (const agent of agents) agent.destroy();
       process.exit(0);
     });
-  });
+  };
 }
 
 main().catch((error: unknown) => {

@@ -3,7 +3,13 @@ import { startTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { indexTexts, refusal, signedInUser, waitForIndexJob } from '../../test/helpers/use-case-harness.js';
 import { getDocument } from './get-document.js';
 import { listDocuments } from './list-documents.js';
-import { assertUploadableFile, storeUpload, uploadFiles, uploadTextDocuments } from './upload-documents.js';
+import {
+  assertUploadableFile,
+  storeUpload,
+  uploadFiles,
+  uploadItemsOf,
+  uploadTextDocuments,
+} from './upload-documents.js';
 
 async function* bytesOf(text: string): AsyncIterable<Uint8Array> {
   yield new TextEncoder().encode(text);
@@ -49,6 +55,27 @@ describe('uploadTextDocuments and uploadFiles', () => {
     expect(holidays).toHaveLength(1);
     const page = await getDocument(deps, caller, String(holidays[0]?.id));
     expect(page.chunks.map((chunk) => chunk.text).join(' ')).toContain('30 days');
+  });
+
+  it('derives the titles of a large request a slice at a time, the event loop turning between slices', async () => {
+    const documents = Array.from({ length: 200 }, (_, index) => ({
+      external_id: `doc-${index}`,
+      text: `# Title ${index}\n\nBody ${index}.`,
+    }));
+    // Counts the event loop's turns while the titles are derived.
+    let turns = 0;
+    let deriving = true;
+    const turn = () => {
+      if (!deriving) return;
+      turns += 1;
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+    const items = await uploadItemsOf(documents);
+    deriving = false;
+    expect(items.map((item) => item.name)).toEqual(documents.map((_, index) => `Title ${index}`));
+    // 200 documents, 50 a turn: the loop turned between the four slices (derived at once, never).
+    expect(turns).toBeGreaterThanOrEqual(3);
   });
 
   it('refuses two documents of one external_id in a request, queuing nothing', async () => {

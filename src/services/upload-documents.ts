@@ -64,20 +64,37 @@ export async function uploadTextDocuments(
     request: { documents: documents.length },
     requestHash: null,
     secretsSealed: null,
-    items: documents.map((document) => {
-      const title = document.title?.trim() ?? '';
-      const fallbackTitle = titleFromText(document.text) ?? document.external_id;
-      const payload: UploadPayload = {
-        title,
-        fallbackTitle,
-        text: document.text,
-        url: document.url ?? null,
-        metadata: (document.metadata ?? {}) as Record<string, unknown>,
-        visibility: document.visibility ?? 'team',
-      };
-      return { externalId: document.external_id, name: title || fallbackTitle, payload };
-    }),
+    items: await uploadItemsOf(documents),
   });
+}
+
+/** Documents whose titles are derived in one turn of the event loop (about 0.1 ms each). */
+const TITLES_PER_TURN = 50;
+
+/**
+ * The job's items for JSON documents, each with the title its text gives itself (its Markdown
+ * parsed, up to 4 KiB). `TITLES_PER_TURN` at a time, the event loop turning between: a request of
+ * 500 documents otherwise held it 50 ms, and every search and `/healthz` of the process with it.
+ */
+export async function uploadItemsOf(
+  documents: readonly UploadedTextDocument[],
+): Promise<{ externalId: string; name: string; payload: UploadPayload }[]> {
+  const items = [];
+  for (const [index, document] of documents.entries()) {
+    if (index > 0 && index % TITLES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    const title = document.title?.trim() ?? '';
+    const fallbackTitle = titleFromText(document.text) ?? document.external_id;
+    const payload: UploadPayload = {
+      title,
+      fallbackTitle,
+      text: document.text,
+      url: document.url ?? null,
+      metadata: (document.metadata ?? {}) as Record<string, unknown>,
+      visibility: document.visibility ?? 'team',
+    };
+    items.push({ externalId: document.external_id, name: title || fallbackTitle, payload });
+  }
+  return items;
 }
 
 /**
