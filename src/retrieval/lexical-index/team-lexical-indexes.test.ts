@@ -30,7 +30,7 @@ import { searchHitOf } from '../search-hit.js';
 import type { PreparedSearch } from '../search-types.js';
 import { QueryAnalyses } from './query-analyses.js';
 import { TeamLexicalIndex } from './team-lexical-index.js';
-import { TeamLexicalIndexes } from './team-lexical-indexes.js';
+import { type ChangeMarks, TeamLexicalIndexes } from './team-lexical-indexes.js';
 
 const testDatabase = databaseForTheseTests();
 const sql = () => testDatabase().sql;
@@ -143,6 +143,55 @@ function queries(next: () => number, count: number): string[] {
       ' ',
     ),
   );
+}
+
+/** The database's executor, counting the statements sent through it (as on PostgreSQL: no count of writes). */
+function countingStatements(database: SqlExecutor): { executor: SqlExecutor; statements: number } {
+  const counted = {
+    statements: 0,
+    executor: {
+      executeSql: ((text, values, options) => {
+        counted.statements += 1;
+        return database.executeSql(text, values, options);
+      }) as SqlExecutor['executeSql'],
+    },
+  };
+  return counted;
+}
+
+/**
+ * A follower's marks, as the test drives them: changes heard, and how many of those a barrier has
+ * passed (`reported`: reported done); `hear` counts one and tells the listener, as a follower does.
+ */
+function drivenFollower(): {
+  changeMarks: ChangeMarks;
+  hear(teamId: number): void;
+  hearUntold(): void;
+  reportAll(): void;
+} {
+  let heard = 0;
+  let reported = 0;
+  let listener: ((teamId: number) => void) | undefined;
+  return {
+    changeMarks: {
+      mark: () => `1:${heard}`,
+      covers: (_team, synced) => Number(synced.split(':')[1]) >= reported,
+      onChange: (listen) => {
+        listener = listen;
+      },
+    },
+    hear(teamId) {
+      heard += 1;
+      listener?.(teamId);
+    },
+    /** Heard, but the listener not told (as if the team had not been searched lately). */
+    hearUntold() {
+      heard += 1;
+    },
+    reportAll() {
+      reported = heard;
+    },
+  };
 }
 
 describe('the postings of a team in memory', () => {
@@ -423,36 +472,20 @@ describe('the postings of a team in memory', () => {
 
   it('reads a change the moment it is heard, and ranks without waiting for changes nobody was told are done', async () => {
     const database = sql();
-    let statements = 0;
-    const counting: SqlExecutor = {
-      executeSql: (text, values, options) => {
-        statements += 1;
-        return database.executeSql(text, values, options);
-      },
-    };
-    // A follower's marks: changes heard, and how many of them a barrier has passed (reported done).
-    let heard = 0;
-    let reported = 0;
-    let listener: ((teamId: number) => void) | undefined;
-    const changeMarks = {
-      mark: () => `1:${heard}`,
-      covers: (_team: number, synced: string) => Number(synced.split(':')[1]) >= reported,
-      onChange: (listen: (teamId: number) => void) => {
-        listener = listen;
-      },
-    };
+    const counted = countingStatements(database);
+    const follower = drivenFollower();
     const teamId = await teamOfTwoChunks(database, 'Woken by changes');
-    const indexes = new TeamLexicalIndexes(counting, { ...settings, followForMs: 3_600_000, changeMarks });
+    const indexes = new TeamLexicalIndexes(counted.executor, {
+      ...settings,
+      followForMs: 3_600_000,
+      changeMarks: follower.changeMarks,
+    });
     const { teamOnly } = readers(teamId);
     const search = (text: string) =>
       indexes.rank({ reader: teamOnly, text, limit: 10, teamChunks: 10, averageLength: 2 });
     const write = (name: string) =>
       replaceDocument(database, uploadFields(teamId, name), name, textChunks([`beta ${name}`]), undefined);
-    /** The follower hears the write's change: it tells listeners, as it does as it hears it. */
-    const hear = () => {
-      heard += 1;
-      listener?.(teamId);
-    };
+    const hear = () => follower.hear(teamId);
     // A team nobody searched yet is not read when its changes are heard.
     hear();
     expect(await search('beta')).toBeUndefined();
@@ -462,60 +495,46 @@ describe('the postings of a team in memory', () => {
     // Heard: read in the background at once (a statement finds the change, one reads it), and the
     // search after it needs none.
     await write('third');
-    statements = 0;
+    counted.statements = 0;
     hear();
     await indexes.syncsSettled();
-    expect(statements).toBe(2);
-    statements = 0;
+    expect(counted.statements).toBe(2);
+    counted.statements = 0;
     expect((await search('beta'))?.chunks).toHaveLength(3);
-    expect(statements).toBe(0);
+    expect(counted.statements).toBe(0);
 
     // Heard but not yet told done (no barrier passed it), and not yet read: the search ranks
     // without it, with no statement, and begins the sync that reads it.
     await write('fourth');
-    heard += 1;
-    statements = 0;
+    follower.hearUntold();
+    counted.statements = 0;
     expect((await search('beta'))?.chunks).toHaveLength(3);
     await indexes.syncsSettled();
-    expect(statements).toBe(2);
-    statements = 0;
+    expect(counted.statements).toBe(2);
+    counted.statements = 0;
     expect((await search('beta'))?.chunks).toHaveLength(4);
-    expect(statements).toBe(0);
+    expect(counted.statements).toBe(0);
 
     // Told done (a barrier passed it) before it was read: the search reads it first.
     await write('fifth');
-    heard += 1;
-    reported = heard;
-    statements = 0;
+    follower.hearUntold();
+    follower.reportAll();
+    counted.statements = 0;
     expect((await search('beta'))?.chunks).toHaveLength(5);
-    expect(statements).toBe(2);
+    expect(counted.statements).toBe(2);
   });
 
   it('reads changes heard in quick succession in one sync per followEveryMs', async () => {
     const database = sql();
-    let statements = 0;
-    const counting: SqlExecutor = {
-      executeSql: (text, values, options) => {
-        statements += 1;
-        return database.executeSql(text, values, options);
-      },
-    };
-    let heard = 0;
-    let listener: ((teamId: number) => void) | undefined;
+    const counted = countingStatements(database);
     // Nothing is reported done in this test: every change heard may be read in the background.
-    const changeMarks = {
-      mark: () => `1:${heard}`,
-      covers: () => true,
-      onChange: (listen: (teamId: number) => void) => {
-        listener = listen;
-      },
-    };
+    const follower = drivenFollower();
     const teamId = await teamOfTwoChunks(database, 'Woken at most every 25 ms');
     let now = 0;
     const scheduled: { run: () => void; delayMs: number }[] = [];
     const indexes = new TeamLexicalIndexes(
-      counting,
-      { ...settings, followEveryMs: 25, followForMs: 1_000, changeMarks },
+      counted.executor,
+      { ...settings, followEveryMs: 25, followForMs: 1_000, changeMarks: follower.changeMarks },
       undefined,
       () => now,
       (run, delayMs) => scheduled.push({ run, delayMs }),
@@ -532,41 +551,40 @@ describe('the postings of a team in memory', () => {
         textChunks([`beta ${name}`]),
         undefined,
       );
-      heard += 1;
-      listener?.(teamId);
+      follower.hear(teamId);
     };
     expect(await search()).toBeUndefined();
     await indexes.loadsSettled();
     expect((await search())?.chunks).toHaveLength(2);
 
     // The first change is read at once.
-    statements = 0;
+    counted.statements = 0;
     await writeAndHear('third');
     await indexes.syncsSettled();
-    expect(statements).toBe(2);
+    expect(counted.statements).toBe(2);
     expect(scheduled).toEqual([]);
     // Two more within 25 ms of that sync: one sync, when the 25 ms are up, reads both.
     now += 5;
-    statements = 0;
+    counted.statements = 0;
     await writeAndHear('fourth');
     await writeAndHear('fifth');
     expect(scheduled.map((wake) => wake.delayMs)).toEqual([20]);
     expect((await search())?.chunks).toHaveLength(3);
     expect(scheduled).toHaveLength(1);
-    expect(statements).toBe(0);
+    expect(counted.statements).toBe(0);
     now += 20;
     scheduled.shift()?.run();
     await indexes.syncsSettled();
-    expect(statements).toBe(2);
-    statements = 0;
+    expect(counted.statements).toBe(2);
+    counted.statements = 0;
     expect((await search())?.chunks).toHaveLength(5);
-    expect(statements).toBe(0);
+    expect(counted.statements).toBe(0);
     // Later, a change is read at once again.
     now += 100;
     await writeAndHear('sixth');
     await indexes.syncsSettled();
     expect(scheduled).toEqual([]);
-    expect(statements).toBe(2);
+    expect(counted.statements).toBe(2);
   });
 
   it('brings postings being written and searched up to date in the background, so that a search reads none of it', async () => {
