@@ -415,18 +415,12 @@ describe('the postings of a team in memory', () => {
 
   it('repeats a search with no statement while its change mark stays (a follower on PostgreSQL), and syncs once it moves or cannot tell', async () => {
     const database = sql();
-    let statements = 0;
     // No count of local writes, as on PostgreSQL: only the marks may spare a statement.
-    const counting: SqlExecutor = {
-      executeSql: (text, values, options) => {
-        statements += 1;
-        return database.executeSql(text, values, options);
-      },
-    };
+    const counted = countingStatements(database);
     let heard: number | undefined = 0;
     const changeMarks = { mark: (team: number) => (heard === undefined ? undefined : `${team}:${heard}`) };
     const teamId = await teamOfTwoChunks(database, 'Searches with change marks');
-    const indexes = new TeamLexicalIndexes(counting, { ...settings, changeMarks });
+    const indexes = new TeamLexicalIndexes(counted.executor, { ...settings, changeMarks });
     const { ada, teamOnly } = readers(teamId);
     const search = (reader: Reader, text: string) =>
       indexes.rank({ reader, text, limit: 10, teamChunks: 10, averageLength: 2 });
@@ -434,40 +428,40 @@ describe('the postings of a team in memory', () => {
     await indexes.loadsSettled();
     expect((await search(teamOnly, 'beta'))?.chunks).toHaveLength(2);
 
-    statements = 0;
+    counted.statements = 0;
     expect((await search(teamOnly, 'beta'))?.chunks).toHaveLength(2);
     expect((await search(teamOnly, 'gamma'))?.chunks).toHaveLength(1);
     expect(indexes.prepare(teamOnly)).toBeUndefined();
-    expect(statements).toBe(0);
+    expect(counted.statements).toBe(0);
     // Another reader's lists are read once.
     await search(ada, 'beta');
-    expect(statements).toBe(1);
+    expect(counted.statements).toBe(1);
 
     // A write the mark has not moved for is not searched yet: the mark is the contract.
     await addSecondDocument(database, teamId);
-    statements = 0;
+    counted.statements = 0;
     expect((await search(teamOnly, 'beta'))?.chunks).toHaveLength(2);
-    expect(statements).toBe(0);
+    expect(counted.statements).toBe(0);
     // Once heard, a search request begins a sync as it arrives (a statement finds the change, one
     // reads it); other readers' lists are read again.
     heard += 1;
-    statements = 0;
+    counted.statements = 0;
     expect(indexes.prepare(teamOnly)).toBeDefined();
     await indexes.syncsSettled();
-    expect(statements).toBe(2);
-    statements = 0;
+    expect(counted.statements).toBe(2);
+    counted.statements = 0;
     expect((await search(teamOnly, 'beta'))?.chunks).toHaveLength(3);
-    expect(statements).toBe(0);
+    expect(counted.statements).toBe(0);
     expect((await search(ada, 'beta'))?.chunks).toHaveLength(3);
-    expect(statements).toBe(1);
-    statements = 0;
+    expect(counted.statements).toBe(1);
+    counted.statements = 0;
     await search(ada, 'delta');
-    expect(statements).toBe(0);
+    expect(counted.statements).toBe(0);
     // A mark that cannot tell (the follower lost its connection) means a statement every search.
     heard = undefined;
     await search(teamOnly, 'beta');
     await search(teamOnly, 'beta');
-    expect(statements).toBe(2);
+    expect(counted.statements).toBe(2);
   });
 
   it('reads a change the moment it is heard, and ranks without waiting for changes nobody was told are done', async () => {
