@@ -18,6 +18,7 @@ import {
   type IndexJobItemRow,
   type IndexJobKind,
   type IndexJobRow,
+  itemIndexed,
   jobProgress,
   listItems,
   markJobExpanded,
@@ -292,8 +293,8 @@ async function indexItemAlone(
     // Fetching and parsing take one of a few slots; a file then waits for its vectors without
     // one, so many files' chunks meet in the embedding batcher (full batches, bench/indexing).
     const prepared = await fetchSlots.use(async () => {
-      if (!(await claimItem(sql, job.id, item.externalId))) return undefined;
-      const stored = await findDocumentState(sql, source.fields(job, item));
+      const { claimed, stored } = await claimItem(sql, job.id, item.externalId, source.fields(job, item));
+      if (!claimed) return undefined;
       if (stored !== undefined && !(await mayReplace(source, job, stored))) {
         await refuseReplacement(deps, job, item);
         return undefined;
@@ -343,14 +344,9 @@ async function indexItemAlone(
     signal.throwIfAborted();
     await replaceDocument(sql, fields, parsed.contentHash, chunks, embeddings, {
       jobId: job.id,
-      storedChunks: stored?.chunkCount ?? 0,
+      storedChunks: stored?.chunkCount,
       onChunksCommitted: (count) => deps.storage.noteInserted(count),
-      within: (transaction, documentId) =>
-        setItemOutcome(transaction, job.id, item.externalId, {
-          status: 'indexed',
-          chunks: chunks.length,
-          documentId,
-        }),
+      completes: itemIndexed(job.id, item.externalId, chunks.length),
     });
     if (stored !== undefined) deps.storage.noteDeleted(stored.chunkCount);
     return undefined;

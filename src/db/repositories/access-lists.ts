@@ -78,30 +78,46 @@ export async function saveAccessList(
   teamId: number,
   access: DocumentAccess,
 ): Promise<number> {
-  const list = normalizeAccess(access);
-  const fingerprint = accessFingerprint(list);
+  const values: unknown[] = [];
   const { rows } = await sql.executeSql<{ id: number | string }>(
-    `WITH inserted AS (
-       INSERT INTO access_lists (team_id, fingerprint, team, emails, domains, groups, users)
-       VALUES ($1, $2, $3, $4::text[], $5::text[], $6::text[], $7::int[])
-       ON CONFLICT (team_id, fingerprint) DO NOTHING
-       RETURNING id
-     )
-     SELECT id FROM inserted
-     UNION ALL SELECT id FROM access_lists WHERE team_id = $1 AND fingerprint = $2
-     LIMIT 1`,
-    [teamId, fingerprint, list.team, list.emails, list.domains, list.groups, list.users ?? []],
+    `WITH ${accessListCtes(teamId, access, values)} SELECT id FROM access_list`,
+    values,
   );
   const id = rows[0]?.id;
   if (id !== undefined) return Number(id);
   // Inserted by a transaction that had not committed when this statement's snapshot was taken.
+  const list = normalizeAccess(access);
   const again = await sql.executeSql<{ id: number | string }>(
     'SELECT id FROM access_lists WHERE team_id = $1 AND fingerprint = $2',
-    [teamId, fingerprint],
+    [teamId, accessFingerprint(list)],
   );
   const found = again.rows[0]?.id;
   if (found === undefined) throw new Error('An access list was neither inserted nor found');
   return Number(found);
+}
+
+/**
+ * `saveAccessList` as CTEs of a bigger statement, the last named `access_list (id)`: one row, or
+ * none when another transaction is adding the same list and had not committed when the
+ * statement's snapshot was taken (the statement must then be made another way). Appends what it
+ * needs to `values`.
+ */
+export function accessListCtes(teamId: number, access: DocumentAccess, values: unknown[]): string {
+  const parameter = parameterIn(values);
+  const list = normalizeAccess(access);
+  const team = parameter(teamId);
+  const fingerprint = parameter(accessFingerprint(list));
+  return `access_list_inserted AS (
+       INSERT INTO access_lists (team_id, fingerprint, team, emails, domains, groups, users)
+       VALUES (${team}, ${fingerprint}, ${parameter(list.team)}, ${parameter(list.emails)}::text[],
+         ${parameter(list.domains)}::text[], ${parameter(list.groups)}::text[], ${parameter(list.users ?? [])}::int[])
+       ON CONFLICT (team_id, fingerprint) DO NOTHING
+       RETURNING id
+     ), access_list AS (
+       SELECT id FROM access_list_inserted
+       UNION ALL SELECT id FROM access_lists WHERE team_id = ${team} AND fingerprint = ${fingerprint}
+       LIMIT 1
+     )`;
 }
 
 /** The lists of these ids, by id (a listing shows each document's). */

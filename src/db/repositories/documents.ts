@@ -1,7 +1,13 @@
 import type { DocumentAccess, Reader } from '../../access.js';
 import type { SqlConnection, SqlExecutor } from '../sql-connection.js';
 import { nextStatement, StatementSizer } from '../statement-sizer.js';
-import { readableDocumentCondition, saveAccessList, spreadDocumentAccess } from './access-lists.js';
+import {
+  accessListCtes,
+  readableDocumentCondition,
+  saveAccessList,
+  spreadDocumentAccess,
+} from './access-lists.js';
+import { parameterIn } from './parameters.js';
 
 /** A timestamp as either driver answers it. */
 type Timestamp = Date | string;
@@ -41,27 +47,36 @@ export class DocumentHeldByAnother extends Error {
   }
 }
 
+/** A stored document's state as `STORED_STATE_COLUMNS` answer it. */
+export interface StoredStateRow {
+  id: Integer;
+  status: string;
+  reason: string | null;
+  message: string | null;
+  content_hash: string | null;
+  source_version: string | null;
+  chunk_count: Integer;
+  indexed_by: Integer | null;
+  access_list_id: Integer;
+}
+
+/** The columns of `documents AS d` that make a `StoredStateRow`. */
+export const STORED_STATE_COLUMNS =
+  'd.id, d.status, d.reason, d.message, d.content_hash, d.source_version, d.chunk_count, d.indexed_by, d.access_list_id';
+
 export async function findDocumentState(
   db: SqlExecutor,
   key: DocumentKey,
 ): Promise<StoredDocumentState | undefined> {
-  const { rows } = await db.executeSql<{
-    id: Integer;
-    status: string;
-    reason: string | null;
-    message: string | null;
-    content_hash: string | null;
-    source_version: string | null;
-    chunk_count: Integer;
-    indexed_by: Integer | null;
-    access_list_id: Integer;
-  }>(
-    `SELECT id, status, reason, message, content_hash, source_version, chunk_count, indexed_by, access_list_id
-     FROM documents WHERE team_id = $1 AND source = $2 AND external_id = $3`,
+  const { rows } = await db.executeSql<StoredStateRow>(
+    `SELECT ${STORED_STATE_COLUMNS} FROM documents AS d WHERE d.team_id = $1 AND d.source = $2 AND d.external_id = $3`,
     [key.teamId, key.source, key.externalId],
   );
-  const row = rows[0];
-  if (row === undefined) return undefined;
+  return storedStateOf(rows[0]);
+}
+
+export function storedStateOf(row: StoredStateRow | undefined): StoredDocumentState | undefined {
+  if (row === undefined || row.id === null) return undefined;
   return {
     id: Number(row.id),
     status: String(row.status),
@@ -176,11 +191,13 @@ function chunkRow(chunk: ChunkToStore) {
   };
 }
 
-const UPSERT_DOCUMENT = `
-  INSERT INTO documents (team_id, source, external_id, connector_id, title, url, mime_type, source_version,
+const DOCUMENT_COLUMNS = `team_id, source, external_id, connector_id, title, url, mime_type, source_version,
     source_modified_at, origin_id, metadata, status, reason, message, content_hash, chunk_count, indexed_at,
     last_job_id, last_job_status, last_job_reason, last_job_message, last_job_at, access_list_id, indexed_by,
-    file_name)
+    file_name`;
+
+const UPSERT_DOCUMENT = `
+  INSERT INTO documents (${DOCUMENT_COLUMNS})
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $15, $16, $17,
     $18, $19, $20, $21, CASE WHEN $19::text IS NULL THEN NULL ELSE now() END, $22, $23, $25)
   ON CONFLICT (team_id, source, external_id) DO UPDATE SET
@@ -268,13 +285,31 @@ export function postingImpactSql(frequency: string, length: string): string {
   return `(${frequency} / (${frequency} + 1.2 * (0.25 + 0.75 * ${length} / 150.0)))::real`;
 }
 
+/**
+ * A write that must commit with the document it completes (a job item's outcome), in the two
+ * forms a replacement may take.
+ */
+export interface CompletingWrite {
+  /** As a statement of the transaction that completes the document. */
+  readonly within: (transaction: SqlExecutor, documentId: number) => Promise<void>;
+  /**
+   * As one CTE of the statement that stores a new document whole: it reads the document's id from
+   * the CTE `stored_document (id)`, which may be empty (then it must write nothing), and appends
+   * its parameters to `values`.
+   */
+  readonly cte: (values: unknown[]) => string;
+}
+
 export interface ReplaceOptions {
   /** The job storing it: recorded as the document's last job, outcome `indexed`. */
   readonly jobId?: string | null;
-  /** Chunks the document has now, as the caller found it (`findDocumentState`); none when new. */
+  /**
+   * Chunks the document has now, as the caller found it (`findDocumentState`); undefined when the
+   * caller found no such document, or did not look.
+   */
   readonly storedChunks?: number;
-  /** Runs in the transaction that makes the new chunks the document's (the job item's outcome). */
-  readonly within?: (transaction: SqlExecutor, documentId: number) => Promise<void>;
+  /** Commits with the new chunks (the job item's outcome). */
+  readonly completes?: CompletingWrite;
   /** Told each time new chunks are committed (once for a small document, per statement for a big one). */
   readonly onChunksCommitted?: (chunks: number) => void;
 }
@@ -295,13 +330,28 @@ export async function replaceDocument(
   options: ReplaceOptions = {},
 ): Promise<number> {
   const sizers = { chunks: chunkStatementSizer(connection), vectors: rowStatementSizer(connection) };
+  if (options.storedChunks === undefined) {
+    const documentId = await insertNewDocument(
+      connection,
+      sizers,
+      fields,
+      contentHash,
+      chunks,
+      embeddings,
+      options,
+    );
+    if (documentId !== undefined) {
+      options.onChunksCommitted?.(chunks.length);
+      return documentId;
+    }
+  }
   // Deleting a big document's old chunks is a long write too, whatever replaces them.
   if (chunks.length <= ATOMIC_REPLACE_CHUNKS && (options.storedChunks ?? 0) <= ATOMIC_REPLACE_CHUNKS) {
     const documentId = await connection.transaction(async (transaction) => {
       const documentId = await upsertIndexed(transaction, fields, contentHash, chunks.length, options.jobId);
       await transaction.executeSql('DELETE FROM chunks WHERE document_id = $1', [documentId]);
       await insertChunks(transaction, sizers, documentId, fields, chunks, embeddings);
-      await options.within?.(transaction, documentId);
+      await options.completes?.within(transaction, documentId);
       return documentId;
     });
     options.onChunksCommitted?.(chunks.length);
@@ -325,9 +375,82 @@ export async function replaceDocument(
   await insertChunks(connection, sizers, documentId, fields, chunks, embeddings, options.onChunksCommitted);
   return connection.transaction(async (transaction) => {
     await upsertIndexed(transaction, fields, contentHash, chunks.length, options.jobId);
-    await options.within?.(transaction, documentId);
+    await options.completes?.within(transaction, documentId);
     return documentId;
   });
+}
+
+/**
+ * A new document stored whole by one statement: its access list, the document, its chunks,
+ * postings and vectors, and `completes`. One round trip instead of a transaction's seven: while a
+ * corpus of small documents is indexed, each statement sent costs the event loop (node-pg's
+ * write, its wake-up) and PostgreSQL a commit's worth of work, and searches wait behind both
+ * (bench/indexing, reads while indexing). Answers undefined, having stored nothing (but perhaps
+ * the access list, which is shared and kept anyway), when the document was stored meanwhile, its
+ * access list was being added by another transaction, or it does not fit one statement.
+ */
+async function insertNewDocument(
+  db: SqlExecutor,
+  sizers: { readonly chunks: StatementSizer; readonly vectors: StatementSizer },
+  fields: DocumentFields,
+  contentHash: string,
+  chunks: readonly ChunkToStore[],
+  embeddings: EmbeddingsToStore | undefined,
+  options: ReplaceOptions,
+): Promise<number | undefined> {
+  const vectorsFit = embeddings === undefined || chunks.length <= sizers.vectors.next;
+  if (chunks.length > ATOMIC_REPLACE_CHUNKS || !vectorsFit) return undefined;
+  const { rows: chunkRows, units } = nextStatement(chunks, 0, sizers.chunks.next, chunks.length, chunkRow);
+  if (chunkRows.length < chunks.length) return undefined;
+  const values: unknown[] = [];
+  const parameter = parameterIn(values);
+  const ctes = [accessListCtes(fields.teamId, fields.access, values)];
+  const team = parameter(fields.teamId);
+  const connector = parameter(fields.connectorId);
+  const source = parameter(fields.source);
+  ctes.push(`stored_document AS (
+       INSERT INTO documents (${DOCUMENT_COLUMNS})
+       SELECT ${team}::int, ${source}::text, ${parameter(fields.externalId)}::text, ${connector}::int,
+         ${parameter(fields.title)}::text, ${parameter(fields.url)}::text, ${parameter(fields.mimeType)}::text,
+         ${parameter(fields.sourceVersion)}::text, ${parameter(fields.sourceModifiedAt)}::timestamptz,
+         ${parameter(fields.originId)}::text, ${parameter(JSON.stringify(fields.metadata))}::jsonb,
+         'indexed', NULL, NULL, ${parameter(contentHash)}::text, ${parameter(chunks.length)}::int, now(),
+         ${parameter(options.jobId ?? null)}::uuid, 'indexed', NULL, NULL, now(), access_list.id,
+         ${parameter(fields.indexedBy)}::int, ${parameter(fields.fileName ?? null)}::text
+       FROM access_list
+       ON CONFLICT (team_id, source, external_id) DO NOTHING
+       RETURNING id, access_list_id
+     )`);
+  ctes.push(
+    chunkCtes({
+      from: 'stored_document AS d CROSS JOIN',
+      document: 'd.id',
+      accessList: 'd.access_list_id',
+      team,
+      connector,
+      source,
+      rows: parameter(JSON.stringify(chunkRows)),
+    }),
+  );
+  if (embeddings !== undefined) {
+    ctes.push(`vectors AS (
+       INSERT INTO chunk_embeddings (chunk_id, team_id, model, dimensions, embedding, access_list_id)
+       SELECT i.id, ${team}::int, ${parameter(embeddings.model)}::text, v.dimensions, v.embedding::vector,
+         i.access_list_id
+       FROM inserted AS i
+       JOIN jsonb_to_recordset(${parameter(JSON.stringify(vectorRows(chunks, embeddings.vectors)))}::jsonb)
+         AS v(position int, dimensions int, embedding text) ON v.position = i.position
+     )`);
+  }
+  if (options.completes !== undefined) ctes.push(options.completes.cte(values));
+  const began = performance.now();
+  const { rows } = await db.executeSql<{ id: Integer }>(
+    `WITH ${ctes.join(', ')} SELECT id FROM stored_document`,
+    values,
+  );
+  sizers.chunks.record(units, performance.now() - began);
+  const id = rows[0]?.id;
+  return id === undefined ? undefined : Number(id);
 }
 
 async function upsertIndexed(
@@ -367,27 +490,15 @@ async function insertChunks(
     const { rows, units } = nextStatement(chunks, from, sizers.chunks.next, ROWS_PER_STATEMENT, chunkRow);
     const began = performance.now();
     const inserted = await db.executeSql<{ id: Integer; position: number }>(
-      `WITH inserted AS (
-         INSERT INTO chunks (document_id, team_id, connector_id, source, position, text, heading_path,
-           page_labels, token_count, search, lexical_length, access_list_id)
-         SELECT $1, $2, $3, $4, t.position, t.text,
-           ARRAY(SELECT jsonb_array_elements_text(t.heading_path)),
-           ARRAY(SELECT jsonb_array_elements_text(t.page_labels)),
-           t.token_count, v.search,
-           (SELECT coalesce(sum(array_length(l.positions, 1)), 0) FROM unnest(v.search) AS l),
-           (SELECT access_list_id FROM documents WHERE id = $1)
-         FROM jsonb_to_recordset($5::jsonb)
-           AS t(position int, text text, heading_path jsonb, page_labels jsonb, token_count int, contextual text)
-         CROSS JOIN LATERAL (SELECT to_tsvector('english', t.contextual) AS search) AS v
-         RETURNING id, position, search, lexical_length, access_list_id
-       ), postings AS (
-         INSERT INTO chunk_terms (chunk_id, term, team_id, frequency, chunk_length, impact, connector_id, source,
-           access_list_id)
-         SELECT i.id, l.lexeme, $2, f.frequency, i.lexical_length,
-           ${postingImpactSql('f.frequency', 'i.lexical_length')}, $3, $4, i.access_list_id
-         FROM inserted AS i, unnest(i.search) AS l,
-           LATERAL (SELECT coalesce(array_length(l.positions, 1), 1) AS frequency) AS f
-       )
+      `WITH ${chunkCtes({
+        from: '',
+        document: '$1',
+        accessList: '(SELECT access_list_id FROM documents WHERE id = $1)',
+        team: '$2',
+        connector: '$3',
+        source: '$4',
+        rows: '$5',
+      })}
        SELECT id, position FROM inserted`,
       [documentId, fields.teamId, fields.connectorId, fields.source, JSON.stringify(rows)],
     );
@@ -410,6 +521,53 @@ async function insertChunks(
     committed?.(rows.length);
     from += rows.length;
   }
+}
+
+/**
+ * The CTEs `inserted` (chunks, from `rows`, a parameter of `chunkRow`s as JSON) and `postings`
+ * (their terms). `from` is what each row is joined to (`stored_document AS d CROSS JOIN`, or
+ * nothing), and the other parts are SQL expressions of the document's id, its access list, its
+ * team, connector and source.
+ */
+function chunkCtes(parts: {
+  readonly from: string;
+  readonly document: string;
+  readonly accessList: string;
+  readonly team: string;
+  readonly connector: string;
+  readonly source: string;
+  readonly rows: string;
+}): string {
+  return `inserted AS (
+       INSERT INTO chunks (document_id, team_id, connector_id, source, position, text, heading_path,
+         page_labels, token_count, search, lexical_length, access_list_id)
+       SELECT ${parts.document}, ${parts.team}::int, ${parts.connector}::int, ${parts.source}::text, t.position,
+         t.text, ARRAY(SELECT jsonb_array_elements_text(t.heading_path)),
+         ARRAY(SELECT jsonb_array_elements_text(t.page_labels)),
+         t.token_count, v.search,
+         (SELECT coalesce(sum(array_length(l.positions, 1)), 0) FROM unnest(v.search) AS l),
+         ${parts.accessList}
+       FROM ${parts.from} jsonb_to_recordset(${parts.rows}::jsonb)
+         AS t(position int, text text, heading_path jsonb, page_labels jsonb, token_count int, contextual text)
+       CROSS JOIN LATERAL (SELECT to_tsvector('english', t.contextual) AS search) AS v
+       RETURNING id, position, search, lexical_length, access_list_id
+     ), postings AS (
+       INSERT INTO chunk_terms (chunk_id, term, team_id, frequency, chunk_length, impact, connector_id, source,
+         access_list_id)
+       SELECT i.id, l.lexeme, ${parts.team}::int, f.frequency, i.lexical_length,
+         ${postingImpactSql('f.frequency', 'i.lexical_length')}, ${parts.connector}::int, ${parts.source}::text,
+         i.access_list_id
+       FROM inserted AS i, unnest(i.search) AS l,
+         LATERAL (SELECT coalesce(array_length(l.positions, 1), 1) AS frequency) AS f
+     )`;
+}
+
+/** Vectors as a statement's JSON rows, by their chunks' positions. */
+function vectorRows(chunks: readonly ChunkToStore[], vectors: EmbeddingsToStore['vectors']) {
+  return chunks.map((chunk, index) => {
+    const vector = vectors[index] ?? [];
+    return { position: chunk.position, dimensions: vector.length, embedding: `[${vector.join(',')}]` };
+  });
 }
 
 /**

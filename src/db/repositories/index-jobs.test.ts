@@ -1,16 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/helpers/test-database.js';
+import { textChunks, uploadFields } from '../../../test/helpers/test-documents.js';
 import { memberReader, type Reader, TEAM_ACCESS, teamReader } from '../../access.js';
 import { type DatabaseHandle, openDatabase } from '../client.js';
 import type { SqlExecutor } from '../sql-connection.js';
 import { saveAccessList } from './access-lists.js';
+import { replaceDocument } from './documents.js';
 import {
+  claimItem,
   findIndexJob,
   finishJob,
   type IndexJobKind,
   insertIndexJob,
   jobProgress,
+  listItems,
   listTeamJobs,
   markJobRunning,
   setItemOutcome,
@@ -245,5 +249,49 @@ describe("a job of another member's", () => {
     expect(listed).not.toContain(hidden);
     const summary = (await summarizeJobs(database.sql, [job], 5, reader)).get(job);
     expect(summary).toMatchObject({ firstItemName: 'shared.md', progress: { total: 1, indexed: 1 } });
+  });
+});
+
+describe('claimItem', () => {
+  it("marks the item indexing and answers its document as stored, in one statement; a cancelled job's item stays", async () => {
+    const team = await newTeam('Claimers');
+    const jobId = await newJob(team, 0, ['stored.md', 'new.md']);
+    await markJobRunning(database.sql, jobId);
+    const documentId = await replaceDocument(
+      database.sql,
+      uploadFields(team, 'stored.md'),
+      'hash-stored',
+      textChunks(['one', 'two']),
+      undefined,
+    );
+    let statements = 0;
+    const counted: SqlExecutor = {
+      executeSql: ((text, values, options) => {
+        statements += 1;
+        return database.sql.executeSql(text, values, options);
+      }) as SqlExecutor['executeSql'],
+    };
+
+    const stored = await claimItem(counted, jobId, 'stored.md', uploadFields(team, 'stored.md'));
+    const fresh = await claimItem(counted, jobId, 'new.md', uploadFields(team, 'new.md'));
+
+    expect(statements).toBe(2);
+    expect(stored).toMatchObject({
+      claimed: true,
+      stored: { id: documentId, status: 'indexed', contentHash: 'hash-stored', chunkCount: 2 },
+    });
+    expect(fresh).toEqual({ claimed: true, stored: undefined });
+    const claimedItems = await listItems(database.sql, jobId, ['indexing']);
+    expect(claimedItems.map((item) => item.externalId).sort()).toEqual(['new.md', 'stored.md']);
+
+    const cancelled = await newJob(team, 0, ['late.md']);
+    await markJobRunning(database.sql, cancelled);
+    await finishJob(database.sql, cancelled, 'failed', 'The connector was deleted');
+    expect(
+      await claimItem(database.sql, cancelled, 'late.md', uploadFields(team, 'stored.md')),
+    ).toMatchObject({
+      claimed: false,
+    });
+    expect(await listItems(database.sql, cancelled, ['indexing'])).toEqual([]);
   });
 });

@@ -1,7 +1,16 @@
 import type { Reader } from '../../access.js';
 import type { SqlExecutor } from '../sql-connection.js';
 import { readableDocumentCondition } from './access-lists.js';
-import type { ConnectorFile } from './documents.js';
+import {
+  type CompletingWrite,
+  type ConnectorFile,
+  type DocumentKey,
+  STORED_STATE_COLUMNS,
+  type StoredDocumentState,
+  type StoredStateRow,
+  storedStateOf,
+} from './documents.js';
+import { parameterIn } from './parameters.js';
 
 export type IndexJobKind = 'googledrive' | 'wiki' | 'upload';
 export type IndexJobStatus = 'queued' | 'running' | 'completed' | 'failed';
@@ -343,16 +352,50 @@ export async function setItemOutcome(
   );
 }
 
-/** Marks an item as being indexed; false when its job was cancelled meanwhile (connector deleted). */
-export async function claimItem(db: SqlExecutor, jobId: string, externalId: string): Promise<boolean> {
-  const { rows } = await db.executeSql<unknown>(
-    `UPDATE index_job_items SET status = 'indexing', updated_at = now()
-     WHERE job_id = $1 AND external_id = $2
-       AND EXISTS (SELECT 1 FROM index_jobs WHERE id = $1 AND status = 'running')
-     RETURNING 1`,
-    [jobId, externalId],
+/**
+ * The item's outcome once its document is stored: `indexed`, with the document and its chunks, in
+ * the transaction or the statement that stores them (`replaceDocument`).
+ */
+export function itemIndexed(jobId: string, externalId: string, chunks: number): CompletingWrite {
+  return {
+    within: (transaction, documentId) =>
+      setItemOutcome(transaction, jobId, externalId, { status: 'indexed', chunks, documentId }),
+    cte: (values) => {
+      const parameter = parameterIn(values);
+      return `completed_item AS (
+         UPDATE index_job_items SET status = 'indexed', reason = NULL, message = NULL,
+           chunks = ${parameter(chunks)}::int, document_id = stored_document.id, updated_at = now(), content = NULL
+         FROM stored_document
+         WHERE job_id = ${parameter(jobId)}::uuid AND external_id = ${parameter(externalId)}::text
+       )`;
+    },
+  };
+}
+
+/**
+ * Marks an item as being indexed and answers its document as stored now, if any, in one round
+ * trip; `claimed` is false when its job was cancelled meanwhile (connector deleted).
+ */
+export async function claimItem(
+  db: SqlExecutor,
+  jobId: string,
+  externalId: string,
+  document: DocumentKey,
+): Promise<{ readonly claimed: boolean; readonly stored: StoredDocumentState | undefined }> {
+  const { rows } = await db.executeSql<StoredStateRow & { claimed: boolean }>(
+    `WITH claimed AS (
+       UPDATE index_job_items SET status = 'indexing', updated_at = now()
+       WHERE job_id = $1 AND external_id = $2
+         AND EXISTS (SELECT 1 FROM index_jobs WHERE id = $1 AND status = 'running')
+       RETURNING 1
+     )
+     SELECT EXISTS (SELECT 1 FROM claimed) AS claimed, ${STORED_STATE_COLUMNS}
+     FROM (SELECT 1) AS one
+     LEFT JOIN documents AS d ON d.team_id = $3 AND d.source = $4 AND d.external_id = $5`,
+    [jobId, externalId, document.teamId, document.source, document.externalId],
   );
-  return rows.length > 0;
+  const row = rows[0];
+  return { claimed: row?.claimed === true, stored: storedStateOf(row) };
 }
 
 /** Marks the job running and counts the attempt. */
