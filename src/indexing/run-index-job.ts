@@ -146,13 +146,16 @@ async function runStartedJob(
   }
   const pending = await listItems(sql, jobId, ['queued', 'indexing']);
   const retries = new Map<string, RetryOutcome>();
-  const fetchSlots = new Slots(deps.limits.fileConcurrency);
+  const slots: JobSlots = {
+    fetch: new Slots(deps.limits.fileConcurrency),
+    store: new Slots(deps.limits.fileConcurrency),
+  };
   const lanes =
     deps.embedder === undefined
       ? deps.limits.fileConcurrency
       : Math.max(deps.limits.fileConcurrency, FILES_WAITING_FOR_VECTORS);
   await forEachConcurrently(pending, lanes, context.signal, async (item) => {
-    const retry = await indexItem(deps, source, job, item, fetchSlots, context.signal);
+    const retry = await indexItem(deps, source, job, item, slots, context.signal);
     if (retry !== undefined) retries.set(item.externalId, retry);
   });
   if (retries.size > 0) {
@@ -183,6 +186,17 @@ async function runStartedJob(
  * to fill two batches of 64 while the embedding server works on the previous two.
  */
 const FILES_WAITING_FOR_VECTORS = 128;
+
+/**
+ * What a job's files take turns on. `fetch`: fetching and parsing. `store`: making and sending the
+ * statements that store a document. A batch of vectors answers dozens of files at once, and each
+ * would otherwise build its statement (every vector as text) in one stretch of the event loop
+ * before the first is sent: /healthz waited behind it (bench/indexing, with embeddings).
+ */
+interface JobSlots {
+  readonly fetch: Slots;
+  readonly store: Slots;
+}
 
 /** Work under a key runs one at a time, in order of arrival; other keys do not wait. */
 class KeyedLocks {
@@ -250,7 +264,7 @@ async function indexItem(
   source: IndexSource,
   job: IndexJobRow,
   item: IndexJobItemRow,
-  fetchSlots: Slots,
+  slots: JobSlots,
   signal: AbortSignal,
 ): Promise<RetryOutcome | undefined> {
   const key = source.fields(job, item);
@@ -258,7 +272,7 @@ async function indexItem(
   // external_id) take turns: the second then finds it stored and unchanged instead of indexing it again.
   const retry = await documentLocksOf(deps).run(
     `${key.teamId}\u0000${key.source}\u0000${key.externalId}`,
-    () => indexItemAlone(deps, source, job, item, fetchSlots, signal),
+    () => indexItemAlone(deps, source, job, item, slots, signal),
   );
   if (retry === undefined) await release(deps, source, job, item);
   return retry;
@@ -285,14 +299,14 @@ async function indexItemAlone(
   source: IndexSource,
   job: IndexJobRow,
   item: IndexJobItemRow,
-  fetchSlots: Slots,
+  slots: JobSlots,
   signal: AbortSignal,
 ): Promise<RetryOutcome | undefined> {
   const { sql } = deps;
   try {
     // Fetching and parsing take one of a few slots; a file then waits for its vectors without
     // one, so many files' chunks meet in the embedding batcher (full batches, bench/indexing).
-    const prepared = await fetchSlots.use(async () => {
+    const prepared = await slots.fetch.use(async () => {
       const { claimed, stored } = await claimItem(sql, job.id, item.externalId, source.fields(job, item));
       if (!claimed) return undefined;
       if (stored !== undefined && !(await mayReplace(source, job, stored))) {
@@ -341,12 +355,14 @@ async function indexItemAlone(
       deps.embedder === undefined
         ? undefined
         : { model: deps.embedder.model, vectors: await embed(deps.embedder, chunks, signal) };
-    signal.throwIfAborted();
-    await replaceDocument(sql, fields, parsed.contentHash, chunks, embeddings, {
-      jobId: job.id,
-      storedChunks: stored?.chunkCount,
-      onChunksCommitted: (count) => deps.storage.noteInserted(count),
-      completes: itemIndexed(job.id, item.externalId, chunks.length),
+    await slots.store.use(() => {
+      signal.throwIfAborted();
+      return replaceDocument(sql, fields, parsed.contentHash, chunks, embeddings, {
+        jobId: job.id,
+        storedChunks: stored?.chunkCount,
+        onChunksCommitted: (count) => deps.storage.noteInserted(count),
+        completes: itemIndexed(job.id, item.externalId, chunks.length),
+      });
     });
     if (stored !== undefined) deps.storage.noteDeleted(stored.chunkCount);
     return undefined;

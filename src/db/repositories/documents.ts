@@ -315,11 +315,13 @@ export interface ReplaceOptions {
 }
 
 /**
- * Replaces a document's chunks (and their vectors). Up to ATOMIC_REPLACE_CHUNKS chunks, in one
- * transaction; beyond, a short statement at a time (see ATOMIC_REPLACE_CHUNKS), the document marked
- * `indexing` without a content hash until the last, so a crash midway leaves it to be indexed
- * again, never taken for complete. Either way `within` runs in the transaction that completes it,
- * so a crash cannot leave the document stored but its item pending.
+ * Replaces a document's chunks (and their vectors). A document the caller found new
+ * (`storedChunks` undefined) is stored whole by one statement when it fits one; else, up to
+ * ATOMIC_REPLACE_CHUNKS chunks, in one transaction; beyond, a short statement at a time (see
+ * ATOMIC_REPLACE_CHUNKS), the document marked `indexing` without a content hash until the last,
+ * so a crash midway leaves it to be indexed again, never taken for complete. Each way `completes`
+ * is written by the statement or transaction that completes it, so a crash cannot leave the
+ * document stored but its item pending.
  */
 export async function replaceDocument(
   connection: SqlConnection,
