@@ -264,18 +264,12 @@ describe('claimItem', () => {
       textChunks(['one', 'two']),
       undefined,
     );
-    let statements = 0;
-    const counted: SqlExecutor = {
-      executeSql: ((text, values, options) => {
-        statements += 1;
-        return database.sql.executeSql(text, values, options);
-      }) as SqlExecutor['executeSql'],
-    };
+    const counted = counting(database.sql);
 
     const stored = await claimItem(counted, jobId, 'stored.md', uploadFields(team, 'stored.md'));
     const fresh = await claimItem(counted, jobId, 'new.md', uploadFields(team, 'new.md'));
 
-    expect(statements).toBe(2);
+    expect(counted.statements).toBe(2);
     expect(stored).toMatchObject({
       claimed: true,
       stored: { id: documentId, status: 'indexed', contentHash: 'hash-stored', chunkCount: 2 },
