@@ -78,6 +78,20 @@ describe('uploadTextDocuments and uploadFiles', () => {
     expect(turns).toBeGreaterThanOrEqual(3);
   });
 
+  it("names a document by the client's title and derives none for it; an untitled one gets its text's", async () => {
+    const items = await uploadItemsOf([
+      { external_id: 'titled', title: ' Leave policy ', text: '# Holidays\n\nThirty days a year.' },
+      { external_id: 'untitled', text: '# Holidays\n\nThirty days a year.' },
+      { external_id: 'blank', title: '  ', text: 'Bikes go in the basement.' },
+    ]);
+    expect(items.map((item) => item.name)).toEqual(['Leave policy', 'Holidays', 'Bikes go in the basement.']);
+    expect(items.map((item) => item.payload.fallbackTitle)).toEqual([
+      undefined,
+      'Holidays',
+      'Bikes go in the basement.',
+    ]);
+  });
+
   it('refuses two documents of one external_id in a request, queuing nothing', async () => {
     const { deps } = testApp.runtime;
     const { caller } = await signedInUser(testApp);

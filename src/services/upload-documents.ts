@@ -72,27 +72,34 @@ export async function uploadTextDocuments(
 const TITLES_PER_TURN = 50;
 
 /**
- * The job's items for JSON documents, each with the title its text gives itself (its Markdown
- * parsed, up to 4 KiB). `TITLES_PER_TURN` at a time, the event loop turning between: a request of
- * 500 documents otherwise held it 50 ms, and every search and `/healthz` of the process with it.
+ * The job's items for JSON documents. One without the client's title gets the title its text gives
+ * itself (its Markdown parsed, up to 4 KiB), `TITLES_PER_TURN` at a time, the event loop turning
+ * between: a request of 500 documents otherwise held it 50 ms, and every search and `/healthz` of
+ * the process with it. A client's title is never replaced by it, so it is not derived then.
  */
 export async function uploadItemsOf(
   documents: readonly UploadedTextDocument[],
 ): Promise<{ externalId: string; name: string; payload: UploadPayload }[]> {
   const items = [];
-  for (const [index, document] of documents.entries()) {
-    if (index > 0 && index % TITLES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+  let derived = 0;
+  for (const document of documents) {
     const title = document.title?.trim() ?? '';
-    const fallbackTitle = titleFromText(document.text) ?? document.external_id;
+    let fallbackTitle: string | undefined;
+    if (title === '') {
+      if (derived > 0 && derived % TITLES_PER_TURN === 0)
+        await new Promise((resolve) => setImmediate(resolve));
+      derived += 1;
+      fallbackTitle = titleFromText(document.text) ?? document.external_id;
+    }
     const payload: UploadPayload = {
       title,
-      fallbackTitle,
+      ...(fallbackTitle === undefined ? {} : { fallbackTitle }),
       text: document.text,
       url: document.url ?? null,
       metadata: (document.metadata ?? {}) as Record<string, unknown>,
       visibility: document.visibility ?? 'team',
     };
-    items.push({ externalId: document.external_id, name: title || fallbackTitle, payload });
+    items.push({ externalId: document.external_id, name: fallbackTitle ?? title, payload });
   }
   return items;
 }

@@ -13,6 +13,7 @@ import {
   finishJob,
   type IndexJobKind,
   insertIndexJob,
+  insertItems,
   jobProgress,
   listItems,
   listTeamJobs,
@@ -287,5 +288,30 @@ describe('claimItem', () => {
       claimed: false,
     });
     expect(await listItems(database.sql, cancelled, ['indexing'])).toEqual([]);
+  });
+});
+
+describe('insertItems', () => {
+  it("adds a large request's items in statements of bounded size, every item once, in order", async () => {
+    const team = await newTeam('Bulk uploaders');
+    const jobId = await newJob(team, 0);
+    // 40 items of 10,000 characters: about 400,000 characters of JSON, more than one statement carries.
+    const items = Array.from({ length: 40 }, (_, index) => ({
+      externalId: `abstract-${index}`,
+      name: `Abstract ${index}`,
+      payload: { text: `${'word '.repeat(2_000)}${index}` },
+    }));
+    const counted = counting(database.sql);
+
+    await insertItems(counted, jobId, items, 0);
+    // Posted again (a retried request): nothing doubles.
+    await insertItems(database.sql, jobId, items, 0);
+
+    expect(counted.statements).toBeGreaterThan(1);
+    expect(counted.statements).toBeLessThan(items.length);
+    const stored = await listItems(database.sql, jobId, ['queued']);
+    expect(stored.map((item) => item.externalId)).toEqual(items.map((item) => item.externalId));
+    expect(stored.map((item) => item.position)).toEqual(items.map((_, index) => index));
+    expect(stored[39]?.payload).toEqual(items[39]?.payload);
   });
 });

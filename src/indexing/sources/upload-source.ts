@@ -19,8 +19,8 @@ export type UploadPayload = {
   /**
    * Shown when neither the client nor the document names it: for JSON, `titleFromText` (its own
    * title or first heading or paragraph, as far as its start shows), else the `external_id`; for
-   * a file, its name. Absent in payloads queued before
-   * titles fell back, whose `title` was always set.
+   * a file, its name. Absent where the client gave a title (which it never replaces), and in
+   * payloads queued before titles fell back, whose `title` was always set.
    */
   readonly fallbackTitle?: string;
   readonly url?: string | null;
