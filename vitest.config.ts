@@ -11,6 +11,7 @@ const databaseTests = [
   'src/jobs/**/*.test.ts',
   'src/db/watched-pool.test.ts',
   'src/retrieval/team-search.test.ts',
+  'src/indexing/store-documents.test.ts',
   'src/retrieval/lexical-index/team-lexical-indexes.test.ts',
   'src/retrieval/lexical-index/english-words.test.ts',
   // Every use case's direct test, and the repositories' statements, on both databases.

@@ -28,12 +28,24 @@ function embedderAnsweringAllAtOnce(expected: number): ChunkEmbedder {
   };
 }
 
-/** The connection, telling how many statements storing a document were in flight at most. */
-function watchingStores(connection: SqlConnection): { connection: SqlConnection; mostAtOnce: number } {
-  const watched = { mostAtOnce: 0 } as { connection: SqlConnection; mostAtOnce: number };
+/**
+ * The connection, telling how many statements storing a document were in flight at most, and how
+ * many statements claimed items.
+ */
+function watchingStores(connection: SqlConnection): {
+  connection: SqlConnection;
+  mostAtOnce: number;
+  claims: number;
+} {
+  const watched = { mostAtOnce: 0, claims: 0 } as {
+    connection: SqlConnection;
+    mostAtOnce: number;
+    claims: number;
+  };
   let inFlight = 0;
   const watch = (executor: SqlExecutor): SqlExecutor['executeSql'] =>
     (async (text, values, options) => {
+      if (text.includes("SET status = 'indexing'")) watched.claims += 1;
       const stores = text.includes('INSERT INTO documents');
       if (stores) {
         inFlight += 1;
@@ -60,9 +72,9 @@ describe('runIndexJob', () => {
   });
   afterAll(() => testApp.close());
 
-  it('stores at most its file concurrency of documents at once when their vectors arrive together', async () => {
+  it('claims and stores documents taken up together in batches, storing at most half its file concurrency at once', async () => {
     const { caller } = await signedInUser(testApp);
-    const documents = Array.from({ length: 12 }, (_, index) => ({
+    const documents = Array.from({ length: 40 }, (_, index) => ({
       external_id: `note-${index}`,
       title: `Note ${index}`,
       text: `Note ${index} is about the kettle in room ${index}.`,
@@ -73,7 +85,7 @@ describe('runIndexJob', () => {
       ...testApp.runtime.indexing,
       sql: watched.connection,
       embedder: embedderAnsweringAllAtOnce(documents.length),
-      limits: { ...testApp.runtime.indexing.limits, fileConcurrency: 2 },
+      limits: { ...testApp.runtime.indexing.limits, fileConcurrency: 4 },
     };
 
     const result = await runIndexJob(deps, queued.result_id, {
@@ -88,6 +100,9 @@ describe('runIndexJob', () => {
       "SELECT count(*)::int AS vectors FROM chunk_embeddings WHERE model = 'test:all-at-once'",
     );
     expect(rows[0]).toEqual({ vectors: documents.length });
+    // 40 documents ready at once, 16 to a batch: two batches under way, the third waiting.
     expect(watched.mostAtOnce).toBe(2);
+    // Their items were taken up together too: 16 claimed by a statement.
+    expect(watched.claims).toBe(3);
   });
 });

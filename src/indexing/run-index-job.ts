@@ -1,4 +1,5 @@
 import { SourceError } from '../adapters/source-error.js';
+import { Batcher } from '../batcher.js';
 import { isDatabaseUnavailable } from '../db/database-availability.js';
 import { markConnectorSynced } from '../db/repositories/connectors.js';
 import {
@@ -8,16 +9,17 @@ import {
   findDocumentState,
   markDocumentUnchanged,
   recordDocumentOutcome,
-  replaceDocument,
   type StoredDocumentState,
 } from '../db/repositories/documents.js';
 import {
-  claimItem,
+  claimItems,
   findIndexJob,
   finishJob,
   type IndexJobItemRow,
   type IndexJobKind,
   type IndexJobRow,
+  type ItemClaim,
+  type ItemToClaim,
   itemIndexed,
   jobProgress,
   listItems,
@@ -40,6 +42,7 @@ import { DriveSource } from './sources/drive-source.js';
 import type { IndexSource } from './sources/index-source.js';
 import { UploadSource } from './sources/upload-source.js';
 import { WikiSource } from './sources/wiki-source.js';
+import { DocumentStore } from './store-documents.js';
 
 export interface RunContext {
   /** Aborted when the attempt must stop (time-out, lost lease, shutdown). */
@@ -147,13 +150,21 @@ async function runStartedJob(
   const pending = await listItems(sql, jobId, ['queued', 'indexing']);
   const retries = new Map<string, RetryOutcome>();
   const slots: JobSlots = {
+    claims: new Batcher((items) => claimItems(sql, jobId, items), {
+      maxBatchSize: DOCUMENTS_PER_STORE,
+      maxConcurrentRuns: 1,
+    }),
     fetch: new Slots(deps.limits.fileConcurrency),
-    store: new Slots(deps.limits.fileConcurrency),
+    store: new DocumentStore(sql, {
+      concurrency: Math.max(1, Math.floor(deps.limits.fileConcurrency / 2)),
+      maxDocuments: DOCUMENTS_PER_STORE,
+    }),
   };
+  // Beyond the files being fetched, as many again wait for their store: they go together.
   const lanes =
     deps.embedder === undefined
-      ? deps.limits.fileConcurrency
-      : Math.max(deps.limits.fileConcurrency, FILES_WAITING_FOR_VECTORS);
+      ? 2 * deps.limits.fileConcurrency
+      : Math.max(2 * deps.limits.fileConcurrency, FILES_WAITING_FOR_VECTORS);
   await forEachConcurrently(pending, lanes, context.signal, async (item) => {
     const retry = await indexItem(deps, source, job, item, slots, context.signal);
     if (retry !== undefined) retries.set(item.externalId, retry);
@@ -187,15 +198,19 @@ async function runStartedJob(
  */
 const FILES_WAITING_FOR_VECTORS = 128;
 
+/** Most documents one batch of a job's store takes (`DocumentStore`). */
+const DOCUMENTS_PER_STORE = 16;
+
 /**
- * What a job's files take turns on. `fetch`: fetching and parsing. `store`: making and sending the
- * statements that store a document. A batch of vectors answers dozens of files at once, and each
- * would otherwise build its statement (every vector as text) in one stretch of the event loop
- * before the first is sent: /healthz waited behind it (bench/indexing, with embeddings).
+ * What a job's files take turns on. `claims`: marking the item `indexing` and reading its stored
+ * document, the items taken up together (as a batch of stores ends) by one statement. `fetch`:
+ * fetching and parsing, `fileConcurrency` at a time. `store`: storing, documents ready together in
+ * one batch, half as many batches at a time.
  */
 interface JobSlots {
+  readonly claims: Batcher<ItemToClaim, ItemClaim>;
   readonly fetch: Slots;
-  readonly store: Slots;
+  readonly store: DocumentStore;
 }
 
 /** Work under a key runs one at a time, in order of arrival; other keys do not wait. */
@@ -304,11 +319,14 @@ async function indexItemAlone(
 ): Promise<RetryOutcome | undefined> {
   const { sql } = deps;
   try {
+    const { claimed, stored } = await slots.claims.submit({
+      externalId: item.externalId,
+      document: source.fields(job, item),
+    });
+    if (!claimed) return undefined;
     // Fetching and parsing take one of a few slots; a file then waits for its vectors without
     // one, so many files' chunks meet in the embedding batcher (full batches, bench/indexing).
     const prepared = await slots.fetch.use(async () => {
-      const { claimed, stored } = await claimItem(sql, job.id, item.externalId, source.fields(job, item));
-      if (!claimed) return undefined;
       if (stored !== undefined && !(await mayReplace(source, job, stored))) {
         await refuseReplacement(deps, job, item);
         return undefined;
@@ -328,10 +346,10 @@ async function indexItemAlone(
         },
         signal,
       );
-      return { stored, fetched, parsed };
+      return { fetched, parsed };
     });
     if (prepared === undefined) return undefined;
-    const { stored, fetched, parsed } = prepared;
+    const { fetched, parsed } = prepared;
     if (parsed.chunks.length === 0) throw new FileFailure('parse_error', 'The file holds no text to index');
     const ownTitle = fetched.titleIsFallback === true || fetched.fields.title.trim() === '';
     const fields: DocumentFields = {
@@ -355,15 +373,21 @@ async function indexItemAlone(
       deps.embedder === undefined
         ? undefined
         : { model: deps.embedder.model, vectors: await embed(deps.embedder, chunks, signal) };
-    await slots.store.use(() => {
-      signal.throwIfAborted();
-      return replaceDocument(sql, fields, parsed.contentHash, chunks, embeddings, {
-        jobId: job.id,
-        storedChunks: stored?.chunkCount,
-        onChunksCommitted: (count) => deps.storage.noteInserted(count),
-        completes: itemIndexed(job.id, item.externalId, chunks.length),
-      });
-    });
+    await slots.store.store(
+      {
+        fields,
+        contentHash: parsed.contentHash,
+        chunks,
+        embeddings,
+        options: {
+          jobId: job.id,
+          storedChunks: stored?.chunkCount,
+          onChunksCommitted: (count) => deps.storage.noteInserted(count),
+          completes: itemIndexed(job.id, item.externalId, chunks.length),
+        },
+      },
+      signal,
+    );
     if (stored !== undefined) deps.storage.noteDeleted(stored.chunkCount);
     return undefined;
   } catch (error) {

@@ -97,24 +97,29 @@ export async function saveAccessList(
 }
 
 /**
- * `saveAccessList` as CTEs of a bigger statement, the last named `access_list (id)`: one row, or
- * none when another transaction is adding the same list and had not committed when the
- * statement's snapshot was taken (the statement must then be made another way). Appends what it
- * needs to `values`.
+ * `saveAccessList` as CTEs of a bigger statement, the last named `name` (`access_list` unless
+ * told), with a column `id`: one row, or none when another transaction is adding the same list
+ * and had not committed when the statement's snapshot was taken (the statement must then be made
+ * another way). Appends what it needs to `values`.
  */
-export function accessListCtes(teamId: number, access: DocumentAccess, values: unknown[]): string {
+export function accessListCtes(
+  teamId: number,
+  access: DocumentAccess,
+  values: unknown[],
+  name = 'access_list',
+): string {
   const parameter = parameterIn(values);
   const list = normalizeAccess(access);
   const team = parameter(teamId);
   const fingerprint = parameter(accessFingerprint(list));
-  return `access_list_inserted AS (
+  return `${name}_inserted AS (
        INSERT INTO access_lists (team_id, fingerprint, team, emails, domains, groups, users)
        VALUES (${team}, ${fingerprint}, ${parameter(list.team)}, ${parameter(list.emails)}::text[],
          ${parameter(list.domains)}::text[], ${parameter(list.groups)}::text[], ${parameter(list.users ?? [])}::int[])
        ON CONFLICT (team_id, fingerprint) DO NOTHING
        RETURNING id
-     ), access_list AS (
-       SELECT id FROM access_list_inserted
+     ), ${name} AS (
+       SELECT id FROM ${name}_inserted
        UNION ALL SELECT id FROM access_lists WHERE team_id = ${team} AND fingerprint = ${fingerprint}
        LIMIT 1
      )`;

@@ -1,4 +1,4 @@
-import type { DocumentAccess, Reader } from '../../access.js';
+import { accessFingerprint, type DocumentAccess, normalizeAccess, type Reader } from '../../access.js';
 import type { SqlConnection, SqlExecutor } from '../sql-connection.js';
 import { nextStatement, StatementSizer } from '../statement-sizer.js';
 import {
@@ -158,6 +158,19 @@ const PGLITE_STATEMENT_MS = 15;
 /** Rows a statement carries on PostgreSQL, where statements block nothing else. */
 const ROWS_PER_STATEMENT = 200;
 
+/**
+ * How big the statements of a write are: chunk text and vector rows. On PGlite they learn from the
+ * statements' times, so a writer that keeps them (`storeNewDocuments`' callers) aims better.
+ */
+export interface StatementSizers {
+  readonly chunks: StatementSizer;
+  readonly vectors: StatementSizer;
+}
+
+export function statementSizers(connection: SqlConnection): StatementSizers {
+  return { chunks: chunkStatementSizer(connection), vectors: rowStatementSizer(connection) };
+}
+
 /** Characters of chunk text a statement of chunks carries (on PostgreSQL, no limit but its rows). */
 function chunkStatementSizer(connection: SqlConnection): StatementSizer {
   return connection.runsOnMainThread
@@ -293,11 +306,11 @@ export interface CompletingWrite {
   /** As a statement of the transaction that completes the document. */
   readonly within: (transaction: SqlExecutor, documentId: number) => Promise<void>;
   /**
-   * As one CTE of the statement that stores a new document whole: it reads the document's id from
-   * the CTE `stored_document (id)`, which may be empty (then it must write nothing), and appends
-   * its parameters to `values`.
+   * As one CTE, named `name`, of the statement that stores new documents whole: it reads the
+   * document's id from `document`, a relation `(id)` that may be empty (then it must write
+   * nothing), and appends its parameters to `values`.
    */
-  readonly cte: (values: unknown[]) => string;
+  readonly cte: (values: unknown[], target: { readonly name: string; readonly document: string }) => string;
 }
 
 export interface ReplaceOptions {
@@ -331,21 +344,12 @@ export async function replaceDocument(
   embeddings: EmbeddingsToStore | undefined,
   options: ReplaceOptions = {},
 ): Promise<number> {
-  const sizers = { chunks: chunkStatementSizer(connection), vectors: rowStatementSizer(connection) };
+  const sizers = statementSizers(connection);
   if (options.storedChunks === undefined) {
-    const documentId = await insertNewDocument(
-      connection,
-      sizers,
-      fields,
-      contentHash,
-      chunks,
-      embeddings,
-      options,
-    );
-    if (documentId !== undefined) {
-      options.onChunksCommitted?.(chunks.length);
-      return documentId;
-    }
+    const [documentId] = await storeNewDocuments(connection, sizers, [
+      { fields, contentHash, chunks, embeddings, options },
+    ]);
+    if (documentId !== undefined) return documentId;
   }
   // Deleting a big document's old chunks is a long write too, whatever replaces them.
   if (chunks.length <= ATOMIC_REPLACE_CHUNKS && (options.storedChunks ?? 0) <= ATOMIC_REPLACE_CHUNKS) {
@@ -382,77 +386,214 @@ export async function replaceDocument(
   });
 }
 
+/** A document to store, as `replaceDocument` takes it. */
+export interface DocumentToStore {
+  readonly fields: DocumentFields;
+  readonly contentHash: string;
+  readonly chunks: readonly ChunkToStore[];
+  readonly embeddings: EmbeddingsToStore | undefined;
+  readonly options: ReplaceOptions;
+}
+
+/** Most documents one statement of `storeNewDocuments` stores. */
+const DOCUMENTS_PER_STATEMENT = 16;
+
 /**
- * A new document stored whole by one statement: its access list, the document, its chunks,
- * postings and vectors, and `completes`. One round trip instead of a transaction's seven: while a
- * corpus of small documents is indexed, each statement sent costs the event loop (node-pg's
- * write, its wake-up) and PostgreSQL a commit's worth of work, and searches wait behind both
- * (bench/indexing, reads while indexing). Answers undefined, having stored nothing (but perhaps
- * the access list, which is shared and kept anyway), when the document was stored meanwhile, its
- * access list was being added by another transaction, or it does not fit one statement.
+ * New documents (their callers found none stored), each stored whole with its access list,
+ * chunks, postings, vectors and `completes`, several by one statement: while a corpus of small
+ * documents is indexed, each statement sent costs the event loop (node-pg's write, its wake-up)
+ * and PostgreSQL its planning, a run of each statement trigger and a commit, and searches wait
+ * behind both (bench/indexing, reads while indexing). A statement holds documents of one team,
+ * source, connector and embedding model, up to `DOCUMENTS_PER_STATEMENT`, 200 chunks and what
+ * `sizers` allow; each commits on its own. Answers each document's id, or undefined for one it did
+ * not store, to be replaced another way (`replaceDocument`): stored meanwhile, its access list
+ * being added by another transaction, or too big for one statement.
  */
-async function insertNewDocument(
+export async function storeNewDocuments(
   db: SqlExecutor,
-  sizers: { readonly chunks: StatementSizer; readonly vectors: StatementSizer },
-  fields: DocumentFields,
-  contentHash: string,
-  chunks: readonly ChunkToStore[],
-  embeddings: EmbeddingsToStore | undefined,
-  options: ReplaceOptions,
-): Promise<number | undefined> {
-  const vectorsFit = embeddings === undefined || chunks.length <= sizers.vectors.next;
-  if (chunks.length > ATOMIC_REPLACE_CHUNKS || !vectorsFit) return undefined;
-  const { rows: chunkRows, units } = nextStatement(chunks, 0, sizers.chunks.next, chunks.length, chunkRow);
-  if (chunkRows.length < chunks.length) return undefined;
+  sizers: StatementSizers,
+  documents: readonly DocumentToStore[],
+): Promise<(number | undefined)[]> {
+  const ids: (number | undefined)[] = documents.map(() => undefined);
+  const open = new Map<string, StatementOfDocuments>();
+  const full: StatementOfDocuments[] = [];
+  for (const [index, document] of documents.entries()) {
+    const { chunks, embeddings } = document;
+    if (chunks.length > ATOMIC_REPLACE_CHUNKS) continue;
+    if (embeddings !== undefined && chunks.length > sizers.vectors.next) continue;
+    const rows = nextStatement(chunks, 0, sizers.chunks.next, chunks.length, chunkRow);
+    if (rows.rows.length < chunks.length) continue;
+    const { teamId, source, connectorId } = document.fields;
+    const key = JSON.stringify([teamId, source, connectorId, embeddings?.model ?? null]);
+    let statement = open.get(key);
+    // The same document twice (never from one job's store): the second is left to the caller.
+    if (statement?.documents.some((other) => other.fields.externalId === document.fields.externalId))
+      continue;
+    if (
+      statement !== undefined &&
+      (statement.documents.length >= DOCUMENTS_PER_STATEMENT ||
+        statement.chunks + chunks.length > ROWS_PER_STATEMENT ||
+        statement.units + rows.units > sizers.chunks.next ||
+        (embeddings !== undefined && statement.chunks + chunks.length > sizers.vectors.next))
+    ) {
+      full.push(statement);
+      statement = undefined;
+    }
+    if (statement === undefined) {
+      statement = { documents: [], indexes: [], chunkRows: [], chunks: 0, units: 0 };
+      open.set(key, statement);
+    }
+    statement.documents.push(document);
+    statement.indexes.push(index);
+    for (const row of rows.rows)
+      statement.chunkRows.push({ ...row, document: statement.documents.length - 1 });
+    statement.chunks += chunks.length;
+    statement.units += rows.units;
+  }
+  for (const statement of [...full, ...open.values()]) {
+    const began = performance.now();
+    const stored = await insertDocuments(db, statement);
+    sizers.chunks.record(statement.units, performance.now() - began);
+    for (const [ordinal, id] of stored) {
+      const index = statement.indexes[ordinal] as number;
+      ids[index] = id;
+      documents[index]?.options.onChunksCommitted?.(documents[index].chunks.length);
+    }
+  }
+  return ids;
+}
+
+/** Documents `storeNewDocuments` stores by one statement, with their chunks' rows. */
+interface StatementOfDocuments {
+  readonly documents: DocumentToStore[];
+  /** Each document's index in the caller's list. */
+  readonly indexes: number[];
+  /** `chunkRow`s, each with its document's ordinal in `documents`. */
+  readonly chunkRows: (ReturnType<typeof chunkRow>['row'] & { document: number })[];
+  chunks: number;
+  units: number;
+}
+
+/** Stores the statement's documents; answers the id of each it stored, by its ordinal. */
+async function insertDocuments(
+  db: SqlExecutor,
+  statement: StatementOfDocuments,
+): Promise<Map<number, number>> {
+  const { documents } = statement;
+  const first = documents[0]?.fields;
+  if (first === undefined) return new Map();
   const values: unknown[] = [];
   const parameter = parameterIn(values);
-  const ctes = [accessListCtes(fields.teamId, fields.access, values)];
-  const team = parameter(fields.teamId);
-  const connector = parameter(fields.connectorId);
-  const source = parameter(fields.source);
-  ctes.push(`stored_document AS (
+  const ctes: string[] = [];
+  // One access list CTE for each list the documents name (most name the same).
+  const accessLists = new Map<string, number>();
+  const documentRows = documents.map((document, ordinal) => {
+    const { fields } = document;
+    const fingerprint = accessFingerprint(normalizeAccess(fields.access));
+    let list = accessLists.get(fingerprint);
+    if (list === undefined) {
+      list = accessLists.size;
+      accessLists.set(fingerprint, list);
+      ctes.push(accessListCtes(fields.teamId, fields.access, values, `access_list_${list}`));
+    }
+    return {
+      ordinal,
+      access_list: list,
+      external_id: wellFormed(fields.externalId),
+      title: wellFormed(fields.title),
+      url: wellFormed(fields.url),
+      mime_type: wellFormed(fields.mimeType),
+      source_version: wellFormed(fields.sourceVersion),
+      source_modified_at: fields.sourceModifiedAt,
+      origin_id: wellFormed(fields.originId),
+      metadata: fields.metadata,
+      content_hash: document.contentHash,
+      chunk_count: document.chunks.length,
+      job_id: document.options.jobId ?? null,
+      indexed_by: fields.indexedBy,
+      file_name: wellFormed(fields.fileName ?? null),
+    };
+  });
+  const listIds = [...accessLists.values()]
+    .map((list) => `SELECT ${list} AS list, id FROM access_list_${list}`)
+    .join(' UNION ALL ');
+  const team = parameter(first.teamId);
+  const connector = parameter(first.connectorId);
+  const source = parameter(first.source);
+  // In the order of their keys, so that two statements storing some of the same documents
+  // (two processes) wait for each other's rows in one order, never in a circle.
+  ctes.push(`stored_documents AS (
        INSERT INTO documents (${DOCUMENT_COLUMNS})
-       SELECT ${team}::int, ${source}::text, ${parameter(fields.externalId)}::text, ${connector}::int,
-         ${parameter(fields.title)}::text, ${parameter(fields.url)}::text, ${parameter(fields.mimeType)}::text,
-         ${parameter(fields.sourceVersion)}::text, ${parameter(fields.sourceModifiedAt)}::timestamptz,
-         ${parameter(fields.originId)}::text, ${parameter(JSON.stringify(fields.metadata))}::jsonb,
-         'indexed', NULL, NULL, ${parameter(contentHash)}::text, ${parameter(chunks.length)}::int, now(),
-         ${parameter(options.jobId ?? null)}::uuid, 'indexed', NULL, NULL, now(), access_list.id,
-         ${parameter(fields.indexedBy)}::int, ${parameter(fields.fileName ?? null)}::text
-       FROM access_list
+       SELECT ${team}::int, ${source}::text, d.external_id, ${connector}::int, d.title, d.url, d.mime_type,
+         d.source_version, d.source_modified_at, d.origin_id, d.metadata,
+         'indexed', NULL, NULL, d.content_hash, d.chunk_count, now(),
+         d.job_id, 'indexed', NULL, NULL, now(), a.id, d.indexed_by, d.file_name
+       FROM jsonb_to_recordset(${parameter(JSON.stringify(documentRows))}::jsonb) AS d(ordinal int, access_list int,
+         external_id text, title text, url text, mime_type text, source_version text,
+         source_modified_at timestamptz, origin_id text, metadata jsonb, content_hash text, chunk_count int,
+         job_id uuid, indexed_by int, file_name text)
+       JOIN (${listIds}) AS a ON a.list = d.access_list
+       ORDER BY d.external_id
        ON CONFLICT (team_id, source, external_id) DO NOTHING
-       RETURNING id, access_list_id
+       RETURNING id, external_id, access_list_id
+     ), stored_ordinals AS (
+       SELECT s.id, s.access_list_id, d.ordinal
+       FROM stored_documents AS s
+       JOIN jsonb_to_recordset(${parameter(JSON.stringify(documentRows.map(({ ordinal, external_id }) => ({ ordinal, external_id }))))}::jsonb)
+         AS d(ordinal int, external_id text) ON d.external_id = s.external_id
      )`);
   ctes.push(
     chunkCtes({
-      from: 'stored_document AS d CROSS JOIN',
+      from: 'stored_ordinals AS d JOIN',
+      on: 'ON t.document = d.ordinal',
       document: 'd.id',
       accessList: 'd.access_list_id',
       team,
       connector,
       source,
-      rows: parameter(JSON.stringify(chunkRows)),
+      rows: parameter(JSON.stringify(statement.chunkRows)),
     }),
   );
-  if (embeddings !== undefined) {
+  const model = documents.find((document) => document.embeddings !== undefined)?.embeddings?.model;
+  if (model !== undefined) {
+    const vectors = documents.flatMap((document, ordinal) =>
+      document.embeddings === undefined
+        ? []
+        : vectorRows(document.chunks, document.embeddings.vectors).map((row) => ({
+            ...row,
+            document: ordinal,
+          })),
+    );
     ctes.push(`vectors AS (
        INSERT INTO chunk_embeddings (chunk_id, team_id, model, dimensions, embedding, access_list_id)
-       SELECT i.id, ${team}::int, ${parameter(embeddings.model)}::text, v.dimensions, v.embedding::vector,
-         i.access_list_id
+       SELECT i.id, ${team}::int, ${parameter(model)}::text, v.dimensions, v.embedding::vector, i.access_list_id
        FROM inserted AS i
-       JOIN jsonb_to_recordset(${parameter(JSON.stringify(vectorRows(chunks, embeddings.vectors)))}::jsonb)
-         AS v(position int, dimensions int, embedding text) ON v.position = i.position
+       JOIN stored_ordinals AS d ON d.id = i.document_id
+       JOIN jsonb_to_recordset(${parameter(JSON.stringify(vectors))}::jsonb)
+         AS v(document int, position int, dimensions int, embedding text)
+         ON v.document = d.ordinal AND v.position = i.position
      )`);
   }
-  if (options.completes !== undefined) ctes.push(options.completes.cte(values));
-  const began = performance.now();
-  const { rows } = await db.executeSql<{ id: Integer }>(
-    `WITH ${ctes.join(', ')} SELECT id FROM stored_document`,
+  for (const [ordinal, document] of documents.entries()) {
+    const completes = document.options.completes;
+    if (completes === undefined) continue;
+    ctes.push(
+      completes.cte(values, {
+        name: `completed_${ordinal}`,
+        document: `(SELECT id FROM stored_ordinals WHERE ordinal = ${ordinal})`,
+      }),
+    );
+  }
+  const { rows } = await db.executeSql<{ id: Integer; ordinal: number }>(
+    `WITH ${ctes.join(', ')} SELECT id, ordinal FROM stored_ordinals`,
     values,
   );
-  sizers.chunks.record(units, performance.now() - began);
-  const id = rows[0]?.id;
-  return id === undefined ? undefined : Number(id);
+  return new Map(rows.map((row) => [Number(row.ordinal), Number(row.id)]));
+}
+
+/** Text as PostgreSQL takes it inside JSON: a lone surrogate (which jsonb refuses) as U+FFFD, as UTF-8 would carry it. */
+function wellFormed<T extends string | null>(text: T): T {
+  return (text === null ? text : text.toWellFormed()) as T;
 }
 
 async function upsertIndexed(
@@ -533,6 +674,8 @@ async function insertChunks(
  */
 function chunkCtes(parts: {
   readonly from: string;
+  /** The join's condition, when `from` ends in JOIN; the rows then have a `document` (int) to join on. */
+  readonly on?: string;
   readonly document: string;
   readonly accessList: string;
   readonly team: string;
@@ -550,9 +693,11 @@ function chunkCtes(parts: {
          (SELECT coalesce(sum(array_length(l.positions, 1)), 0) FROM unnest(v.search) AS l),
          ${parts.accessList}
        FROM ${parts.from} jsonb_to_recordset(${parts.rows}::jsonb)
-         AS t(position int, text text, heading_path jsonb, page_labels jsonb, token_count int, contextual text)
+         AS t(position int, text text, heading_path jsonb, page_labels jsonb, token_count int, contextual text${
+           parts.on === undefined ? '' : ', document int'
+         }) ${parts.on ?? ''}
        CROSS JOIN LATERAL (SELECT to_tsvector('english', t.contextual) AS search) AS v
-       RETURNING id, position, search, lexical_length, access_list_id
+       RETURNING id, document_id, position, search, lexical_length, access_list_id
      ), postings AS (
        INSERT INTO chunk_terms (chunk_id, term, team_id, frequency, chunk_length, impact, connector_id, source,
          access_list_id)

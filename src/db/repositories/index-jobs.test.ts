@@ -9,6 +9,7 @@ import { saveAccessList } from './access-lists.js';
 import { replaceDocument } from './documents.js';
 import {
   claimItem,
+  claimItems,
   findIndexJob,
   finishJob,
   type IndexJobKind,
@@ -288,6 +289,37 @@ describe('claimItem', () => {
       claimed: false,
     });
     expect(await listItems(database.sql, cancelled, ['indexing'])).toEqual([]);
+  });
+});
+
+describe('claimItems', () => {
+  it('claims the items taken up together in one statement, answering each one in order with its stored document', async () => {
+    const team = await newTeam('Batch claimers');
+    const jobId = await newJob(team, 0, ['a.md', 'b.md', 'c.md']);
+    await markJobRunning(database.sql, jobId);
+    const storedB = await replaceDocument(
+      database.sql,
+      uploadFields(team, 'b.md'),
+      'hash-b',
+      textChunks(['bee']),
+      undefined,
+    );
+    const counted = counting(database.sql);
+
+    const claims = await claimItems(
+      counted,
+      jobId,
+      ['c.md', 'b.md', 'a.md'].map((name) => ({ externalId: name, document: uploadFields(team, name) })),
+    );
+
+    expect(counted.statements).toBe(1);
+    expect(claims.map((claim) => [claim.claimed, claim.stored?.id])).toEqual([
+      [true, undefined],
+      [true, storedB],
+      [true, undefined],
+    ]);
+    const claimed = await listItems(database.sql, jobId, ['indexing']);
+    expect(claimed.map((item) => item.externalId)).toEqual(['a.md', 'b.md', 'c.md']);
   });
 });
 

@@ -373,42 +373,86 @@ export function itemIndexed(jobId: string, externalId: string, chunks: number): 
   return {
     within: (transaction, documentId) =>
       setItemOutcome(transaction, jobId, externalId, { status: 'indexed', chunks, documentId }),
-    cte: (values) => {
+    cte: (values, target) => {
       const parameter = parameterIn(values);
-      return `completed_item AS (
+      return `${target.name} AS (
          UPDATE index_job_items SET status = 'indexed', reason = NULL, message = NULL,
            chunks = ${parameter(chunks)}::int, document_id = stored_document.id, updated_at = now(), content = NULL
-         FROM stored_document
+         FROM ${target.document} AS stored_document
          WHERE job_id = ${parameter(jobId)}::uuid AND external_id = ${parameter(externalId)}::text
        )`;
     },
   };
 }
 
+/** An item to claim, with the document it indexes into. */
+export interface ItemToClaim {
+  readonly externalId: string;
+  readonly document: DocumentKey;
+}
+
+/** A claim's answer: `claimed` false when the job was cancelled meanwhile (connector deleted). */
+export interface ItemClaim {
+  readonly claimed: boolean;
+  /** The item's document as stored now, if it is. */
+  readonly stored: StoredDocumentState | undefined;
+}
+
 /**
  * Marks an item as being indexed and answers its document as stored now, if any, in one round
- * trip; `claimed` is false when its job was cancelled meanwhile (connector deleted).
+ * trip (`claimItems` of one).
  */
 export async function claimItem(
   db: SqlExecutor,
   jobId: string,
   externalId: string,
   document: DocumentKey,
-): Promise<{ readonly claimed: boolean; readonly stored: StoredDocumentState | undefined }> {
-  const { rows } = await db.executeSql<StoredStateRow & { claimed: boolean }>(
-    `WITH claimed AS (
-       UPDATE index_job_items SET status = 'indexing', updated_at = now()
-       WHERE job_id = $1 AND external_id = $2
+): Promise<ItemClaim> {
+  const [claim] = await claimItems(db, jobId, [{ externalId, document }]);
+  return claim ?? { claimed: false, stored: undefined };
+}
+
+/**
+ * Marks items of a job as being indexed and answers each one's document as stored now, in one
+ * statement for all of them: the items a job's files take up together (after a batch of them was
+ * stored) cost one round trip, not one each. Answers in the order asked.
+ */
+export async function claimItems(
+  db: SqlExecutor,
+  jobId: string,
+  items: readonly ItemToClaim[],
+): Promise<ItemClaim[]> {
+  if (items.length === 0) return [];
+  const wanted = items.map((item, ordinal) => ({
+    ordinal,
+    external_id: item.externalId,
+    team_id: item.document.teamId,
+    source: item.document.source,
+    document: item.document.externalId,
+  }));
+  const { rows } = await db.executeSql<StoredStateRow & { ordinal: number; claimed: boolean }>(
+    `WITH wanted AS (
+       SELECT * FROM jsonb_to_recordset($2::jsonb)
+         AS w(ordinal int, external_id text, team_id int, source text, document text)
+     ), claimed AS (
+       UPDATE index_job_items AS i SET status = 'indexing', updated_at = now()
+       FROM wanted AS w
+       WHERE i.job_id = $1 AND i.external_id = w.external_id
          AND EXISTS (SELECT 1 FROM index_jobs WHERE id = $1 AND status = 'running')
-       RETURNING 1
+       RETURNING i.external_id
      )
-     SELECT EXISTS (SELECT 1 FROM claimed) AS claimed, ${STORED_STATE_COLUMNS}
-     FROM (SELECT 1) AS one
-     LEFT JOIN documents AS d ON d.team_id = $3 AND d.source = $4 AND d.external_id = $5`,
-    [jobId, externalId, document.teamId, document.source, document.externalId],
+     SELECT w.ordinal, EXISTS (SELECT 1 FROM claimed AS c WHERE c.external_id = w.external_id) AS claimed,
+       ${STORED_STATE_COLUMNS}
+     FROM wanted AS w
+     LEFT JOIN documents AS d ON d.team_id = w.team_id AND d.source = w.source AND d.external_id = w.document
+     ORDER BY w.ordinal`,
+    [jobId, JSON.stringify(wanted)],
   );
-  const row = rows[0];
-  return { claimed: row?.claimed === true, stored: storedStateOf(row) };
+  const claims: ItemClaim[] = items.map(() => ({ claimed: false, stored: undefined }));
+  for (const row of rows) {
+    claims[Number(row.ordinal)] = { claimed: row.claimed === true, stored: storedStateOf(row) };
+  }
+  return claims;
 }
 
 /** Marks the job running and counts the attempt. */

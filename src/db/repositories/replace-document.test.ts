@@ -2,14 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { databaseForTheseTests } from '../../../test/helpers/test-database.js';
 import { insertTeam, textChunks, uploadFields } from '../../../test/helpers/test-documents.js';
-import { TEAM_ACCESS } from '../../access.js';
+import { peopleAccess, TEAM_ACCESS } from '../../access.js';
 import type { SqlConnection, SqlExecutor } from '../sql-connection.js';
+import { StatementSizer } from '../statement-sizer.js';
 import { saveAccessList } from './access-lists.js';
 import {
   type ChunkToStore,
   type DocumentFields,
   DocumentHeldByAnother,
   replaceDocument,
+  statementSizers,
+  storeNewDocuments,
 } from './documents.js';
 import { insertIndexJob, itemIndexed, listItems } from './index-jobs.js';
 
@@ -255,5 +258,140 @@ describe('replaceDocument of a document the caller found new', () => {
     expect(stored.document).toMatchObject({ content_hash: 'theirs', chunk_count: 1 });
     expect(stored.chunks.map((chunk) => chunk.text)).toEqual(['garden plan']);
     expect(await listItems(sql(), jobId, ['indexed'])).toEqual([]);
+  });
+});
+
+describe('storeNewDocuments', () => {
+  it('stores documents ready together in one statement, each as it would be stored alone', async () => {
+    const teamId = await insertTeam(sql(), 'Batchers');
+    const ids = ['boiler', 'radiators', 'valves', 'alone'];
+    const jobId = await jobOf(teamId, ids);
+    // Two access lists among them: the team, and two people.
+    const fieldsOf = (externalId: string, index: number) =>
+      uploadFields(teamId, externalId, {
+        title: `Manual ${externalId}`,
+        metadata: { index },
+        ...(index === 1 ? { access: peopleAccess('ann@example.com', 'bo@example.com') } : {}),
+      });
+    const document = (externalId: string, index: number) => ({
+      fields: fieldsOf(externalId, index),
+      contentHash: `hash-${externalId}`,
+      chunks: manualChunks(TEXTS.slice(0, index + 1)),
+      embeddings: { model: 'test-model', vectors: vectorsOf(index + 1) },
+      options: { jobId, completes: itemIndexed(jobId, externalId, index + 1) },
+    });
+    const counted = counting(sql());
+
+    // Statements as big as PostgreSQL's (PGlite's start smaller and learn from their times).
+    const sizers = {
+      chunks: StatementSizer.fixed(Number.POSITIVE_INFINITY),
+      vectors: StatementSizer.fixed(200),
+    };
+    const stored = await storeNewDocuments(counted.connection, sizers, ids.slice(0, 3).map(document));
+
+    expect(counted).toMatchObject({ statements: 1, transactions: 0 });
+    expect(stored.every((id) => id !== undefined)).toBe(true);
+    expect(new Set(stored).size).toBe(3);
+    // The same document stored alone, by the general way, stores the same rows.
+    const alone = await replaceDocument(
+      sql(),
+      { ...fieldsOf('alone', 1), title: 'Manual radiators' },
+      'hash-radiators',
+      manualChunks(TEXTS.slice(0, 2)),
+      { model: 'test-model', vectors: vectorsOf(2) },
+      { jobId, storedChunks: 0, completes: itemIndexed(jobId, 'alone', 2) },
+    );
+    const together = await storedRows(stored[1] as number);
+    const byItself = await storedRows(alone);
+    expect(together.postings.length).toBeGreaterThan(10);
+    expect({ ...together, document: { ...together.document, metadata: null } }).toEqual({
+      ...byItself,
+      document: { ...byItself.document, metadata: null },
+    });
+    expect(together.document?.metadata).toEqual({ index: 1 });
+    expect(Number(together.document?.access_list_id)).not.toBe(
+      Number((await storedRows(stored[0] as number)).document?.access_list_id),
+    );
+    for (const [index, id] of stored.entries()) {
+      const rows = await storedRows(id as number);
+      expect(rows.chunks).toHaveLength(index + 1);
+      expect(rows.vectors).toHaveLength(index + 1);
+      expect(rows.document).toMatchObject({
+        title: `Manual ${ids[index]}`,
+        content_hash: `hash-${ids[index]}`,
+      });
+    }
+    const items = await listItems(sql(), jobId, ['indexed']);
+    expect(items.map((item) => [item.externalId, item.chunks, item.documentId])).toEqual([
+      ['boiler', 1, stored[0]],
+      ['radiators', 2, stored[1]],
+      ['valves', 3, stored[2]],
+      ['alone', 2, alone],
+    ]);
+  });
+
+  it('stores the others of a statement and answers undefined for a document stored meanwhile, leaving it as it was', async () => {
+    const teamId = await insertTeam(sql(), 'Racers');
+    const jobId = await jobOf(teamId, ['first', 'taken', 'last']);
+    const taken = await replaceDocument(
+      sql(),
+      uploadFields(teamId, 'taken'),
+      'theirs',
+      textChunks(['kettle']),
+      undefined,
+    );
+    const document = (externalId: string) => ({
+      fields: uploadFields(teamId, externalId),
+      contentHash: 'mine',
+      chunks: textChunks([`teapot of ${externalId}`]),
+      embeddings: undefined,
+      options: { jobId, completes: itemIndexed(jobId, externalId, 1) },
+    });
+
+    const stored = await storeNewDocuments(
+      sql(),
+      statementSizers(sql()),
+      ['first', 'taken', 'last'].map(document),
+    );
+
+    expect(stored[1]).toBeUndefined();
+    expect(stored[0]).toBeDefined();
+    expect(stored[2]).toBeDefined();
+    expect((await storedRows(taken)).document).toMatchObject({ content_hash: 'theirs', chunk_count: 1 });
+    expect((await storedRows(taken)).chunks.map((chunk) => chunk.text)).toEqual(['kettle']);
+    const items = await listItems(sql(), jobId, ['indexed']);
+    expect(items.map((item) => item.externalId)).toEqual(['first', 'last']);
+  });
+
+  it('keeps apart what one statement may not hold: documents of other teams, and a document of over 200 chunks', async () => {
+    const teamA = await insertTeam(sql(), 'Team A');
+    const teamB = await insertTeam(sql(), 'Team B');
+    const counted = counting(sql());
+    const document = (teamId: number, externalId: string, chunks: number) => ({
+      fields: uploadFields(teamId, externalId),
+      contentHash: 'h',
+      chunks: textChunks(Array.from({ length: chunks }, (_, index) => `page ${index} of ${externalId}`)),
+      embeddings: undefined,
+      options: {},
+    });
+
+    const stored = await storeNewDocuments(counted.connection, statementSizers(counted.connection), [
+      document(teamA, 'a1', 1),
+      document(teamB, 'b1', 1),
+      document(teamA, 'huge', 201),
+      document(teamA, 'a2', 2),
+    ]);
+
+    expect(counted.statements).toBe(2);
+    expect(stored[2]).toBeUndefined();
+    const teams = await sql().executeSql(
+      'SELECT external_id, team_id, chunk_count FROM documents WHERE team_id IN ($1, $2) ORDER BY external_id',
+      [teamA, teamB],
+    );
+    expect(teams.rows.map((row) => [row.external_id, Number(row.team_id), Number(row.chunk_count)])).toEqual([
+      ['a1', teamA, 1],
+      ['a2', teamA, 2],
+      ['b1', teamB, 1],
+    ]);
   });
 });
