@@ -405,9 +405,10 @@ const DOCUMENTS_PER_STATEMENT = 16;
  * and PostgreSQL its planning, a run of each statement trigger and a commit, and searches wait
  * behind both (bench/indexing, reads while indexing). A statement holds documents of one team,
  * source, connector and embedding model, up to `DOCUMENTS_PER_STATEMENT`, 200 chunks and what
- * `sizers` allow; each commits on its own. Answers each document's id, or undefined for one it did
- * not store, to be replaced another way (`replaceDocument`): stored meanwhile, its access list
- * being added by another transaction, or too big for one statement.
+ * `sizers` allow (a document alone, whatever they allow); each commits on its own. Answers each
+ * document's id, or undefined for one it did not store, to be replaced another way
+ * (`replaceDocument`): stored meanwhile, its access list being added by another transaction, or
+ * of more than ATOMIC_REPLACE_CHUNKS chunks.
  */
 export async function storeNewDocuments(
   db: SqlExecutor,
@@ -419,10 +420,11 @@ export async function storeNewDocuments(
   const full: StatementOfDocuments[] = [];
   for (const [index, document] of documents.entries()) {
     const { chunks, embeddings } = document;
+    // One alone always takes a statement of its own, however long: its transaction would hold
+    // PGlite's one connection as long, in more round trips.
     if (chunks.length > ATOMIC_REPLACE_CHUNKS) continue;
-    if (embeddings !== undefined && chunks.length > sizers.vectors.next) continue;
-    const rows = nextStatement(chunks, 0, sizers.chunks.next, chunks.length, chunkRow);
-    if (rows.rows.length < chunks.length) continue;
+    const rows = chunks.map(chunkRow);
+    const units = rows.reduce((sum, row) => sum + row.units, 0);
     const { teamId, source, connectorId } = document.fields;
     const key = JSON.stringify([teamId, source, connectorId, embeddings?.model ?? null]);
     let statement = open.get(key);
@@ -433,7 +435,7 @@ export async function storeNewDocuments(
       statement !== undefined &&
       (statement.documents.length >= DOCUMENTS_PER_STATEMENT ||
         statement.chunks + chunks.length > ROWS_PER_STATEMENT ||
-        statement.units + rows.units > sizers.chunks.next ||
+        statement.units + units > sizers.chunks.next ||
         (embeddings !== undefined && statement.chunks + chunks.length > sizers.vectors.next))
     ) {
       full.push(statement);
@@ -445,10 +447,10 @@ export async function storeNewDocuments(
     }
     statement.documents.push(document);
     statement.indexes.push(index);
-    for (const row of rows.rows)
+    for (const { row } of rows)
       statement.chunkRows.push({ ...row, document: statement.documents.length - 1 });
     statement.chunks += chunks.length;
-    statement.units += rows.units;
+    statement.units += units;
   }
   for (const statement of [...full, ...open.values()]) {
     const began = performance.now();

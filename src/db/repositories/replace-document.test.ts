@@ -363,6 +363,28 @@ describe('storeNewDocuments', () => {
     expect(items.map((item) => item.externalId)).toEqual(['first', 'last']);
   });
 
+  it('stores a document alone by one statement even past the size statements aim at, and groups none beyond it', async () => {
+    const teamId = await insertTeam(sql(), 'Small statements');
+    const counted = counting(sql());
+    // As PGlite's sizers may have learnt: 10 characters and 1 vector a statement.
+    const sizers = { chunks: StatementSizer.fixed(10), vectors: StatementSizer.fixed(1) };
+    const document = (externalId: string) => ({
+      fields: uploadFields(teamId, externalId),
+      contentHash: 'h',
+      chunks: manualChunks(TEXTS),
+      embeddings: { model: 'test-model', vectors: vectorsOf(3) },
+      options: {},
+    });
+
+    const stored = await storeNewDocuments(counted.connection, sizers, [document('one'), document('two')]);
+
+    expect(counted).toMatchObject({ statements: 2, transactions: 0 });
+    for (const id of stored) {
+      const rows = await storedRows(id as number);
+      expect([rows.chunks.length, rows.vectors.length]).toEqual([3, 3]);
+    }
+  });
+
   it('keeps apart what one statement may not hold: documents of other teams, and a document of over 200 chunks', async () => {
     const teamA = await insertTeam(sql(), 'Team A');
     const teamB = await insertTeam(sql(), 'Team B');
