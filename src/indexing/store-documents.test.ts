@@ -1,39 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { countingConnection } from '../../test/helpers/counting-connection.js';
 import { databaseForTheseTests } from '../../test/helpers/test-database.js';
 import { insertTeam, textChunks, uploadFields } from '../../test/helpers/test-documents.js';
 import { type DocumentToStore, replaceDocument } from '../db/repositories/documents.js';
-import type { SqlConnection, SqlExecutor } from '../db/sql-connection.js';
 import { DocumentStore } from './store-documents.js';
 
 const testDatabase = databaseForTheseTests();
 const sql = () => testDatabase().sql;
-
-/** The connection, counting its statements and transactions. */
-function counting(connection: SqlConnection): {
-  connection: SqlConnection;
-  statements: number;
-  transactions: number;
-} {
-  const counted = { statements: 0, transactions: 0 } as {
-    connection: SqlConnection;
-    statements: number;
-    transactions: number;
-  };
-  const counter = (executor: SqlExecutor): SqlExecutor['executeSql'] =>
-    ((text, values, options) => {
-      counted.statements += 1;
-      return executor.executeSql(text, values, options);
-    }) as SqlExecutor['executeSql'];
-  counted.connection = {
-    runsOnMainThread: connection.runsOnMainThread,
-    executeSql: counter(connection),
-    transaction: (work) => {
-      counted.transactions += 1;
-      return connection.transaction((transaction) => work({ executeSql: counter(transaction) }));
-    },
-  };
-  return counted;
-}
 
 function note(teamId: number, externalId: string, storedChunks?: number): DocumentToStore {
   return {
@@ -56,7 +29,7 @@ async function chunkTexts(teamId: number): Promise<string[]> {
 describe('DocumentStore', () => {
   it('stores new documents ready in the same turn by one statement', async () => {
     const teamId = await insertTeam(sql(), 'Together');
-    const counted = counting(sql());
+    const counted = countingConnection(sql());
     const store = new DocumentStore(counted.connection, { concurrency: 1, maxDocuments: 16 });
     const signal = new AbortController().signal;
 
@@ -85,7 +58,7 @@ describe('DocumentStore', () => {
       textChunks(['The old raced note.']),
       undefined,
     );
-    const counted = counting(sql());
+    const counted = countingConnection(sql());
     const store = new DocumentStore(counted.connection, { concurrency: 1, maxDocuments: 16 });
     const signal = new AbortController().signal;
 

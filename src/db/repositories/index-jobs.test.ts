@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countingExecutor } from '../../../test/helpers/counting-connection.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/helpers/test-database.js';
 import { textChunks, uploadFields } from '../../../test/helpers/test-documents.js';
 import { memberReader, type Reader, TEAM_ACCESS, teamReader } from '../../access.js';
@@ -77,18 +78,6 @@ async function newJob(
   return id;
 }
 
-/** Counts the statements sent through it. */
-function counting(db: SqlExecutor): SqlExecutor & { statements: number } {
-  const counter = {
-    statements: 0,
-    executeSql<Row>(text: string, values?: unknown[]) {
-      counter.statements += 1;
-      return db.executeSql<Row>(text, values);
-    },
-  };
-  return counter;
-}
-
 beforeAll(async () => {
   testDatabase = await createTestDatabase();
   database = await openDatabase(testDatabase.location);
@@ -153,7 +142,7 @@ describe('listTeamJobs', () => {
   });
 
   it('pages with limit and offset, in one statement', async () => {
-    const db = counting(database.sql);
+    const db = countingExecutor(database.sql);
     const first = await listTeamJobs(db, requesterOf(teamId), { limit: 3, offset: 0 });
     const second = await listTeamJobs(db, requesterOf(teamId), { limit: 3, offset: 3 });
     const past = await listTeamJobs(db, requesterOf(teamId), { limit: 3, offset: 10 });
@@ -182,7 +171,7 @@ describe('summarizeJobs', () => {
     const empty = await newJob(teamId, 2, []);
     const unknown = randomUUID();
 
-    const db = counting(database.sql);
+    const db = countingExecutor(database.sql);
     const summaries = await summarizeJobs(db, [busy, empty, unknown], 2, requester);
     expect(db.statements).toBe(1);
 
@@ -218,7 +207,7 @@ describe('summarizeJobs', () => {
   });
 
   it('sends no statement for no jobs', async () => {
-    const db = counting(database.sql);
+    const db = countingExecutor(database.sql);
     expect((await summarizeJobs(db, [], 5, teamReader(teamId))).size).toBe(0);
     expect(db.statements).toBe(0);
   });
@@ -266,7 +255,7 @@ describe('claimItem', () => {
       textChunks(['one', 'two']),
       undefined,
     );
-    const counted = counting(database.sql);
+    const counted = countingExecutor(database.sql);
 
     const stored = await claimItem(counted, jobId, 'stored.md', uploadFields(team, 'stored.md'));
     const fresh = await claimItem(counted, jobId, 'new.md', uploadFields(team, 'new.md'));
@@ -304,7 +293,7 @@ describe('claimItems', () => {
       textChunks(['bee']),
       undefined,
     );
-    const counted = counting(database.sql);
+    const counted = countingExecutor(database.sql);
 
     const claims = await claimItems(
       counted,
@@ -333,7 +322,7 @@ describe('insertItems', () => {
       name: `Abstract ${index}`,
       payload: { text: `${'word '.repeat(2_000)}${index}` },
     }));
-    const counted = counting(database.sql);
+    const counted = countingExecutor(database.sql);
 
     await insertItems(counted, jobId, items, 0);
     // Posted again (a retried request): nothing doubles.

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { countingConnection } from '../../../test/helpers/counting-connection.js';
 import { databaseForTheseTests } from '../../../test/helpers/test-database.js';
 import { insertTeam, textChunks, uploadFields } from '../../../test/helpers/test-documents.js';
 import { peopleAccess, TEAM_ACCESS } from '../../access.js';
-import type { SqlConnection, SqlExecutor } from '../sql-connection.js';
 import { StatementSizer } from '../statement-sizer.js';
 import { saveAccessList } from './access-lists.js';
 import {
@@ -18,33 +18,6 @@ import { insertIndexJob, itemIndexed, listItems } from './index-jobs.js';
 
 const testDatabase = databaseForTheseTests();
 const sql = () => testDatabase().sql;
-
-/** The connection, counting what reaches the database: statements, and transactions (each a BEGIN and a COMMIT more). */
-function counting(connection: SqlConnection): {
-  connection: SqlConnection;
-  statements: number;
-  transactions: number;
-} {
-  const counted = { statements: 0, transactions: 0 } as {
-    connection: SqlConnection;
-    statements: number;
-    transactions: number;
-  };
-  const counter = (executor: SqlExecutor): SqlExecutor['executeSql'] =>
-    ((text, values, options) => {
-      counted.statements += 1;
-      return executor.executeSql(text, values, options);
-    }) as SqlExecutor['executeSql'];
-  counted.connection = {
-    runsOnMainThread: connection.runsOnMainThread,
-    executeSql: counter(connection),
-    transaction: (work) => {
-      counted.transactions += 1;
-      return connection.transaction((transaction) => work({ executeSql: counter(transaction) }));
-    },
-  };
-  return counted;
-}
 
 /** A job of the team with one queued item per external id, its bytes stored with it. */
 async function jobOf(teamId: number, externalIds: readonly string[]): Promise<string> {
@@ -124,7 +97,7 @@ describe('replaceDocument of a document the caller found new', () => {
   it("stores it whole in one statement: chunks, postings, vectors and the job item's outcome", async () => {
     const teamId = await insertTeam(sql(), 'Plumbers');
     const jobId = await jobOf(teamId, ['manual']);
-    const counted = counting(sql());
+    const counted = countingConnection(sql());
     const documentId = await replaceDocument(
       counted.connection,
       uploadFields(teamId, 'manual', { title: 'Boiler manual', fileName: 'boiler.pdf' }),
@@ -208,7 +181,7 @@ describe('replaceDocument of a document the caller found new', () => {
       },
     );
     const jobId = await jobOf(teamId, ['notes']);
-    const counted = counting(sql());
+    const counted = countingConnection(sql());
     const documentId = await replaceDocument(
       counted.connection,
       fields,
@@ -280,7 +253,7 @@ describe('storeNewDocuments', () => {
       embeddings: { model: 'test-model', vectors: vectorsOf(index + 1) },
       options: { jobId, completes: itemIndexed(jobId, externalId, index + 1) },
     });
-    const counted = counting(sql());
+    const counted = countingConnection(sql());
 
     // Statements as big as PostgreSQL's (PGlite's start smaller and learn from their times).
     const sizers = {
@@ -365,7 +338,7 @@ describe('storeNewDocuments', () => {
 
   it('stores a document alone by one statement even past the size statements aim at, and groups none beyond it', async () => {
     const teamId = await insertTeam(sql(), 'Small statements');
-    const counted = counting(sql());
+    const counted = countingConnection(sql());
     // As PGlite's sizers may have learnt: 10 characters and 1 vector a statement.
     const sizers = { chunks: StatementSizer.fixed(10), vectors: StatementSizer.fixed(1) };
     const document = (externalId: string) => ({
@@ -388,7 +361,7 @@ describe('storeNewDocuments', () => {
   it('keeps apart what one statement may not hold: documents of other teams, and a document of over 200 chunks', async () => {
     const teamA = await insertTeam(sql(), 'Team A');
     const teamB = await insertTeam(sql(), 'Team B');
-    const counted = counting(sql());
+    const counted = countingConnection(sql());
     const document = (teamId: number, externalId: string, chunks: number) => ({
       fields: uploadFields(teamId, externalId),
       contentHash: 'h',
