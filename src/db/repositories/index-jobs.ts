@@ -430,23 +430,25 @@ export async function claimItems(
     source: item.document.source,
     document: item.document.externalId,
   }));
+  // The stored documents are looked up one by one (LATERAL … LIMIT 1, by their unique key): joined
+  // to the list as a whole, the planner read every document of the database.
   const { rows } = await db.executeSql<StoredStateRow & { ordinal: number; claimed: boolean }>(
-    `WITH wanted AS (
-       SELECT * FROM jsonb_to_recordset($2::jsonb)
-         AS w(ordinal int, external_id text, team_id int, source text, document text)
-     ), claimed AS (
-       UPDATE index_job_items AS i SET status = 'indexing', updated_at = now()
-       FROM wanted AS w
-       WHERE i.job_id = $1 AND i.external_id = w.external_id
+    `WITH claimed AS (
+       UPDATE index_job_items SET status = 'indexing', updated_at = now()
+       WHERE job_id = $1 AND external_id = ANY($2::text[])
          AND EXISTS (SELECT 1 FROM index_jobs WHERE id = $1 AND status = 'running')
-       RETURNING i.external_id
+       RETURNING external_id
      )
      SELECT w.ordinal, EXISTS (SELECT 1 FROM claimed AS c WHERE c.external_id = w.external_id) AS claimed,
        ${STORED_STATE_COLUMNS}
-     FROM wanted AS w
-     LEFT JOIN documents AS d ON d.team_id = w.team_id AND d.source = w.source AND d.external_id = w.document
+     FROM jsonb_to_recordset($3::jsonb) AS w(ordinal int, external_id text, team_id int, source text, document text)
+     LEFT JOIN LATERAL (
+       SELECT ${STORED_STATE_COLUMNS} FROM documents AS d
+       WHERE d.team_id = w.team_id AND d.source = w.source AND d.external_id = w.document
+       LIMIT 1
+     ) AS d ON true
      ORDER BY w.ordinal`,
-    [jobId, JSON.stringify(wanted)],
+    [jobId, items.map((item) => item.externalId), JSON.stringify(wanted)],
   );
   const claims: ItemClaim[] = items.map(() => ({ claimed: false, stored: undefined }));
   for (const row of rows) {
