@@ -420,8 +420,6 @@ export async function storeNewDocuments(
   const full: StatementOfDocuments[] = [];
   for (const [index, document] of documents.entries()) {
     const { chunks, embeddings } = document;
-    // One alone always takes a statement of its own, however long: its transaction would hold
-    // PGlite's one connection as long, in more round trips.
     if (chunks.length > ATOMIC_REPLACE_CHUNKS) continue;
     const rows = chunks.map(chunkRow);
     const units = rows.reduce((sum, row) => sum + row.units, 0);
@@ -431,6 +429,8 @@ export async function storeNewDocuments(
     // The same document twice (never from one job's store): the second is left to the caller.
     if (statement?.documents.some((other) => other.fields.externalId === document.fields.externalId))
       continue;
+    // The sizes only stop a statement from taking one more: a document alone takes a statement,
+    // however long (its transaction would hold PGlite's one connection as long, in more round trips).
     if (
       statement !== undefined &&
       (statement.documents.length >= DOCUMENTS_PER_STATEMENT ||
