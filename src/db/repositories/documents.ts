@@ -522,6 +522,7 @@ async function insertDocuments(
   const team = parameter(first.teamId);
   const connector = parameter(first.connectorId);
   const source = parameter(first.source);
+  const documentsJson = parameter(JSON.stringify(documentRows));
   // In the order of their keys, so that two statements storing some of the same documents
   // (two processes) wait for each other's rows in one order, never in a circle.
   ctes.push(`stored_documents AS (
@@ -530,7 +531,7 @@ async function insertDocuments(
          d.source_version, d.source_modified_at, d.origin_id, d.metadata,
          'indexed', NULL, NULL, d.content_hash, d.chunk_count, now(),
          d.job_id, 'indexed', NULL, NULL, now(), a.id, d.indexed_by, d.file_name
-       FROM jsonb_to_recordset(${parameter(JSON.stringify(documentRows))}::jsonb) AS d(ordinal int, access_list int,
+       FROM jsonb_to_recordset(${documentsJson}::jsonb) AS d(ordinal int, access_list int,
          external_id text, title text, url text, mime_type text, source_version text,
          source_modified_at timestamptz, origin_id text, metadata jsonb, content_hash text, chunk_count int,
          job_id uuid, indexed_by int, file_name text)
@@ -541,8 +542,7 @@ async function insertDocuments(
      ), stored_ordinals AS (
        SELECT s.id, s.access_list_id, d.ordinal
        FROM stored_documents AS s
-       JOIN jsonb_to_recordset(${parameter(JSON.stringify(documentRows.map(({ ordinal, external_id }) => ({ ordinal, external_id }))))}::jsonb)
-         AS d(ordinal int, external_id text) ON d.external_id = s.external_id
+       JOIN jsonb_to_recordset(${documentsJson}::jsonb) AS d(ordinal int, external_id text) ON d.external_id = s.external_id
      )`);
   ctes.push(
     chunkCtes({
