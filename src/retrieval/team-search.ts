@@ -8,7 +8,7 @@ import {
   readChunkHits,
   readTermChunks,
 } from '../db/repositories/search.js';
-import type { SqlConnection } from '../db/sql-connection.js';
+import { runAsSearch, type SqlConnection } from '../db/sql-connection.js';
 import { ServiceError } from '../errors.js';
 import { BackgroundFolds } from './background-folds.js';
 import { fuseRankings } from './fusion.js';
@@ -95,7 +95,12 @@ export class PostgresTeamSearch implements TeamSearch {
     );
   }
 
-  async search(request: SearchRequest): Promise<readonly SearchHit[]> {
+  /** A search's statements go before indexing's (`runAsSearch`). */
+  search(request: SearchRequest): Promise<readonly SearchHit[]> {
+    return runAsSearch(() => this.rank(request));
+  }
+
+  private async rank(request: SearchRequest): Promise<readonly SearchHit[]> {
     const mode = request.mode ?? 'hybrid';
     const query = parseQuery(request.query);
     // A quoted phrase is a constraint vectors cannot check: hybrid search keeps to BM25 then.

@@ -5,7 +5,6 @@ import { createTestDatabase, type TestDatabase } from '../../../test/helpers/tes
 import { textChunks, uploadFields } from '../../../test/helpers/test-documents.js';
 import { memberReader, type Reader, TEAM_ACCESS, teamReader } from '../../access.js';
 import { type DatabaseHandle, openDatabase } from '../client.js';
-import type { SqlExecutor } from '../sql-connection.js';
 import { saveAccessList } from './access-lists.js';
 import { replaceDocument } from './documents.js';
 import {
