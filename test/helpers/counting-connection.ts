@@ -1,5 +1,13 @@
 import type { SqlConnection, SqlExecutor } from '../../src/db/sql-connection.js';
 
+/** `executor`'s executeSql, telling `count` of each statement before sending it. */
+function countedStatements(executor: SqlExecutor, count: () => void): SqlExecutor['executeSql'] {
+  return ((text, values, options) => {
+    count();
+    return executor.executeSql(text, values, options);
+  }) as SqlExecutor['executeSql'];
+}
+
 /** A connection counting what reaches the database: statements, and transactions (each a BEGIN and a COMMIT more). */
 export interface CountingConnection {
   readonly connection: SqlConnection;
@@ -10,11 +18,10 @@ export interface CountingConnection {
 /** `connection`, counting its statements (those of its transactions too) and its transactions. */
 export function countingConnection(connection: SqlConnection): CountingConnection {
   const counts = { statements: 0, transactions: 0 };
-  const counter = (executor: SqlExecutor): SqlExecutor['executeSql'] =>
-    ((text, values, options) => {
+  const counter = (executor: SqlExecutor) =>
+    countedStatements(executor, () => {
       counts.statements += 1;
-      return executor.executeSql(text, values, options);
-    }) as SqlExecutor['executeSql'];
+    });
   const counted: SqlConnection = {
     runsOnMainThread: connection.runsOnMainThread,
     executeSql: counter(connection),
@@ -43,10 +50,9 @@ export interface CountingExecutor extends SqlExecutor {
 export function countingExecutor(executor: SqlExecutor): CountingExecutor {
   let statements = 0;
   return {
-    executeSql: ((text, values, options) => {
+    executeSql: countedStatements(executor, () => {
       statements += 1;
-      return executor.executeSql(text, values, options);
-    }) as SqlExecutor['executeSql'],
+    }),
     get statements() {
       return statements;
     },
