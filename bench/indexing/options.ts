@@ -102,8 +102,9 @@ reads section:
   --reads-interval MS   one search, one job status and one /healthz every MS, each on its own
                         schedule (BENCH_READS_INTERVAL, default 250)
   --phase-timeout S     give up on an indexing phase after S seconds (BENCH_PHASE_TIMEOUT, default 600)
-  --settle S            seconds the service is left idle after the deletes and after the restart
-                        before its folder is measured (BENCH_SETTLE, default 10)
+  --settle S            seconds the service is left idle once it has logged its vacuum after the
+                        deletes, and after the restart, before its folder is measured (BENCH_SETTLE,
+                        default 10)
   For a quick check: --section=reads --databases=pglite --big-file-mb=2 --limit=500 --idle-seconds=5
 
 With --cpu-prof or --statements the service is slowed down, so docs/benchmarks.md is left as it was.`;

@@ -10,14 +10,20 @@
 //      cost without writes on the index the big file's phase ends with (its base);
 //   5. SciFact: the whole corpus through the JSON upload, probes going on until its jobs finished;
 //   6. idle again, on the grown index (the SciFact phase's base);
-//   7. PGlite only: every document but the seed deleted through the API, the service stopped
-//      cleanly and started again on the same DATA_DIR; the folder's size at each step.
+//   7. PGlite only: every document but the seed deleted through the API; once the service logs
+//      its vacuum after them (and the checkpoint after that), the service stopped cleanly and
+//      started again on the same DATA_DIR; the folder's size at each step.
 // Resident memory of the service (with any child processes) is sampled every 200 ms throughout.
 // Writes the `indexing-reads` section of docs/benchmarks.md.
 import type { Dirent } from 'node:fs';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { deferCleanup, spawnChild } from '../lib/children.js';
+import {
+  CHECKPOINT_MESSAGE,
+  STARTUP_VACUUM_MESSAGE,
+  VACUUMED_AFTER_DELETES_MESSAGE,
+} from '../../src/db/storage-maintenance.js';
+import { type Child, deferCleanup, spawnChild } from '../lib/children.js';
 import { cpuAccountingAvailable } from '../lib/cpu.js';
 import {
   type AvailableDatabases,
@@ -133,6 +139,128 @@ function descendants(pid: number): number[] {
   const found: number[] = [];
   for (const child of childPids(pid)) found.push(child, ...descendants(child));
   return found;
+}
+
+/** A line the service logged about its storage maintenance. */
+interface MaintenanceLine {
+  readonly message: string;
+  /** When it was logged (epoch ms). */
+  readonly at: number;
+  /** When the work it reports began (epoch ms): `at` less its `durationMs`, if it has one. */
+  readonly began: number;
+}
+
+const MAINTENANCE_MESSAGES: ReadonlySet<string> = new Set([
+  STARTUP_VACUUM_MESSAGE,
+  VACUUMED_AFTER_DELETES_MESSAGE,
+  CHECKPOINT_MESSAGE,
+]);
+
+/**
+ * The service's log lines about its storage maintenance (at `info`), from those still in its
+ * output's tail on: what the benchmark waits for before it measures the data folder, instead of
+ * a fixed time that a slower machine outlasts.
+ */
+class MaintenanceLog {
+  private readonly lines: MaintenanceLine[] = [];
+  private readonly unsubscribe: () => void;
+
+  constructor(child: Child) {
+    // The tail's last piece is a line not yet ended, which the listener gets whole.
+    for (const line of child.output().split('\n').slice(0, -1)) this.take(line);
+    this.unsubscribe = child.onLine((line) => this.take(line));
+  }
+
+  has(message: string): boolean {
+    return this.lines.some((line) => line.message === message);
+  }
+
+  /** The first line that matches, once logged; undefined if none is within `timeoutMs`. */
+  async waitFor(
+    matches: (line: MaintenanceLine) => boolean,
+    timeoutMs: number,
+  ): Promise<MaintenanceLine | undefined> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.lines.find(matches);
+      if (found !== undefined || Date.now() > deadline) return found;
+      await sleep(250);
+    }
+  }
+
+  close(): void {
+    this.unsubscribe();
+  }
+
+  private take(line: string): void {
+    if (!line.startsWith('{')) return;
+    let parsed: { msg?: unknown; time?: unknown; durationMs?: unknown };
+    try {
+      parsed = JSON.parse(line) as typeof parsed;
+    } catch {
+      return;
+    }
+    if (typeof parsed.msg !== 'string' || !MAINTENANCE_MESSAGES.has(parsed.msg)) return;
+    const at = typeof parsed.time === 'number' ? parsed.time : Date.now();
+    const duration = typeof parsed.durationMs === 'number' ? parsed.durationMs : 0;
+    this.lines.push({ message: parsed.msg, at, began: at - duration });
+  }
+}
+
+/** How long a vacuum after deletes may take to be logged before the folder is measured anyway. */
+const MAINTENANCE_TIMEOUT_MS = 600_000;
+
+/** The service's vacuum after deletes and the checkpoint after it, from its log. */
+interface MaintenanceAfterDeletes {
+  /** From the instant given to the vacuum's line; undefined if none came within the time-out. */
+  readonly vacuumedAfterSeconds: number | undefined;
+  /** What the vacuum itself took. */
+  readonly vacuumSeconds: number | undefined;
+  /** From the instant given to the checkpoint's line after the vacuum. */
+  readonly checkpointedAfterSeconds: number | undefined;
+}
+
+/** Waits for a vacuum after deletes begun at `since` or later, then for the checkpoint after it. */
+async function waitForVacuumAfter(log: MaintenanceLog, since: number): Promise<MaintenanceAfterDeletes> {
+  const vacuum = await log.waitFor(
+    (line) => line.message === VACUUMED_AFTER_DELETES_MESSAGE && line.began >= since,
+    MAINTENANCE_TIMEOUT_MS,
+  );
+  if (vacuum === undefined) {
+    return { vacuumedAfterSeconds: undefined, vacuumSeconds: undefined, checkpointedAfterSeconds: undefined };
+  }
+  const checkpoint = await log.waitFor(
+    (line) => line.message === CHECKPOINT_MESSAGE && line.at >= vacuum.at,
+    MAINTENANCE_TIMEOUT_MS,
+  );
+  return {
+    vacuumedAfterSeconds: (vacuum.at - since) / 1000,
+    vacuumSeconds: (vacuum.at - vacuum.began) / 1000,
+    checkpointedAfterSeconds: checkpoint === undefined ? undefined : (checkpoint.at - since) / 1000,
+  };
+}
+
+function failedDeletesLine(failed: readonly string[] | undefined): string {
+  if (failed === undefined || failed.length === 0) return '';
+  return `: ${failed
+    .slice(0, 3)
+    .map((answer) => `\`${answer.replaceAll('`', "'")}\``)
+    .join(', ')}`;
+}
+
+function sentence(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function describeMaintenance(maintenance: MaintenanceAfterDeletes): string {
+  if (maintenance.vacuumedAfterSeconds === undefined) {
+    return `the service logged no vacuum after the deletes within ${MAINTENANCE_TIMEOUT_MS / 1000} s`;
+  }
+  const checkpoint =
+    maintenance.checkpointedAfterSeconds === undefined
+      ? 'no checkpoint after it'
+      : `its checkpoint at ${maintenance.checkpointedAfterSeconds.toFixed(1)} s`;
+  return `the service logged its vacuum after the deletes ${maintenance.vacuumedAfterSeconds.toFixed(1)} s after the last (the vacuum took ${maintenance.vacuumSeconds?.toFixed(1)} s), ${checkpoint}`;
 }
 
 /** Bytes under a folder; files that vanish while it is walked (recycled WAL segments) are skipped. */
@@ -418,7 +546,12 @@ interface DiskFigures {
   readonly deleted?: number;
   readonly deleteSeconds?: number;
   readonly deleteLatency?: Percentiles;
-  readonly deleteFailures?: number;
+  /** The status and body (or error) of each delete not answered 204. */
+  readonly failedDeletes?: readonly string[];
+  /** The service's vacuum after the deletes, as it logged it. */
+  readonly maintenance?: MaintenanceAfterDeletes;
+  /** The vacuum a restart took up again, when the stop had cut one short. */
+  readonly resumedMaintenance?: MaintenanceAfterDeletes;
   readonly stopSeconds?: number;
   readonly stopExit?: string;
   readonly startSeconds?: number;
@@ -453,7 +586,8 @@ async function runDatabase(inputs: ReadsInputs, name: DatabaseName): Promise<Dat
   const run: DatabaseRun = { database: name, phases: [], samples: [], seedDocuments: inputs.seed.length };
   const database: BenchDatabase = await createBenchDatabase(name, 'bench_reads', inputs.adminUrl, progress);
   const dataDir = database.location.kind === 'embedded' ? database.location.dataDir : undefined;
-  const env = { LOG_LEVEL: 'warn', ...database.env };
+  // At `info`, as users run it: the data folder is measured once the service says its vacuum is done.
+  const env = { LOG_LEVEL: 'info', ...database.env };
   const profileDir =
     settings.cpuProfileDir === undefined ? undefined : path.resolve(settings.cpuProfileDir, `reads-${name}`);
   let server: RunningServer | undefined;
@@ -646,6 +780,7 @@ async function runDatabase(inputs: ReadsInputs, name: DatabaseName): Promise<Dat
     if (dataDir === undefined || disk === undefined) return run;
 
     // Every document but the seed deleted through the API, then a clean restart.
+    const maintenanceLog = new MaintenanceLog(service.child);
     const documents = await listAllDocuments(baseUrl, headers);
     const doomed = documents.filter((document) => !document.external_id.startsWith(SEED_PREFIX));
     progress(
@@ -653,7 +788,7 @@ async function runDatabase(inputs: ReadsInputs, name: DatabaseName): Promise<Dat
     );
     const deleteStarted = performance.now();
     const deleteLatencies: number[] = [];
-    let deleteFailures = 0;
+    const failedDeletes: string[] = [];
     let next = 0;
     await Promise.all(
       Array.from({ length: 4 }, async () => {
@@ -663,24 +798,31 @@ async function runDatabase(inputs: ReadsInputs, name: DatabaseName): Promise<Dat
           try {
             const answer = await send('DELETE', `${baseUrl}/v1/documents/${document.id}`, headers);
             deleteLatencies.push(answer.ms);
-            if (answer.status !== 204) deleteFailures += 1;
-          } catch {
-            deleteFailures += 1;
+            if (answer.status !== 204) {
+              failedDeletes.push(`${answer.status} ${answer.text.slice(0, 200)}`);
+            }
+          } catch (error) {
+            failedDeletes.push(error instanceof Error ? error.message : String(error));
           }
         }
       }),
     );
+    const lastDeleteAt = Date.now();
     const deleteSeconds = (performance.now() - deleteStarted) / 1000;
     progress(
-      `${label}: deleted in ${deleteSeconds.toFixed(1)} s; leaving the service ${reads.settleSeconds} s`,
+      `${label}: deleted in ${deleteSeconds.toFixed(1)} s (${failedDeletes.length} failed); waiting for the service's vacuum after them`,
     );
+    const maintenance = await waitForVacuumAfter(maintenanceLog, lastDeleteAt);
+    maintenanceLog.close();
+    progress(`${label}: ${describeMaintenance(maintenance)}; leaving the service ${reads.settleSeconds} s`);
     await sleep(reads.settleSeconds * 1000);
     disk = {
       ...disk,
       deleted: doomed.length,
       deleteSeconds,
-      deleteLatency: summarise(deleteLatencies, deleteFailures),
-      deleteFailures,
+      deleteLatency: summarise(deleteLatencies, failedDeletes.length),
+      failedDeletes,
+      maintenance,
       afterDelete: dataDirSize(dataDir),
     };
     run.disk = disk;
@@ -696,12 +838,20 @@ async function runDatabase(inputs: ReadsInputs, name: DatabaseName): Promise<Dat
     const restarted = await startTheService(`service (reads, ${name}, restarted)`, env, profileDir);
     server = restarted;
     const startSeconds = (performance.now() - restartStarted) / 1000;
+    const restartLog = new MaintenanceLog(restarted.child);
+    const answeredAt = Date.now();
     await sleep(reads.settleSeconds * 1000);
+    // A stop during the vacuum after deletes leaves it to the next start, which says so.
+    const resumed = restartLog.has(STARTUP_VACUUM_MESSAGE)
+      ? await waitForVacuumAfter(restartLog, answeredAt - startSeconds * 1000)
+      : undefined;
+    restartLog.close();
     disk = {
       ...disk,
       stopSeconds,
       stopExit: signalCode === null ? `exit ${exitCode}` : signalCode,
       startSeconds,
+      resumedMaintenance: resumed,
       afterRestart: dataDirSize(dataDir),
       documentsAfterRestart: await documentCount(restarted.url, headers),
     };
@@ -933,6 +1083,10 @@ function checksFor(
             ok: kept,
             text: `${disk.documentsAfterRestart ?? 'n/a'} documents left, the ${run.seedDocuments} of the seed ${mark(kept)}`,
           },
+          {
+            ok: (disk.failedDeletes?.length ?? 0) === 0,
+            text: `${disk.failedDeletes?.length ?? 'n/a'} deletes not answered 204 ${mark((disk.failedDeletes?.length ?? 0) === 0)}`,
+          },
         ]),
       );
     } else {
@@ -1047,9 +1201,13 @@ function report(context: ReportContext, runs: readonly DatabaseRun[]): { markdow
           row('before the uploads (seed indexed, after the idle phase)', disk.before, seed),
           row('largest while indexing (looked at every 5 s, and at the end)', disk.peak, '–'),
           row('after indexing (the last SciFact job finished)', disk.afterIndexing, all),
-          row(`after deleting all but the seed (+ ${reads.settleSeconds} s)`, disk.afterDelete, seed),
           row(
-            `after a restart (+ ${reads.settleSeconds} s)`,
+            `after deleting all but the seed (the vacuum after them logged, + ${reads.settleSeconds} s)`,
+            disk.afterDelete,
+            seed,
+          ),
+          row(
+            `after a restart (+ ${reads.settleSeconds} s${disk.resumedMaintenance === undefined ? '' : ', and the vacuum it took up again'})`,
             disk.afterRestart,
             disk.documentsAfterRestart === undefined ? 'n/a' : String(disk.documentsAfterRestart),
           ),
@@ -1060,10 +1218,14 @@ function report(context: ReportContext, runs: readonly DatabaseRun[]): { markdow
     if (disk.deleted !== undefined) {
       diskLines.push(
         '',
-        `The ${formatNumber(disk.deleted)} deletes took ${disk.deleteSeconds?.toFixed(1)} s (4 at a time; p50 ${ms(disk.deleteLatency?.p50 ?? Number.NaN)} ms, p99 ${ms(disk.deleteLatency?.p99 ?? Number.NaN)} ms, ${disk.deleteFailures} failed).` +
+        `The ${formatNumber(disk.deleted)} deletes took ${disk.deleteSeconds?.toFixed(1)} s (4 at a time; p50 ${ms(disk.deleteLatency?.p50 ?? Number.NaN)} ms, p99 ${ms(disk.deleteLatency?.p99 ?? Number.NaN)} ms, ${disk.failedDeletes?.length ?? 'n/a'} not answered 204${failedDeletesLine(disk.failedDeletes)}).` +
+          (disk.maintenance === undefined ? '' : ` ${sentence(describeMaintenance(disk.maintenance))}.`) +
           (disk.stopSeconds === undefined
             ? ''
-            : ` The service stopped in ${disk.stopSeconds.toFixed(1)} s (${disk.stopExit} after SIGTERM) and answered /readyz again ${disk.startSeconds?.toFixed(1)} s after it was started.`),
+            : ` The service stopped in ${disk.stopSeconds.toFixed(1)} s (${disk.stopExit} after SIGTERM) and answered /readyz again ${disk.startSeconds?.toFixed(1)} s after it was started` +
+              (disk.resumedMaintenance === undefined
+                ? '; it had no vacuum to take up again.'
+                : `; it took up a vacuum the stop had cut short: ${describeMaintenance(disk.resumedMaintenance).replace('after the deletes', 'again')} (from its start).`)),
       );
     }
   }
@@ -1143,8 +1305,10 @@ function report(context: ReportContext, runs: readonly DatabaseRun[]): { markdow
           'On PGlite the data folder is measured (apparent file sizes under `DATA_DIR`; `pg_wal` and `base`, the tables,',
           'apart) at each step. After indexing, every document but the seed is deleted through the API',
           '(`GET /v1/documents` paged, then `DELETE /v1/documents/{id}`), so that the folder holds the same',
-          `documents as before the uploads; the service is left ${reads.settleSeconds} s, stopped with SIGTERM (as an orchestrator`,
-          `stops it) and started again on the same folder, and measured ${reads.settleSeconds} s after it answers /readyz.`,
+          `documents as before the uploads. The folder is measured once the service (at \`LOG_LEVEL=info\`, its default) logs`,
+          `its vacuum after the deletes and the checkpoint after it, and ${reads.settleSeconds} s more; the service is then stopped with`,
+          'SIGTERM (as an orchestrator stops it), started again on the same folder, and measured again',
+          `${reads.settleSeconds} s after it answers /readyz (or, if it logs that it takes up a vacuum cut short, once that is done).`,
           ...diskLines,
         ]),
     ...(notes.length === 0 ? [] : ['', ...notes]),

@@ -7,6 +7,11 @@ export interface Child {
   readonly process: ChildProcess;
   /** The last 64 KiB of its stdout and stderr, interleaved. */
   output(): string;
+  /**
+   * Calls `listener` with each whole line of its stdout and stderr (without the newline) from now
+   * on; returns what stops it.
+   */
+  onLine(listener: (line: string) => void): () => void;
   /** Resolves with the exit code (or null when killed by a signal). */
   readonly exited: Promise<number | null>;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
@@ -40,14 +45,32 @@ export function spawnChild(
   running.add(child);
   let output = '';
   let stdout = '';
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString('utf8')).slice(-OUTPUT_LIMIT);
+  const lineListeners = new Set<(line: string) => void>();
+  // Each stream's partial last line, completed by its next chunk.
+  const splitter = () => {
+    let partial = '';
+    return (text: string) => {
+      const lines = (partial + text).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) for (const listener of lineListeners) listener(line);
+    };
+  };
+  const stdoutLines = splitter();
+  const stderrLines = splitter();
+  const keep = (text: string) => {
+    output = (output + text).slice(-OUTPUT_LIMIT);
   };
   child.stdout?.on('data', (chunk: Buffer) => {
-    if (options.collectStdout === true) stdout += chunk.toString('utf8');
-    else keep(chunk);
+    const text = chunk.toString('utf8');
+    if (options.collectStdout === true) stdout += text;
+    else keep(text);
+    stdoutLines(text);
   });
-  child.stderr?.on('data', keep);
+  child.stderr?.on('data', (chunk: Buffer) => {
+    const text = chunk.toString('utf8');
+    keep(text);
+    stderrLines(text);
+  });
   if (options.input !== undefined) child.stdin?.end(options.input);
   const exited = new Promise<number | null>((resolve, reject) => {
     child.once('error', (error) => {
@@ -65,6 +88,10 @@ export function spawnChild(
     name,
     process: child,
     output: () => output,
+    onLine: (listener) => {
+      lineListeners.add(listener);
+      return () => lineListeners.delete(listener);
+    },
     stdout: () => stdout,
     exited,
     stop: async (graceMs = 10_000) => {

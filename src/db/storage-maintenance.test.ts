@@ -8,7 +8,9 @@ import { type ChunkToStore, deleteTeamDocument, replaceDocument } from './reposi
 import {
   EMBEDDED_MAINTENANCE_DEFAULTS,
   InProcessStorageMaintenance,
+  STARTUP_VACUUM_MESSAGE,
   type StorageMaintenanceSettings,
+  VACUUMED_AFTER_DELETES_MESSAGE,
 } from './storage-maintenance.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'maintenance-'));
@@ -110,12 +112,16 @@ it('takes the folding of term counts up again after a start, when a stop cut it 
     );
   expect(await crowdedTerms()).toBeGreaterThan(0);
 
+  logged.length = 0;
   const started = maintenance({ walBytesPerCheckpoint: 64 * 1024 * 1024 });
   started.start();
   await started.runDue();
   await started.stop();
   expect(await crowdedTerms()).toBe(0);
-  expect(logged).toContain('database vacuumed after deletes');
+  // An operator (and bench/indexing) hears that the start took up a vacuum, then that it is done.
+  const startLine = logged.indexOf(STARTUP_VACUUM_MESSAGE);
+  expect(startLine).toBeGreaterThanOrEqual(0);
+  expect(logged.indexOf(VACUUMED_AFTER_DELETES_MESSAGE, startLine)).toBeGreaterThan(startLine);
 });
 
 it("gives a big deleted document's space back: the chunk tables shrink to about their size before it", async () => {

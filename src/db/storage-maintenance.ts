@@ -122,6 +122,14 @@ const FOLD_SPAN_ROWS = 5000;
 /** Rows of `team_term_chunks` beyond twice the postings' that call for a fold after a start. */
 const CROWDED_TERM_ROWS_SLACK = 10_000;
 
+/** Logged at start when a vacuum after deletes was cut short by the last stop, and is to be taken up. */
+export const STARTUP_VACUUM_MESSAGE =
+  'the vacuum after deletes was cut short by the last stop: the next maintenance takes it up';
+/** Logged when a vacuum after deletes (and its space given back) is done. */
+export const VACUUMED_AFTER_DELETES_MESSAGE = 'database vacuumed after deletes';
+/** Logged after a checkpoint, on PGlite (then its WAL can be recycled). */
+export const CHECKPOINT_MESSAGE = 'database checkpoint: its WAL can be recycled';
+
 /**
  * Tables whose deleted rows are many after documents go (a chunk's postings are its terms), the
  * teams' totals and term counts, whose rows are folded away as writes add them, and the change
@@ -190,8 +198,9 @@ export class InProcessStorageMaintenance implements StorageMaintenance {
     // leaves rows that cancel out: the first run after a start takes it up again.
     this.startupCheck = termChunkRowsOutnumberPostings(this.sql, CROWDED_TERM_ROWS_SLACK).then(
       (crowded) => {
-        if (crowded)
-          this.deletedSinceVacuum = Math.max(this.deletedSinceVacuum, this.settings.deletedChunksPerVacuum);
+        if (!crowded) return;
+        this.deletedSinceVacuum = Math.max(this.deletedSinceVacuum, this.settings.deletedChunksPerVacuum);
+        this.logger.info({}, STARTUP_VACUUM_MESSAGE);
       },
       (error: unknown) => this.logger.warn({ err: error }, 'the term counts could not be checked'),
     );
@@ -244,7 +253,7 @@ export class InProcessStorageMaintenance implements StorageMaintenance {
       this.lastCheckpointLsn = await this.currentLsn();
       this.logger.info(
         { walBytes: written, durationMs: Math.round(performance.now() - began) },
-        'database checkpoint: its WAL can be recycled',
+        CHECKPOINT_MESSAGE,
       );
     }
   }
@@ -291,7 +300,7 @@ export class InProcessStorageMaintenance implements StorageMaintenance {
         rewritten,
         durationMs: Math.round(performance.now() - began),
       },
-      'database vacuumed after deletes',
+      VACUUMED_AFTER_DELETES_MESSAGE,
     );
   }
 
