@@ -18,6 +18,23 @@ describe('contextualText', () => {
     ]);
   });
 
+  it("gives each chunk its own file's and heading's words when chunks of different files and headings alternate", () => {
+    const chunk = (headingPath: string[]) => ({ text: 'Body.', headingPath });
+    expect(contextualText('Guide', chunk(['setUp']), 'a-file.md')).toBe(
+      'Guide\na file\nsetUp\nBody.\nset up',
+    );
+    expect(contextualText('Guide', chunk(['setUp']), 'a-file.md')).toBe(
+      'Guide\na file\nsetUp\nBody.\nset up',
+    );
+    expect(contextualText('Guide', chunk(['setUp']), 'other_file.md')).toBe(
+      'Guide\nother file\nsetUp\nBody.\nset up',
+    );
+    expect(contextualText('Guide', chunk(['tearDown']), 'other_file.md')).toBe(
+      'Guide\nother file\ntearDown\nBody.\ntear down',
+    );
+    expect(contextualText('readMe', chunk(['tearDown']))).toBe('readMe\ntearDown\nBody.\nread me tear down');
+  });
+
   it('leaves out what a chunk does not have', () => {
     expect(contextualText('Notes', { text: 'Plain text.', headingPath: [] })).toBe('Notes\nPlain text.');
   });

@@ -936,6 +936,52 @@ describe('the postings of a team in memory', () => {
     expect((await indexes.rank({ ...query, teamChunks: 2 }))?.chunks).toHaveLength(2);
   });
 
+  it("applies a file's many changed chunks a few at a time, the event loop turning between them", async () => {
+    const teamId = await insertTeam(sql(), 'Big batch');
+    await replaceDocument(sql(), uploadFields(teamId, 'seed'), 'seed', textChunks(['w0q w1q']), undefined);
+    const indexes = await loaded(teamId);
+    const query = { reader: readers(teamId).ada, text: 'w0q', limit: 500, teamChunks: 301, averageLength: 2 };
+    expect((await indexes.rank(query))?.chunks).toHaveLength(1);
+    const bigTexts = Array.from({ length: 300 }, (_, index) => `w0q w${(index % 50).toString(36)}q`);
+    await replaceDocument(sql(), uploadFields(teamId, 'big'), 'big', textChunks(bigTexts), undefined);
+
+    // Turns of the event loop, counted by a callback that queues itself again each turn.
+    let turn = 0;
+    let counting = true;
+    const count = () => {
+      turn += 1;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const turnsApplied = new Set<number>();
+    let chunksApplied = 0;
+    const setChunk = TeamLexicalIndex.prototype.setChunk;
+    const applied = vi.spyOn(TeamLexicalIndex.prototype, 'setChunk').mockImplementation(function (
+      this: TeamLexicalIndex,
+      ...args: Parameters<typeof setChunk>
+    ) {
+      turnsApplied.add(turn);
+      chunksApplied += 1;
+      return setChunk.apply(this, args);
+    });
+    // A clock that moves a millisecond each time it is read: every chunk takes that long to apply.
+    let clock = 0;
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => {
+      clock += 1;
+      return clock;
+    });
+    try {
+      expect((await indexes.rank(query))?.chunks).toHaveLength(301);
+    } finally {
+      counting = false;
+      now.mockRestore();
+      applied.mockRestore();
+    }
+    expect(chunksApplied).toBe(300);
+    // All in one turn, requests read meanwhile (/healthz) would have waited for all 300.
+    expect(turnsApplied.size).toBeGreaterThan(50);
+  });
+
   it('gives a team up, for the database to rank, when changed postings cannot be applied', async () => {
     const teamId = await insertTeam(sql(), 'Refused');
     await replaceDocument(sql(), uploadFields(teamId, 'one'), 'one', textChunks(['w0q w1q']), undefined);

@@ -21,6 +21,13 @@ import { HitCache } from './hit-cache.js';
 import { byCodeUnit, QueryAnalyses, sameMembers } from './query-analyses.js';
 import { type LexicalIndexQuery, TeamLexicalIndex } from './team-lexical-index.js';
 
+/**
+ * The longest the changes a sync read are applied in one go before the event loop turns: a big
+ * file's batch of a few hundred chunks held it 10 to 30 ms, and every request waited (a CPU
+ * profile of bench/indexing's big file on PostgreSQL, searched every 250 ms).
+ */
+const APPLY_SLICE_MS = 2;
+
 /** Where loads that fail or do not fit are told. */
 export interface LexicalIndexLogger {
   info(details: object, message: string): void;
@@ -493,13 +500,20 @@ export class TeamLexicalIndexes {
         this.logger?.warn({ words }, STEMMER_REFUTED);
       }
       try {
+        // Counted first: a ranking made while the changes are applied is not kept as current.
+        if (read.changed.length > 0) team.changes += 1;
+        let sliceStarted = performance.now();
         for (const chunk of read.changed) {
           team.hits.delete(chunk.chunkId);
           if (chunk.postings.length === 0) team.index.removeChunk(chunk.chunkId);
           else team.index.setChunk(chunk.chunkId, chunk, chunk.postings);
+          // Each chunk leaves the index whole, so searches may rank between two slices.
+          if (performance.now() - sliceStarted >= APPLY_SLICE_MS) {
+            await this.turns.take();
+            sliceStarted = performance.now();
+          }
         }
         if (read.changed.length > 0) {
-          team.changes += 1;
           team.changedAt = this.now();
           team.follower = reader;
         }
