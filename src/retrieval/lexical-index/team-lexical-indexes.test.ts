@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { countEventLoopIterations } from '../../../test/helpers/event-loop-iterations.js';
 import { seededRandom } from '../../../test/helpers/seeded-random.js';
 import { databaseForTheseTests, testDatabaseKind } from '../../../test/helpers/test-database.js';
 import { insertTeam, textChunks, uploadFields } from '../../../test/helpers/test-documents.js';
@@ -945,14 +946,7 @@ describe('the postings of a team in memory', () => {
     const bigTexts = Array.from({ length: 300 }, (_, index) => `w0q w${(index % 50).toString(36)}q`);
     await replaceDocument(sql(), uploadFields(teamId, 'big'), 'big', textChunks(bigTexts), undefined);
 
-    // Turns of the event loop, counted by a callback that queues itself again each turn.
-    let turn = 0;
-    let counting = true;
-    const count = () => {
-      turn += 1;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const iterations = countEventLoopIterations();
     const turnsApplied = new Set<number>();
     let chunksApplied = 0;
     const setChunk = TeamLexicalIndex.prototype.setChunk;
@@ -960,7 +954,7 @@ describe('the postings of a team in memory', () => {
       this: TeamLexicalIndex,
       ...args: Parameters<typeof setChunk>
     ) {
-      turnsApplied.add(turn);
+      turnsApplied.add(iterations.current());
       chunksApplied += 1;
       return setChunk.apply(this, args);
     });
@@ -973,7 +967,7 @@ describe('the postings of a team in memory', () => {
     try {
       expect((await indexes.rank(query))?.chunks).toHaveLength(301);
     } finally {
-      counting = false;
+      iterations.stop();
       now.mockRestore();
       applied.mockRestore();
     }
