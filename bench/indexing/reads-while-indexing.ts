@@ -201,7 +201,9 @@ class MaintenanceLog {
       return;
     }
     if (typeof parsed.msg !== 'string' || !MAINTENANCE_MESSAGES.has(parsed.msg)) return;
-    const at = typeof parsed.time === 'number' ? parsed.time : Date.now();
+    // The service logs ISO times; a line without one is dated as it is read.
+    const logged = typeof parsed.time === 'string' ? Date.parse(parsed.time) : Number.NaN;
+    const at = Number.isFinite(logged) ? logged : Date.now();
     const duration = typeof parsed.durationMs === 'number' ? parsed.durationMs : 0;
     this.lines.push({ message: parsed.msg, at, began: at - duration });
   }
