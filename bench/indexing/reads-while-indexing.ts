@@ -254,15 +254,16 @@ function sentence(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-function describeMaintenance(maintenance: MaintenanceAfterDeletes): string {
+/** `which` names the vacuum: "after the deletes", or "again" for one a start took up. */
+function describeMaintenance(maintenance: MaintenanceAfterDeletes, which = 'after the deletes'): string {
   if (maintenance.vacuumedAfterSeconds === undefined) {
-    return `the service logged no vacuum after the deletes within ${MAINTENANCE_TIMEOUT_MS / 1000} s`;
+    return `the service logged no vacuum ${which} within ${MAINTENANCE_TIMEOUT_MS / 1000} s`;
   }
   const checkpoint =
     maintenance.checkpointedAfterSeconds === undefined
       ? 'no checkpoint after it'
       : `its checkpoint at ${maintenance.checkpointedAfterSeconds.toFixed(1)} s`;
-  return `the service logged its vacuum after the deletes ${maintenance.vacuumedAfterSeconds.toFixed(1)} s after the last (the vacuum took ${maintenance.vacuumSeconds?.toFixed(1)} s), ${checkpoint}`;
+  return `the service logged its vacuum ${which} ${maintenance.vacuumedAfterSeconds.toFixed(1)} s after the last (the vacuum took ${maintenance.vacuumSeconds?.toFixed(1)} s), ${checkpoint}`;
 }
 
 /** Bytes under a folder; files that vanish while it is walked (recycled WAL segments) are skipped. */
@@ -837,15 +838,15 @@ async function runDatabase(inputs: ReadsInputs, name: DatabaseName): Promise<Dat
     await service.stop();
     server = undefined;
     const restartStarted = performance.now();
+    const restartedAt = Date.now();
     const restarted = await startTheService(`service (reads, ${name}, restarted)`, env, profileDir);
     server = restarted;
     const startSeconds = (performance.now() - restartStarted) / 1000;
     const restartLog = new MaintenanceLog(restarted.child);
-    const answeredAt = Date.now();
     await sleep(reads.settleSeconds * 1000);
     // A stop during the vacuum after deletes leaves it to the next start, which says so.
     const resumed = restartLog.has(STARTUP_VACUUM_MESSAGE)
-      ? await waitForVacuumAfter(restartLog, answeredAt - startSeconds * 1000)
+      ? await waitForVacuumAfter(restartLog, restartedAt)
       : undefined;
     restartLog.close();
     disk = {
@@ -1075,6 +1076,7 @@ function checksFor(
       const ratio = disk.afterRestart.total / disk.before.total;
       const ok = ratio <= READS_TARGETS.diskRatio;
       const kept = disk.documentsAfterRestart === run.seedDocuments;
+      const deletesAnswered = (disk.failedDeletes?.length ?? 0) === 0;
       checks.push(
         verdict(`${label}, data folder`, [
           {
@@ -1086,8 +1088,8 @@ function checksFor(
             text: `${disk.documentsAfterRestart ?? 'n/a'} documents left, the ${run.seedDocuments} of the seed ${mark(kept)}`,
           },
           {
-            ok: (disk.failedDeletes?.length ?? 0) === 0,
-            text: `${disk.failedDeletes?.length ?? 'n/a'} deletes not answered 204 ${mark((disk.failedDeletes?.length ?? 0) === 0)}`,
+            ok: deletesAnswered,
+            text: `${disk.failedDeletes?.length ?? 'n/a'} deletes not answered 204 ${mark(deletesAnswered)}`,
           },
         ]),
       );
@@ -1227,7 +1229,7 @@ function report(context: ReportContext, runs: readonly DatabaseRun[]): { markdow
             : ` The service stopped in ${disk.stopSeconds.toFixed(1)} s (${disk.stopExit} after SIGTERM) and answered /readyz again ${disk.startSeconds?.toFixed(1)} s after it was started` +
               (disk.resumedMaintenance === undefined
                 ? '; it had no vacuum to take up again.'
-                : `; it took up a vacuum the stop had cut short: ${describeMaintenance(disk.resumedMaintenance).replace('after the deletes', 'again')} (from its start).`)),
+                : `; it took up a vacuum the stop had cut short: ${describeMaintenance(disk.resumedMaintenance, 'again')} (from its start).`)),
       );
     }
   }
