@@ -9,9 +9,10 @@ import { seededRandom } from '../../../test/helpers/seeded-random.js';
 import { databaseForTheseTests } from '../../../test/helpers/test-database.js';
 import { insertTeam, textChunks, uploadFields } from '../../../test/helpers/test-documents.js';
 import { scoreEveryPosting } from '../../../test/helpers/unpruned-bm25.js';
+import { TeamLexicalIndexes } from '../../retrieval/lexical-index/team-lexical-indexes.js';
 import type { SqlExecutor } from '../sql-connection.js';
 import { replaceDocument } from './documents.js';
-import { type ChunkScope, rankChunksLexically, readTeamChunkTotals } from './search.js';
+import { type ChunkScope, type RankedChunk, rankChunksLexically, readTeamChunkTotals } from './search.js';
 
 const testDatabase = databaseForTheseTests();
 const sql = () => testDatabase().sql;
@@ -103,6 +104,21 @@ function queries(seed: number, words: readonly string[], count: number): string[
   });
 }
 
+/**
+ * `pruned` is a true top `limit` of `every` (all chunks scored, best first): the same scores at
+ * every rank (summed in another order: equal to 1e-9), every chunk with its true score, and, ties
+ * aside, the same chunks in the same order.
+ */
+function expectTrueTopK(pruned: readonly RankedChunk[], every: readonly RankedChunk[], limit: number): void {
+  const expected = every.slice(0, limit);
+  expect(pruned.map((row) => row.score)).toEqual(expected.map((row) => expect.closeTo(row.score, 9)));
+  const trueScore = new Map(every.map((row) => [row.chunkId, row.score]));
+  for (const row of pruned) expect(row.score).toBeCloseTo(trueScore.get(row.chunkId) ?? Number.NaN, 9);
+  const untied = (rows: readonly RankedChunk[]) =>
+    rows.filter((row) => rows.filter((other) => Math.abs(other.score - row.score) < 1e-9).length === 1);
+  expect(untied(pruned).map((row) => row.chunkId)).toEqual(untied(expected).map((row) => row.chunkId));
+}
+
 async function expectSameTopK(
   collection: Pick<Collection, 'teamId'>,
   texts: readonly string[],
@@ -123,17 +139,7 @@ async function expectSameTopK(
         averageLength: totals.averageLength,
       };
       const pruned = (await rankChunksLexically(sql(), ranking)).rows;
-      const every = await scoreEveryPosting(sql(), ranking);
-      const expected = every.slice(0, limit);
-      // The same scores at every rank (summed in another order: equal to 1e-9), and every chunk
-      // returned has its true score: the pruned ranking is a true top k.
-      expect(pruned.map((row) => row.score)).toEqual(expected.map((row) => expect.closeTo(row.score, 9)));
-      const trueScore = new Map(every.map((row) => [row.chunkId, row.score]));
-      for (const row of pruned) expect(row.score).toBeCloseTo(trueScore.get(row.chunkId) ?? Number.NaN, 9);
-      // Ties aside, the same chunks in the same order.
-      const untied = (rows: typeof pruned) =>
-        rows.filter((row) => rows.filter((other) => Math.abs(other.score - row.score) < 1e-9).length === 1);
-      expect(untied(pruned).map((row) => row.chunkId)).toEqual(untied(expected).map((row) => row.chunkId));
+      expectTrueTopK(pruned, await scoreEveryPosting(sql(), ranking), limit);
       compared++;
     }
   }
@@ -231,34 +237,77 @@ const scifactDirectory = process.env.BENCH_SCIFACT_DIR ?? DEFAULT_SCIFACT_DIR;
 describe.runIf(existsSync(path.join(scifactDirectory, 'corpus.jsonl')))(
   'exact BM25 top k on SciFact abstracts and claims, pruned, against scoring every posting',
   () => {
-    it(
-      'ranks every third test claim exactly over 1,000 abstracts',
-      async () => {
-        const { documents, queries } = loadScifact(scifactDirectory);
-        const teamId = await insertTeam(sql(), 'SciFact');
-        for (const document of documents.slice(0, 1000)) {
-          const text = `${document.title}\n${document.text}`;
-          await replaceDocument(
-            sql(),
-            uploadFields(teamId, document.id),
-            document.id,
-            textChunks([text]),
-            undefined,
-          );
-        }
-        // Vacuumed, as the service's storage maintenance does after writes: plans are the service's.
-        await sql().executeSql('VACUUM');
-        const { rows } = await sql().executeSql<{ id: number }>(
-          'SELECT id FROM access_lists WHERE team_id = $1',
-          [teamId],
+    let teamId: number;
+    let accessListIds: number[];
+    /** Every third claim: short and long ones, common and rare words alike, in a third of the time. */
+    let claims: string[];
+
+    beforeAll(async () => {
+      const { documents, queries } = loadScifact(scifactDirectory);
+      expect(queries).toHaveLength(300);
+      claims = queries.filter((_, index) => index % 3 === 0).map((query) => query.text);
+      teamId = await insertTeam(sql(), 'SciFact');
+      for (const document of documents.slice(0, 1000)) {
+        const text = `${document.title}\n${document.text}`;
+        await replaceDocument(
+          sql(),
+          uploadFields(teamId, document.id),
+          document.id,
+          textChunks([text]),
+          undefined,
         );
-        expect(queries).toHaveLength(300);
-        // Every third claim: short and long ones, common and rare words alike, in a third of the
-        // time (each is ranked twice, pruned and by scoring every posting).
-        const claims = queries.filter((_, index) => index % 3 === 0).map((query) => query.text);
-        const ids = rows.map((row) => Number(row.id));
-        expect(await expectSameTopK({ teamId }, claims, ids, [10])).toBe(100);
-        expect(await expectSameTopK({ teamId }, claims.slice(0, 20), ids, [50])).toBe(20);
+      }
+      // Vacuumed, as the service's storage maintenance does after writes: plans are the service's.
+      await sql().executeSql('VACUUM');
+      const { rows } = await sql().executeSql<{ id: number }>(
+        'SELECT id FROM access_lists WHERE team_id = $1',
+        [teamId],
+      );
+      accessListIds = rows.map((row) => Number(row.id));
+    }, HANG_BOUND_MS);
+
+    it(
+      "ranks every third test claim exactly over 1,000 abstracts in the database's statement",
+      async () => {
+        expect(await expectSameTopK({ teamId }, claims, accessListIds, [10])).toBe(100);
+        expect(await expectSameTopK({ teamId }, claims.slice(0, 20), accessListIds, [50])).toBe(20);
+      },
+      HANG_BOUND_MS,
+    );
+
+    it(
+      'ranks every third test claim exactly over 1,000 abstracts in memory, as searches do',
+      async () => {
+        const indexes = new TeamLexicalIndexes(sql(), {
+          memoryBytes: 64 * 1024 * 1024,
+          reloadAfterMs: 3_600_000,
+          retryAfterMs: 3_600_000,
+        });
+        const reader = { teamId, userId: null, email: null, groups: [] };
+        const totals = await readTeamChunkTotals(sql(), teamId);
+        const ranking = { reader, teamChunks: totals.chunks, averageLength: totals.averageLength };
+        // The first search starts loading the team's postings and is answered by the database.
+        expect(await indexes.rank({ ...ranking, text: claims[0] ?? '', limit: 10 })).toBeUndefined();
+        await indexes.loadsSettled();
+        let compared = 0;
+        for (const [text, limit] of [
+          ...claims.map((claim) => [claim, 10] as const),
+          ...claims.slice(0, 20).map((claim) => [claim, 50] as const),
+        ]) {
+          const memory = await indexes.rank({ ...ranking, text, limit });
+          if (memory === undefined) throw new Error('the postings are not in memory');
+          const every = await scoreEveryPosting(sql(), {
+            ...ranking,
+            teamId,
+            text,
+            phrases: [],
+            limit,
+            accessListIds: [...memory.accessListIds],
+          });
+          expectTrueTopK(memory.chunks, every, limit);
+          compared++;
+        }
+        expect(compared).toBe(120);
       },
       HANG_BOUND_MS,
     );
