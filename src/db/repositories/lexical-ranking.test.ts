@@ -296,6 +296,8 @@ describe.runIf(existsSync(path.join(scifactDirectory, 'corpus.jsonl')))(
         ]) {
           const memory = await indexes.rank({ ...ranking, text, limit });
           if (memory === undefined) throw new Error('the postings are not in memory');
+          // The reader may open the team's documents: a reference over no lists would match anything.
+          expect([...memory.accessListIds].sort()).toEqual([...accessListIds].sort());
           const every = await scoreEveryPosting(sql(), {
             ...ranking,
             teamId,
