@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MAX_NICENESS } from './process-priority.js';
 
 /** What a process runs: the HTTP API, the background job worker, or both (the default). */
 export type ServiceRole = 'all' | 'api' | 'worker';
@@ -64,6 +65,11 @@ export interface Config {
     readonly passwordHashQueue: number;
   };
   readonly shutdownTimeoutMs: number;
+  /**
+   * WORKER_NICENESS: the CPU priority a `--role=worker` process gives itself (1 to 19; 0 leaves it
+   * as started), so that on a shared machine indexing yields the CPU to processes answering requests.
+   */
+  readonly workerNiceness: number;
   /** How people sign in: passwords, a company's OpenID Connect provider, or both. */
   readonly signIn: {
     /** PASSWORD_SIGN_IN: false refuses password sign-in, sign-up and resets (the front end's registration still works). */
@@ -379,6 +385,7 @@ export function parseConfig(env: Environment, argv: readonly string[] = []): Con
       passwordHashQueue: read.integer('PASSWORD_HASH_QUEUE', 64, 0, 100_000),
     },
     shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    workerNiceness: read.integer('WORKER_NICENESS', 10, 0, MAX_NICENESS),
     signIn: {
       password: passwordSignIn,
       providerName: read.string('OIDC_DISPLAY_NAME', 'SSO'),

@@ -4,6 +4,7 @@ import { type Config, ConfigError, parseConfig } from './config.js';
 import { createRuntime } from './deps.js';
 import { type App, buildApp } from './http/app.js';
 import { loggerOptions } from './logger.js';
+import { lowerProcessPriority } from './process-priority.js';
 import { startWorker } from './worker.js';
 
 const READY = 'ready';
@@ -75,6 +76,11 @@ async function serve(config: Config, logger: Logger, destination: DestinationStr
   watchParent((reason) => requestStop(reason));
   // Said before and after: a first start, or one waiting for another process's migration, takes a
   // while. The runtime opens and migrates the database; what else it builds takes milliseconds.
+  if (config.role === 'worker' && config.workerNiceness > 0) {
+    // Before the runtime starts its threads (pools, parse threads), which then inherit it.
+    const threads = lowerProcessPriority(config.workerNiceness);
+    logger.info({ niceness: config.workerNiceness, threads }, 'background jobs yield the CPU to requests');
+  }
   logger.info('migrating the database…');
   const migrationBegan = performance.now();
   const runtime = await createRuntime(config, {

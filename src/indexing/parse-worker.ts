@@ -42,7 +42,8 @@ function kernelThreadId(): number | undefined {
 const kernelThread = kernelThreadId();
 if (kernelThread !== undefined) {
   try {
-    setPriority(kernelThread, PARSE_THREAD_NICE);
+    // Only ever lowered: a worker process may already run nicer (WORKER_NICENESS).
+    if (getPriority(kernelThread) < PARSE_THREAD_NICE) setPriority(kernelThread, PARSE_THREAD_NICE);
   } catch {
     // Not allowed here (a sandbox): parsing runs at the process's priority.
   }

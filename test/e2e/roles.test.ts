@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MEMORY_INDEX_LOADED } from '../../src/retrieval/lexical-index/team-lexical-indexes.js';
 import { HANG_BOUND_MS } from '../helpers/hang-bound.js';
@@ -8,6 +9,7 @@ import {
   startWorkerProcess,
 } from '../helpers/service-process.js';
 import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../helpers/test-database.js';
+import { threadNicenesses } from '../helpers/thread-niceness.js';
 
 // Several processes share one database only on PostgreSQL: PGlite serves one process.
 describe.skipIf(testDatabaseKind() !== 'postgres')('API and worker processes apart (--role)', () => {
@@ -66,6 +68,13 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('API and worker processes apa
           await new Promise((resolve) => setTimeout(resolve, 200));
         }
       }
+      // Workers run at WORKER_NICENESS (10 by default) over this process's niceness, every thread,
+      // those that parsed and stored the documents too; the API process keeps this process's.
+      const ours = os.getPriority();
+      for (const worker of workers) {
+        expect(new Set(threadNicenesses(worker.child.pid as number))).toEqual(new Set([Math.max(ours, 10)]));
+      }
+      expect(new Set(threadNicenesses(api.child.pid as number))).toEqual(new Set([ours]));
       for (const worker of workers) expect(await worker.stop()).toBe(0);
     } finally {
       for (const worker of workers) worker.child.kill('SIGKILL');
