@@ -778,7 +778,7 @@ function report(
           '',
           `\`api + ${split} workers\` runs the same service as one \`--role=api\` process that takes the uploads and answers`,
           `/healthz, and ${split} \`--role=worker\` processes that index, each with its own pool and parse threads, on the`,
-          `same ${cores} cores.`,
+          `same ${cores} cores; the workers run at the niceness they give themselves by default (\`WORKER_NICENESS\` 10).`,
         ]),
     '',
     table,
