@@ -74,13 +74,18 @@ async function serve(config: Config, logger: Logger, destination: DestinationStr
   process.on('SIGTERM', () => requestStop('SIGTERM'));
   process.on('SIGINT', () => requestStop('SIGINT'));
   watchParent((reason) => requestStop(reason));
-  // Said before and after: a first start, or one waiting for another process's migration, takes a
-  // while. The runtime opens and migrates the database; what else it builds takes milliseconds.
   if (config.role === 'worker' && config.workerNiceness > 0) {
     // Before the runtime starts its threads (pools, parse threads), which then inherit it.
-    const threads = lowerProcessPriority(config.workerNiceness);
-    logger.info({ niceness: config.workerNiceness, threads }, 'background jobs yield the CPU to requests');
+    try {
+      const threads = lowerProcessPriority(config.workerNiceness);
+      logger.info({ niceness: config.workerNiceness, threads }, 'background jobs yield the CPU to requests');
+    } catch (error) {
+      // A sandbox may refuse it: the jobs then run at the priority the process was started with.
+      logger.warn({ err: error }, 'could not lower the CPU priority of background jobs');
+    }
   }
+  // Said before and after: a first start, or one waiting for another process's migration, takes a
+  // while. The runtime opens and migrates the database; what else it builds takes milliseconds.
   logger.info('migrating the database…');
   const migrationBegan = performance.now();
   const runtime = await createRuntime(config, {
